@@ -7,11 +7,15 @@
 
 int main() {
   // An analysis object first, then the plan: the answer is the one with "orders".
-  constexpr std::string_view text =
-      "First, what was asked:\n"
-      "```json\n{\"analysis\": \"two items, one is urgent\"}\n```\n"
-      "The plan:\n"
-      "```json\n{\"orders\": [{\"sku\": \"A-1\", \"qty\": 2}, {\"sku\": \"B-7\", \"qty\": 1}]}\n```\n";
+  constexpr std::string_view text = R"(First, what was asked:
+```json
+{"analysis": "two items, one is urgent"}
+```
+The plan:
+```json
+{"orders": [{"sku": "A-1", "qty": 2}, {"sku": "B-7", "qty": 1}]}
+```
+)";
   auto r = llmjson::extract(text, llmjson::any_key({"orders"}));
   if (!r.has_value()) {
     std::puts("no answer");
