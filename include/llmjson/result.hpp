@@ -1,0 +1,115 @@
+// llmjson: result<T>, a value or an llmjson::error, with std::expected's member names
+// SPDX-License-Identifier: MIT
+#ifndef LLMJSON_RESULT_HPP_INCLUDED
+#define LLMJSON_RESULT_HPP_INCLUDED
+
+#include <cassert>
+#include <exception>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include <llmjson/error.hpp>
+
+namespace llmjson {
+
+/// Thrown by `result<T>::value()` when the result holds an error: the only exception llmjson
+/// raises itself. It carries the error.
+class bad_result_access : public std::exception {
+ public:
+  explicit bad_result_access(llmjson::error e) : error_(std::move(e)) {}
+  [[nodiscard]] const char* what() const noexcept override { return "llmjson: result holds an error"; }
+  [[nodiscard]] const llmjson::error& error() const noexcept { return error_; }
+
+ private:
+  llmjson::error error_;
+};
+
+/// Holds either a `T` (the answer) or an `llmjson::error` (why there is none).
+///
+/// The members are named as `std::expected<T, llmjson::error>`'s are (`has_value()`,
+/// `explicit operator bool`, `value()`, `error()`, `*`, `->`, `value_or()`), so code written
+/// against it reads the same as C++23 code. llmjson keeps its own type rather than an alias to
+/// `std::expected` so that the API is the same in C++20 and C++23.
+///
+/// **Example**:
+/// ```cpp
+/// auto r = llmjson::extract(text, llmjson::any_key({"orders"}));
+/// if (!r) std::cerr << r.error().message << '\n';
+/// ```
+template <class T>
+class [[nodiscard]] result {
+ public:
+  using value_type = T;
+  using error_type = llmjson::error;
+
+  result(const T& v) : v_(std::in_place_index<0>, v) {}                  // NOLINT: implicit like expected
+  result(T&& v) : v_(std::in_place_index<0>, std::move(v)) {}            // NOLINT
+  result(const llmjson::error& e) : v_(std::in_place_index<1>, e) {}     // NOLINT
+  result(llmjson::error&& e) : v_(std::in_place_index<1>, std::move(e)) {}  // NOLINT
+
+  /// Returns true when the result holds a value. Does not throw.
+  [[nodiscard]] bool has_value() const noexcept { return v_.index() == 0; }
+  explicit operator bool() const noexcept { return has_value(); }
+
+  /// Returns the value. Throws `bad_result_access` (carrying the error) when there is none.
+  T& value() & {
+    if (!has_value()) throw bad_result_access(std::get<1>(v_));
+    return std::get<0>(v_);
+  }
+  const T& value() const& {
+    if (!has_value()) throw bad_result_access(std::get<1>(v_));
+    return std::get<0>(v_);
+  }
+  T&& value() && {
+    if (!has_value()) throw bad_result_access(std::get<1>(v_));
+    return std::get<0>(std::move(v_));
+  }
+
+  /// Returns the error. The result must hold one (asserted).
+  [[nodiscard]] const llmjson::error& error() const& noexcept {
+    assert(!has_value());
+    return *std::get_if<1>(&v_);
+  }
+  [[nodiscard]] llmjson::error& error() & noexcept {
+    assert(!has_value());
+    return *std::get_if<1>(&v_);
+  }
+  [[nodiscard]] llmjson::error&& error() && noexcept {
+    assert(!has_value());
+    return std::move(*std::get_if<1>(&v_));
+  }
+
+  /// Returns the value; the result must hold one (asserted, as `std::expected` does).
+  T& operator*() & noexcept {
+    assert(has_value());
+    return *std::get_if<0>(&v_);
+  }
+  const T& operator*() const& noexcept {
+    assert(has_value());
+    return *std::get_if<0>(&v_);
+  }
+  T&& operator*() && noexcept {
+    assert(has_value());
+    return std::move(*std::get_if<0>(&v_));
+  }
+  T* operator->() noexcept { return &**this; }
+  const T* operator->() const noexcept { return &**this; }
+
+  /// Returns the value, or `fallback` when the result holds an error.
+  template <class U>
+  T value_or(U&& fallback) const& {
+    return has_value() ? **this : static_cast<T>(std::forward<U>(fallback));
+  }
+  template <class U>
+  T value_or(U&& fallback) && {
+    return has_value() ? std::move(**this) : static_cast<T>(std::forward<U>(fallback));
+  }
+
+ private:
+  std::variant<T, llmjson::error> v_;
+};
+
+}  // namespace llmjson
+
+#endif  // LLMJSON_RESULT_HPP_INCLUDED
