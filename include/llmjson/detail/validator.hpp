@@ -1,0 +1,475 @@
+// llmjson: an incremental JSON validator (RFC 8259 + unique keys), one byte at a time, no recursion
+// SPDX-License-Identifier: MIT
+#ifndef LLMJSON_DETAIL_VALIDATOR_HPP_INCLUDED
+#define LLMJSON_DETAIL_VALIDATOR_HPP_INCLUDED
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+namespace llmjson::detail {
+
+/// Validates JSON text incrementally: `feed(i)` takes the byte `text[i]`. It accepts exactly
+/// RFC 8259 JSON whose objects have unique keys (compared after unescaping), whose strings are
+/// valid UTF-8 without unpaired surrogates, nested at most `max_depth` levels. It tells at every
+/// byte whether what it has seen is a valid prefix, and stops at the first error with its
+/// offset and a reason a person can act on ("trailing comma", `duplicate key "a"`).
+///
+/// The brace scanner feeds it the bytes of nested `{...}` spans and reads `depth()` to settle
+/// every span in one pass. Memory: the open containers and the keys of open objects.
+class validator {
+ public:
+  validator() = default;
+
+  /// Starts over on a new value; offsets and reasons refer to `text`.
+  void reset(std::string_view text, std::size_t max_depth = std::numeric_limits<std::size_t>::max()) {
+    text_ = text;
+    max_depth_ = max_depth;
+    stack_.clear();
+    keys_.clear();
+    state_ = state::value;
+    failed_ = false;
+    error_offset_ = 0;
+    reason_.clear();
+    started_ = false;
+  }
+
+  /// Takes `text[i]`. Returns false once the text seen is no valid JSON prefix.
+  bool feed(std::size_t i) {
+    if (failed_) return false;
+    const auto c = static_cast<unsigned char>(text_[i]);
+    for (;;) {
+      switch (state_) {
+        case state::string: return string_byte(i, c);
+        case state::number:
+          if (number_byte(c)) return true;
+          if (number_ == number_state::zero && c >= '0' && c <= '9') return fail(i, "leading zero in number");
+          if (!number_complete()) return fail(i, "incomplete number");
+          value_done();
+          continue;  // the byte that ended the number is read in the new state
+        case state::literal: return literal_byte(i, c);
+        default: return structural_byte(i, c);
+      }
+    }
+  }
+
+  /// Ends the input at `end`. Returns true when a whole value was seen and nothing after it
+  /// but white space; otherwise records why ("unexpected end").
+  bool finish(std::size_t end) {
+    if (failed_) return false;
+    if (state_ == state::number && number_complete() && stack_.empty()) value_done();
+    if (state_ == state::done) return true;
+    return fail(end, started_ ? "the text ends before the value does" : "no value");
+  }
+
+  [[nodiscard]] bool failed() const noexcept { return failed_; }
+  /// A whole top-level value has been seen (white space may follow).
+  [[nodiscard]] bool complete() const noexcept { return !failed_ && state_ == state::done; }
+  /// A value has begun (a byte other than white space was taken).
+  [[nodiscard]] bool started() const noexcept { return started_; }
+  /// The number of open containers (objects and arrays).
+  [[nodiscard]] std::size_t depth() const noexcept { return stack_.size(); }
+  [[nodiscard]] std::size_t error_offset() const noexcept { return error_offset_; }
+  [[nodiscard]] const std::string& reason() const noexcept { return reason_; }
+
+  /// Marks the validator failed at `i` for `why` (the scanner uses it for the depth limit).
+  bool fail(std::size_t i, std::string why) {
+    failed_ = true;
+    error_offset_ = i;
+    reason_ = std::move(why);
+    return false;
+  }
+
+ private:
+  enum class state : std::uint8_t {
+    value,              // a value: top level or after ':'
+    value_or_close,     // after '['
+    value_after_comma,  // after ',' in an array
+    key_or_close,       // after '{'
+    key_after_comma,    // after ',' in an object
+    colon,              // after a key
+    comma_or_close,     // after a value in a container
+    done,               // after the top-level value
+    string,
+    number,
+    literal,
+  };
+  enum class number_state : std::uint8_t { minus, zero, integer, dot, fraction, exp, exp_sign, exponent };
+
+  struct level {
+    bool is_object = false;
+    std::size_t keys_begin = 0;  // this object's keys are keys_[keys_begin, keys_.size())
+    std::unique_ptr<std::unordered_set<std::string_view>> index;  // once an object has many keys
+  };
+
+  static constexpr bool is_ws(unsigned char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+  static std::string show(unsigned char c) {
+    if (c >= 0x20 && c < 0x7F) return std::string("'") + static_cast<char>(c) + "'";
+    constexpr char hex[] = "0123456789ABCDEF";
+    return std::string("byte 0x") + hex[c >> 4] + hex[c & 15];
+  }
+
+  /// The word that starts at `i` (letters, digits, '_'), at most 24 bytes: for "True", "NaN".
+  [[nodiscard]] std::string word_at(std::size_t i) const {
+    std::size_t j = i;
+    while (j < text_.size() && j - i < 24) {
+      const auto c = static_cast<unsigned char>(text_[j]);
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) break;
+      ++j;
+    }
+    return std::string(text_.substr(i, j - i));
+  }
+
+  bool unexpected(std::size_t i, unsigned char c, std::string_view wanted) {
+    std::string why;
+    if (c == '\'') {
+      why = "single quotes are not JSON (strings take double quotes)";
+    } else if (c == '/') {
+      why = "comments are not JSON";
+    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
+      std::string w = word_at(i);
+      why = "invalid literal " + w;
+      if (w == "True" || w == "False" || w == "None")
+        why += " (Python; JSON has true, false, null)";
+      else if (w == "NaN" || w == "Infinity" || w == "undefined")
+        why += " (not JSON)";
+      else
+        why += ", expected " + std::string(wanted);
+    } else {
+      why = "unexpected " + show(c) + ", expected " + std::string(wanted);
+    }
+    return fail(i, std::move(why));
+  }
+
+  bool open(std::size_t i, bool is_object) {
+    if (stack_.size() >= max_depth_)
+      return fail(i, "nesting deeper than " + std::to_string(max_depth_) + " levels");
+    level l;
+    l.is_object = is_object;
+    l.keys_begin = keys_.size();
+    stack_.push_back(std::move(l));
+    state_ = is_object ? state::key_or_close : state::value_or_close;
+    return true;
+  }
+
+  void close() {
+    keys_.resize(stack_.back().keys_begin);
+    stack_.pop_back();
+    value_done();
+  }
+
+  void value_done() noexcept { state_ = stack_.empty() ? state::done : state::comma_or_close; }
+
+  bool begin_value(std::size_t i, unsigned char c) {
+    started_ = true;
+    switch (c) {
+      case '{': return open(i, true);
+      case '[': return open(i, false);
+      case '"': begin_string(i, false); return true;
+      case 't': begin_literal("true"); return true;
+      case 'f': begin_literal("false"); return true;
+      case 'n': begin_literal("null"); return true;
+      case '-': begin_number(number_state::minus); return true;
+      case '0': begin_number(number_state::zero); return true;
+      default:
+        if (c >= '1' && c <= '9') {
+          begin_number(number_state::integer);
+          return true;
+        }
+        return unexpected(i, c, "a value");
+    }
+  }
+
+  bool structural_byte(std::size_t i, unsigned char c) {
+    if (is_ws(c)) return true;
+    switch (state_) {
+      case state::value: return begin_value(i, c);
+      case state::value_or_close:
+        if (c == ']') return close(), true;
+        return begin_value(i, c);
+      case state::value_after_comma:
+        if (c == ']') return fail(i, "trailing comma");
+        return begin_value(i, c);
+      case state::key_or_close:
+        if (c == '}') return close(), true;
+        if (c == '"') return begin_string(i, true), true;
+        return unexpected(i, c, "a key in double quotes or '}'");
+      case state::key_after_comma:
+        if (c == '}') return fail(i, "trailing comma");
+        if (c == '"') return begin_string(i, true), true;
+        return unexpected(i, c, "a key in double quotes");
+      case state::colon:
+        if (c == ':') return state_ = state::value, true;
+        return unexpected(i, c, "':' after the key");
+      case state::comma_or_close: {
+        const bool obj = stack_.back().is_object;
+        if (c == ',') return state_ = obj ? state::key_after_comma : state::value_after_comma, true;
+        if (c == (obj ? '}' : ']')) return close(), true;
+        if (c == (obj ? ']' : '}'))
+          return fail(i, std::string("mismatched ") + show(c) + " (an " + (obj ? "object" : "array") + " is open)");
+        return unexpected(i, c, obj ? "',' or '}'" : "',' or ']'");
+      }
+      case state::done: return fail(i, "unexpected " + show(c) + " after the value");
+      default: return fail(i, "internal: bad state");
+    }
+  }
+
+  // --- strings ---------------------------------------------------------------------------
+
+  void begin_string(std::size_t i, bool is_key) {
+    state_ = state::string;
+    is_key_ = is_key;
+    escape_ = 0;
+    utf8_need_ = 0;
+    surrogate_ = 0;
+    string_begin_ = i;
+    if (is_key) key_.clear();
+  }
+
+  void key_byte(unsigned char c) {
+    if (is_key_) key_.push_back(static_cast<char>(c));
+  }
+
+  void key_code_point(std::uint32_t cp) {
+    if (!is_key_) return;
+    if (cp < 0x80) {
+      key_.push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+      key_.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+      key_.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+      key_.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+      key_.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      key_.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else {
+      key_.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+      key_.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+      key_.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      key_.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    }
+  }
+
+  static int hex_value(unsigned char c) noexcept {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  }
+
+  // escape_: 0 none; 1 after '\'; 2..5 reading the 4 hex digits of \u;
+  // 6 after a high surrogate, wanting '\'; 7 wanting 'u'.
+  bool string_byte(std::size_t i, unsigned char c) {
+    if (utf8_need_) {
+      if (c < utf8_lo_ || c > utf8_hi_) return fail(i, "invalid UTF-8 in string (" + show(c) + ")");
+      utf8_lo_ = 0x80;
+      utf8_hi_ = 0xBF;
+      key_byte(c);
+      --utf8_need_;
+      return true;
+    }
+    if (c < 0x20) {
+      constexpr char hex[] = "0123456789ABCDEF";
+      return fail(i, std::string("unescaped control character U+00") + hex[c >> 4] + hex[c & 15] + " in string");
+    }
+    if (escape_ >= 6) {
+      if (escape_ == 6 && c == '\\') return escape_ = 7, true;
+      if (escape_ == 7 && c == 'u') return escape_ = 2, unicode_ = 0, true;
+      return fail(i, "unpaired surrogate in \\u escape");
+    }
+    if (escape_ == 1) {
+      switch (c) {
+        case '"': key_byte('"'); break;
+        case '\\': key_byte('\\'); break;
+        case '/': key_byte('/'); break;
+        case 'b': key_byte('\b'); break;
+        case 'f': key_byte('\f'); break;
+        case 'n': key_byte('\n'); break;
+        case 'r': key_byte('\r'); break;
+        case 't': key_byte('\t'); break;
+        case 'u': escape_ = 2; unicode_ = 0; return true;
+        default: return fail(i, "invalid escape \\" + std::string(1, static_cast<char>(c)) + " in string");
+      }
+      escape_ = 0;
+      return true;
+    }
+    if (escape_ >= 2) {
+      const int h = hex_value(c);
+      if (h < 0) return fail(i, "invalid \\u escape: expected 4 hex digits");
+      unicode_ = (unicode_ << 4) | static_cast<std::uint32_t>(h);
+      if (escape_ < 5) return ++escape_, true;
+      escape_ = 0;
+      if (surrogate_) {
+        if (unicode_ < 0xDC00 || unicode_ > 0xDFFF) return fail(i, "unpaired surrogate in \\u escape");
+        key_code_point(0x10000 + ((surrogate_ - 0xD800) << 10) + (unicode_ - 0xDC00));
+        surrogate_ = 0;
+      } else if (unicode_ >= 0xD800 && unicode_ <= 0xDBFF) {
+        surrogate_ = unicode_;
+        escape_ = 6;
+      } else if (unicode_ >= 0xDC00 && unicode_ <= 0xDFFF) {
+        return fail(i, "unpaired surrogate in \\u escape");
+      } else {
+        key_code_point(unicode_);
+      }
+      return true;
+    }
+    if (c == '\\') return escape_ = 1, true;
+    if (c == '"') return end_string(i);
+    if (c < 0x80) return key_byte(c), true;
+    // UTF-8 lead byte: the ranges of the first continuation byte exclude overlongs and surrogates.
+    utf8_lo_ = 0x80;
+    utf8_hi_ = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) {
+      utf8_need_ = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      utf8_need_ = 2;
+      if (c == 0xE0) utf8_lo_ = 0xA0;
+      if (c == 0xED) utf8_hi_ = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      utf8_need_ = 3;
+      if (c == 0xF0) utf8_lo_ = 0x90;
+      if (c == 0xF4) utf8_hi_ = 0x8F;
+    } else {
+      return fail(i, "invalid UTF-8 in string (" + show(c) + ")");
+    }
+    key_byte(c);
+    return true;
+  }
+
+  bool end_string(std::size_t i) {
+    if (!is_key_) {
+      value_done();
+      return true;
+    }
+    level& l = stack_.back();
+    const std::size_t count = keys_.size() - l.keys_begin;
+    constexpr std::size_t linear_limit = 16;
+    bool duplicate = false;
+    if (l.index) {
+      duplicate = l.index->count(key_) != 0;
+    } else {
+      for (std::size_t k = l.keys_begin; k < keys_.size() && !duplicate; ++k) duplicate = keys_[k] == key_;
+    }
+    if (duplicate) return fail(string_begin_, "duplicate key \"" + printable(key_) + "\"");
+    keys_.push_back(key_);
+    if (l.index) {
+      l.index->insert(keys_.back());
+    } else if (count + 1 > linear_limit) {
+      l.index = std::make_unique<std::unordered_set<std::string_view>>();
+      for (std::size_t k = l.keys_begin; k < keys_.size(); ++k) l.index->insert(keys_[k]);
+    }
+    (void)i;
+    state_ = state::colon;
+    return true;
+  }
+
+  /// A key as messages show it: at most 60 bytes, control characters escaped.
+  static std::string printable(std::string_view key) {
+    std::string out;
+    for (char ch : key.substr(0, 60)) {
+      if (static_cast<unsigned char>(ch) < 0x20 || ch == '"' || ch == '\\') {
+        out += '\\';
+        out += (ch == '"' || ch == '\\') ? ch : '?';
+      } else {
+        out += ch;
+      }
+    }
+    if (key.size() > 60) out += "...";
+    return out;
+  }
+
+  // --- numbers and literals ---------------------------------------------------------------
+
+  void begin_number(number_state s) noexcept {
+    state_ = state::number;
+    number_ = s;
+  }
+
+  /// Takes a byte that continues the number; false when the byte is not part of it.
+  bool number_byte(unsigned char c) noexcept {
+    const bool digit = c >= '0' && c <= '9';
+    switch (number_) {
+      case number_state::minus:
+        if (c == '0') return number_ = number_state::zero, true;
+        if (digit) return number_ = number_state::integer, true;
+        return false;
+      case number_state::zero:
+        if (c == '.') return number_ = number_state::dot, true;
+        if (c == 'e' || c == 'E') return number_ = number_state::exp, true;
+        return false;
+      case number_state::integer:
+        if (digit) return true;
+        if (c == '.') return number_ = number_state::dot, true;
+        if (c == 'e' || c == 'E') return number_ = number_state::exp, true;
+        return false;
+      case number_state::dot:
+        if (digit) return number_ = number_state::fraction, true;
+        return false;
+      case number_state::fraction:
+        if (digit) return true;
+        if (c == 'e' || c == 'E') return number_ = number_state::exp, true;
+        return false;
+      case number_state::exp:
+        if (c == '+' || c == '-') return number_ = number_state::exp_sign, true;
+        if (digit) return number_ = number_state::exponent, true;
+        return false;
+      case number_state::exp_sign:
+        if (digit) return number_ = number_state::exponent, true;
+        return false;
+      case number_state::exponent: return digit;
+    }
+    return false;
+  }
+
+  [[nodiscard]] bool number_complete() const noexcept {
+    return number_ == number_state::zero || number_ == number_state::integer ||
+           number_ == number_state::fraction || number_ == number_state::exponent;
+  }
+
+  void begin_literal(std::string_view word) noexcept {
+    state_ = state::literal;
+    literal_ = word;
+    literal_pos_ = 1;
+  }
+
+  bool literal_byte(std::size_t i, unsigned char c) {
+    if (c != static_cast<unsigned char>(literal_[literal_pos_])) {
+      std::size_t start = i - literal_pos_;
+      return unexpected(start, static_cast<unsigned char>(text_[start]), "a value");
+    }
+    if (++literal_pos_ == literal_.size()) value_done();
+    return true;
+  }
+
+  std::string_view text_;
+  std::size_t max_depth_ = std::numeric_limits<std::size_t>::max();
+  std::vector<level> stack_;
+  std::deque<std::string> keys_;  // a deque: views of its strings stay valid as it grows
+  std::string key_;
+  state state_ = state::value;
+  number_state number_ = number_state::zero;
+  std::string_view literal_;
+  std::size_t literal_pos_ = 0;
+  bool is_key_ = false;
+  int escape_ = 0;
+  std::uint32_t unicode_ = 0;
+  std::uint32_t surrogate_ = 0;
+  int utf8_need_ = 0;
+  unsigned char utf8_lo_ = 0x80;
+  unsigned char utf8_hi_ = 0xBF;
+  std::size_t string_begin_ = 0;
+  bool failed_ = false;
+  bool started_ = false;
+  std::size_t error_offset_ = 0;
+  std::string reason_;
+};
+
+}  // namespace llmjson::detail
+
+#endif  // LLMJSON_DETAIL_VALIDATOR_HPP_INCLUDED
