@@ -1,0 +1,233 @@
+// llmjson: extract(), the one call most users need: the answer, or why there is none
+// SPDX-License-Identifier: MIT
+#ifndef LLMJSON_EXTRACT_HPP_INCLUDED
+#define LLMJSON_EXTRACT_HPP_INCLUDED
+
+#include <concepts>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <llmjson/candidate.hpp>
+#include <llmjson/error.hpp>
+#include <llmjson/options.hpp>
+#include <llmjson/result.hpp>
+#include <llmjson/select.hpp>
+
+namespace llmjson {
+
+/// The answer found in a model output, with everything the scan saw.
+///
+/// `candidates` are all the candidates in document order, each with its verdict
+/// (`qualifies`, `reason`); `candidates[index]` is the answer. Views point into the caller's text.
+struct extraction {
+  std::vector<candidate> candidates;
+  std::size_t index = 0;                    ///< the answer is `candidates[index]`
+  bool fallback = false;                    ///< policy `first` took a candidate that did not qualify
+  llmjson::policy policy = policy::first;   ///< the policy that chose
+  std::optional<cut> truncation;            ///< the output was cut after the answer (policy `first`)
+
+  /// Returns the chosen candidate.
+  [[nodiscard]] const candidate& chosen() const noexcept { return candidates[index]; }
+  /// Returns the answer's value.
+  [[nodiscard]] const nlohmann::json& value() const noexcept { return candidates[index].value; }
+};
+
+/// Returns the one answer of `text` that `sel` qualifies, under `opts.policy` (unset: the
+/// selector's default), or the error that says why there is none.
+///
+/// Errors: `too_large`, `empty`, `truncated`, `no_json`, `no_match`, `ambiguous` (see
+/// `error_kind`); each lists the candidates with their reasons. Never throws on any input; only
+/// `std::bad_alloc` and exceptions of the caller's own selector (other than nlohmann's, which
+/// become reasons) propagate. Linear time in `text.size()` plus the selector's cost.
+///
+/// **Example**:
+/// ```cpp
+/// auto r = llmjson::extract(text, llmjson::any_key({"orders"}));
+/// if (r) use(r->value()); else log(r.error().message);
+/// ```
+template <selector S>
+[[nodiscard]] result<extraction> extract(std::string_view text, const S& sel, const options& opts = {});
+
+/// `extract` with `any_object`: the answer is a JSON object.
+[[nodiscard]] inline result<extraction> extract(std::string_view text, const options& opts = {});
+
+/// Returns the one candidate that decodes strictly to a `T` (`decode<T>`), decoded. Policy
+/// default: `unique`. See `decode` for what strict means.
+///
+/// **Example**: `llmjson::result<plan> p = llmjson::extract<plan>(text);`
+template <class T>
+  requires(!selector<T>)
+[[nodiscard]] result<T> extract(std::string_view text, const options& opts = {});
+
+/// As `extract<T>(text)`, with the caller's check on the decoded `T` (returns `verdict` or `bool`).
+template <class T, class F>
+  requires std::invocable<const F&, const T&>
+[[nodiscard]] result<T> extract(std::string_view text, F check, const options& opts = {});
+
+/// Extracting from a temporary string would leave the result's views dangling: keep the text in
+/// a named string (or use the retry wrapper, which owns the model's replies).
+template <selector S, class Str>
+  requires std::same_as<Str, std::string>
+result<extraction> extract(Str&&, const S&, const options& = {}) = delete;
+template <class Str>
+  requires std::same_as<Str, std::string>
+result<extraction> extract(Str&&, const options& = {}) = delete;
+
+namespace detail {
+
+/// `3:14 prose`, `1:1 fence "json"`, `1:1 whole output`: how messages name a candidate.
+inline std::string describe_place(const candidate& c) {
+  std::string s = std::to_string(c.line) + ":" + std::to_string(c.column);
+  switch (c.source) {
+    case source::whole: return s + " whole output";
+    case source::fence: return s + " fence \"" + std::string(c.info) + "\"";
+    case source::prose: return s + (c.in_fence ? " in fence \"" + std::string(c.info) + "\"" : " prose");
+  }
+  return s;
+}
+
+/// Appends "; "-separated `place: reason` for the candidates picked by `pick`, at most 8.
+template <class Pick>
+void append_candidates(std::string& out, const std::vector<candidate>& cs, Pick pick) {
+  constexpr std::size_t most = 8;
+  std::size_t shown = 0, total = 0;
+  for (const auto& c : cs) {
+    if (!pick(c)) continue;
+    ++total;
+    if (shown == most) continue;
+    out += shown++ ? "; " : "";
+    out += describe_place(c);
+    if (!c.qualifies) out += ": " + c.reason;
+  }
+  if (total > shown) out += "; and " + std::to_string(total - shown) + " more";
+}
+
+inline bool is_blank(std::string_view text) noexcept {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  for (char ch : text)
+    if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r' && ch != '\f' && ch != '\v') return false;
+  return true;
+}
+
+inline std::string count_of(std::size_t n, std::string_view one) {
+  return std::to_string(n) + " " + std::string(one) + (n == 1 ? "" : "s");
+}
+
+}  // namespace detail
+
+template <selector S>
+result<extraction> extract(std::string_view text, const S& sel, const options& opts) {
+  if (text.size() > opts.max_input_bytes) {
+    return error{error_kind::too_large, opts.max_input_bytes,
+                 "the output is " + std::to_string(text.size()) + " bytes, over the limit of " +
+                     std::to_string(opts.max_input_bytes) + " (options::max_input_bytes)",
+                 {}, std::nullopt};
+  }
+  if (detail::is_blank(text)) {
+    return error{error_kind::empty, 0,
+                 text.empty() ? "the output is empty" : "the output is only white space (" + std::to_string(text.size()) + " bytes)",
+                 {}, std::nullopt};
+  }
+  scan_result scan = candidates(text, opts);
+  std::vector<std::size_t> qualifying;
+  std::optional<std::size_t> first_valid;
+  std::size_t malformed = 0;
+  for (std::size_t i = 0; i < scan.candidates.size(); ++i) {
+    candidate& c = scan.candidates[i];
+    if (!c.valid) {
+      ++malformed;
+      c.qualifies = false;
+      c.reason = "malformed: " + c.problem;
+      continue;
+    }
+    if (!first_valid) first_valid = i;
+    verdict v = detail::judge(sel, c.value);
+    c.qualifies = v.ok;
+    c.reason = std::move(v.reason);
+    if (c.qualifies) qualifying.push_back(i);
+  }
+  const llmjson::policy pol = opts.policy.value_or(detail::default_policy_of<S>());
+  const bool truncated = scan.truncation.has_value();
+
+  auto fail = [&](error_kind kind, std::size_t offset, std::string message) -> result<extraction> {
+    return error{kind, offset, std::move(message), std::move(scan.candidates), std::move(scan.truncation)};
+  };
+  auto take = [&](std::size_t i, bool fallback) -> result<extraction> {
+    return extraction{std::move(scan.candidates), i, fallback, pol, std::move(scan.truncation)};
+  };
+  auto all = [](const candidate&) { return true; };
+
+  if (truncated && (pol != policy::first || qualifying.empty())) {
+    std::string m = "the output was cut: " + scan.truncation->what;
+    if (!qualifying.empty())
+      m += "; " + detail::count_of(qualifying.size(), "earlier candidate") + " qualif" +
+           (qualifying.size() == 1 ? "ies" : "y") + ", but under policy " + std::string(to_string(pol)) +
+           " the cut value might have been the answer";
+    std::size_t at = scan.truncation->offset;
+    return fail(error_kind::truncated, at, std::move(m));
+  }
+  if (pol == policy::unique && qualifying.size() > 1) {
+    std::string m = detail::count_of(qualifying.size(), "candidate") + " qualify, policy unique takes exactly one: ";
+    detail::append_candidates(m, scan.candidates, [](const candidate& c) { return c.qualifies; });
+    std::size_t at = scan.candidates[qualifying[1]].offset;
+    return fail(error_kind::ambiguous, at, std::move(m));
+  }
+  if (!qualifying.empty()) return take(pol == policy::last ? qualifying.back() : qualifying.front(), false);
+  if (!first_valid) {
+    std::string m = "no JSON value in the output";
+    if (malformed) {
+      m += "; " + detail::count_of(malformed, "malformed candidate") + ": ";
+      detail::append_candidates(m, scan.candidates, all);
+    }
+    std::size_t at = scan.candidates.empty() ? 0 : scan.candidates.front().offset;
+    return fail(error_kind::no_json, at, std::move(m));
+  }
+  if (pol == policy::first && opts.fallback && detail::allows_fallback_of<S>()) return take(*first_valid, true);
+  std::string m = detail::count_of(scan.candidates.size(), "candidate") + ", none qualifies: ";
+  detail::append_candidates(m, scan.candidates, all);
+  std::size_t at = scan.candidates[*first_valid].offset;
+  return fail(error_kind::no_match, at, std::move(m));
+}
+
+inline result<extraction> extract(std::string_view text, const options& opts) {
+  return extract(text, any_object{}, opts);
+}
+
+namespace detail {
+template <class T>
+result<T> decoded_answer(const decode<T>& d, result<extraction>&& r) {
+  if (!r) return std::move(r).error();
+  try {
+    return d.get(r->value());
+  } catch (const nlohmann::json::exception& e) {
+    // Only reachable when from_json is not deterministic: say so rather than guess.
+    return error{error_kind::no_match, r->chosen().offset,
+                 "the chosen candidate no longer decodes: " + describe_json_exception(e),
+                 std::move(r->candidates), std::move(r->truncation)};
+  }
+}
+}  // namespace detail
+
+template <class T>
+  requires(!selector<T>)
+result<T> extract(std::string_view text, const options& opts) {
+  decode<T> d;
+  return detail::decoded_answer(d, extract(text, d, opts));
+}
+
+template <class T, class F>
+  requires std::invocable<const F&, const T&>
+result<T> extract(std::string_view text, F check, const options& opts) {
+  decode<T> d{std::move(check)};
+  return detail::decoded_answer(d, extract(text, d, opts));
+}
+
+}  // namespace llmjson
+
+#endif  // LLMJSON_EXTRACT_HPP_INCLUDED

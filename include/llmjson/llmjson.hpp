@@ -1,0 +1,16 @@
+// llmjson: the umbrella header, every public header of the library
+// SPDX-License-Identifier: MIT
+#ifndef LLMJSON_LLMJSON_HPP_INCLUDED
+#define LLMJSON_LLMJSON_HPP_INCLUDED
+
+#include <llmjson/version.hpp>
+#include <llmjson/verdict.hpp>
+#include <llmjson/options.hpp>
+#include <llmjson/fence.hpp>
+#include <llmjson/candidate.hpp>
+#include <llmjson/error.hpp>
+#include <llmjson/result.hpp>
+#include <llmjson/select.hpp>
+#include <llmjson/extract.hpp>
+
+#endif  // LLMJSON_LLMJSON_HPP_INCLUDED
