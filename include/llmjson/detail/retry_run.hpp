@@ -1,0 +1,359 @@
+// llmjson: the bodies of retry.hpp: the attempt loop of llmjson::retrying
+// SPDX-License-Identifier: MIT
+#ifndef LLMJSON_DETAIL_RETRY_RUN_HPP_INCLUDED
+#define LLMJSON_DETAIL_RETRY_RUN_HPP_INCLUDED
+
+#include <llmjson/retry.hpp>
+
+namespace llmjson {
+
+constexpr std::string_view to_string(attempt_outcome o) noexcept {
+  switch (o) {
+    case attempt_outcome::ok:
+      return "ok";
+    case attempt_outcome::empty_content:
+      return "empty_content";
+    case attempt_outcome::bad_response:
+      return "bad_response";
+    case attempt_outcome::no_json:
+      return "no_json";
+    case attempt_outcome::truncated:
+      return "truncated";
+    case attempt_outcome::no_match:
+      return "no_match";
+    case attempt_outcome::ambiguous:
+      return "ambiguous";
+    case attempt_outcome::too_large:
+      return "too_large";
+    case attempt_outcome::api_error:
+      return "api_error";
+    case attempt_outcome::exception:
+      return "exception";
+    case attempt_outcome::cancelled:
+      return "cancelled";
+  }
+  return "unknown";
+}
+
+constexpr std::string_view to_string(retry_error_kind k) noexcept {
+  switch (k) {
+    case retry_error_kind::api_error:
+      return "api_error";
+    case retry_error_kind::cancelled:
+      return "cancelled";
+    case retry_error_kind::parse_error:
+      return "parse_error";
+  }
+  return "unknown";
+}
+
+namespace detail {
+
+/// The outcome an extraction error stands for. Does not throw.
+constexpr attempt_outcome outcome_of(error_kind k) noexcept {
+  switch (k) {
+    case error_kind::empty:
+      return attempt_outcome::empty_content;
+    case error_kind::no_json:
+      return attempt_outcome::no_json;
+    case error_kind::truncated:
+      return attempt_outcome::truncated;
+    case error_kind::no_match:
+      return attempt_outcome::no_match;
+    case error_kind::ambiguous:
+      return attempt_outcome::ambiguous;
+    case error_kind::too_large:
+      return attempt_outcome::too_large;
+  }
+  return attempt_outcome::no_json;
+}
+
+/// Whether another attempt may help. Does not throw.
+constexpr bool retryable(attempt_outcome o) noexcept {
+  switch (o) {
+    case attempt_outcome::empty_content:
+    case attempt_outcome::bad_response:
+    case attempt_outcome::no_json:
+    case attempt_outcome::truncated:
+    case attempt_outcome::no_match:
+    case attempt_outcome::ambiguous:
+      return true;
+    // too_large: a model that wrote 64 MiB once will likely do it again, at that price.
+    default:
+      return false;
+  }
+}
+
+template <class>
+inline constexpr bool is_optional_v = false;
+template <class T>
+inline constexpr bool is_optional_v<std::optional<T>> = true;
+
+/// What one attempt's judge made of a message: the answer, or the extraction error and the text
+/// its views point into.
+template <class Out>
+struct judged {
+  std::optional<Out> value;
+  std::optional<llmjson::error> extraction;
+  std::shared_ptr<const std::string> text;
+};
+
+/// Returns what the exception being handled says. Call only inside a handler.
+inline std::string describe_current_exception() {
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    return std::string("the adapter or selector threw: ") + e.what();
+  } catch (...) {
+    return "the adapter or selector threw an exception not derived from std::exception";
+  }
+}
+
+/// `empty_content, finish_reason "length"`: how messages name an attempt.
+inline std::string describe_attempt(const attempt& a) {
+  std::string s(to_string(a.outcome));
+  if (a.outcome == attempt_outcome::api_error) return s + ", HTTP " + std::to_string(a.status);
+  if (a.outcome == attempt_outcome::bad_response || !a.called() ||
+      a.outcome == attempt_outcome::exception)
+    return s;
+  return s + ", finish_reason \"" + a.finish_reason + "\"";
+}
+
+/// `1: empty_content, finish_reason "stop"; 2: ...` over the called attempts.
+inline std::string describe_attempts(const std::vector<attempt>& as) {
+  std::string s;
+  for (const auto& a : as) {
+    if (!a.called()) continue;
+    if (!s.empty()) s += "; ";
+    s += std::to_string(a.number) + ": " + describe_attempt(a);
+  }
+  return s;
+}
+
+inline std::string count_attempts(std::size_t n) { return count_of(n, "attempt"); }
+
+inline answer make_answer(extraction&& x) {
+  candidate& c = x.candidates[x.index];
+  answer a;
+  a.value = std::move(c.value);
+  a.text = std::string(c.text);
+  a.offset = c.offset;
+  a.line = c.line;
+  a.column = c.column;
+  a.source = c.source;
+  a.info = std::string(c.info);
+  a.in_fence = c.in_fence;
+  a.fallback = x.fallback;
+  a.policy = x.policy;
+  a.truncation = std::move(x.truncation);
+  return a;
+}
+
+/// The judge of `extract`: runs the core extraction on the message's content.
+template <class Out, class Extract>
+judged<Out> judge_extraction(message&& m, attempt& a, Extract run) {
+  auto text = std::make_shared<const std::string>(std::move(m.content));
+  auto r = run(std::string_view(*text));
+  if (r) {
+    a.outcome = attempt_outcome::ok;
+    if constexpr (std::same_as<Out, answer>) {
+      return {make_answer(std::move(*r)), std::nullopt, nullptr};
+    } else {
+      return {std::move(*r), std::nullopt, nullptr};
+    }
+  }
+  a.outcome = outcome_of(r.error().kind);
+  a.detail = r.error().message;
+  return {std::nullopt, std::move(r).error(), std::move(text)};
+}
+
+}  // namespace detail
+
+template <class A, class H>
+template <class Out, class Req, class Judge>
+retry_result<Out> retrying<A, H>::run_(const Req& request, Judge judge) {
+  using clock = std::chrono::steady_clock;
+  const std::size_t most = std::max<std::size_t>(options_.max_attempts, 1);
+  std::vector<attempt> attempts;
+  // The hook's request, once it made one; `current` points to the caller's until then.
+  using stored = std::conditional_t<std::same_as<H, resend>, std::monostate, std::optional<Req>>;
+  [[maybe_unused]] stored changed{};
+  const Req* current = &request;
+  // What the last call left behind, for the final error.
+  std::string last_finish;
+  std::optional<llmjson::error> last_extraction;
+  std::shared_ptr<const std::string> last_text;
+
+  auto report = [&](attempt&& a) {
+    attempts.push_back(std::move(a));
+    if (options_.on_attempt) options_.on_attempt(attempts.back());
+  };
+  auto fail = [&](retry_error_kind kind, std::string message) {
+    retry_error e;
+    e.kind = kind;
+    e.cause = attempts.back().outcome;
+    e.finish_reason = std::move(last_finish);
+    e.extraction = std::move(last_extraction);
+    e.text = std::move(last_text);
+    e.message = std::move(message);
+    if (kind == retry_error_kind::api_error)
+      e.api = llmjson::api_error{attempts.back().status, attempts.back().detail};
+    return retry_result<Out>(std::move(e), std::move(attempts));
+  };
+
+  for (std::size_t n = 1;; ++n) {
+    if (options_.stop.stop_requested()) {
+      std::string m = "stop requested before attempt " + std::to_string(n);
+      m += n == 1 ? ": the adapter was not called"
+                  : " (" + detail::describe_attempts(attempts) + ")";
+      attempt a;
+      a.number = n;
+      a.outcome = attempt_outcome::cancelled;
+      a.detail = "stop requested: the adapter was not called";
+      report(std::move(a));
+      return fail(retry_error_kind::cancelled, std::move(m));
+    }
+
+    attempt a;
+    a.number = n;
+    std::optional<detail::judged<Out>> judgement;
+    const auto start = clock::now();
+    try {
+      completion c = detail::call_adapter(adapter_, *current, options_.stop);
+      if (auto* api = std::get_if<llmjson::api_error>(&c)) {
+        a.outcome = attempt_outcome::api_error;
+        a.status = api->status;
+        a.detail = std::move(api->message);
+      } else if (auto* bad = std::get_if<bad_response>(&c)) {
+        a.outcome = attempt_outcome::bad_response;
+        a.detail = std::move(bad->message);
+      } else {
+        message& m = std::get<message>(c);
+        a.content = m.content;
+        a.finish_reason = m.finish_reason;
+        a.role = m.role;
+        judgement.emplace(judge(std::move(m), a));
+      }
+    } catch (...) {
+      a.outcome = attempt_outcome::exception;
+      // Record and report without letting anything replace the adapter's exception.
+      try {
+        a.detail = detail::describe_current_exception();
+        a.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - start);
+        report(std::move(a));
+      } catch (...) {
+      }
+      throw;
+    }
+    a.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - start);
+    if (a.empty_at_length())
+      a.detail +=
+          "; empty with finish_reason \"length\": the token budget was likely spent on "
+          "reasoning, and the same request tends to fail the same way (raise max_tokens)";
+
+    if (judgement && judgement->value) {
+      report(std::move(a));
+      return retry_result<Out>(std::move(*judgement->value), std::move(attempts));
+    }
+    last_finish = a.finish_reason;
+    last_extraction.reset();
+    last_text.reset();
+    if (judgement) {
+      last_extraction = std::move(judgement->extraction);
+      last_text = std::move(judgement->text);
+    }
+    report(std::move(a));
+    const attempt& failed = attempts.back();
+
+    if (failed.outcome == attempt_outcome::api_error) {
+      std::string m = "HTTP " + std::to_string(failed.status) + " on attempt " + std::to_string(n) +
+                      ", not retried: " + failed.detail;
+      return fail(retry_error_kind::api_error, std::move(m));
+    }
+    std::string not_retried;
+    if (!detail::retryable(failed.outcome))
+      not_retried = std::string(to_string(failed.outcome)) + " is never retried";
+    else if (failed.empty_at_length() && !options_.retry_empty_at_length)
+      not_retried = "retry_empty_at_length is off";
+    auto give_up = [&](std::string why) {
+      std::string m = "no answer after " + detail::count_attempts(n);
+      if (!why.empty()) m += " (not retried: " + why + ")";
+      m += " [" + detail::describe_attempts(attempts) + "]: " + attempts.back().detail;
+      return fail(retry_error_kind::parse_error, std::move(m));
+    };
+    if (!not_retried.empty()) return give_up(std::move(not_retried));
+    if (n >= most) return give_up({});
+
+    if constexpr (!std::same_as<H, resend>) {
+      using made_t = std::remove_cvref_t<std::invoke_result_t<H&, const Req&, const attempt&>>;
+      if constexpr (detail::is_optional_v<made_t>) {
+        std::optional<Req> made = next_(*current, failed);
+        if (!made) return give_up("the next_request hook returned no request");
+        changed.reset();
+        changed.emplace(std::move(*made));
+      } else {
+        Req made = next_(*current, failed);
+        changed.reset();
+        changed.emplace(std::move(made));
+      }
+      current = &*changed;
+    }
+  }
+}
+
+template <class A, class H>
+template <class Req>
+requires Adapter<A, Req> retry_result<message> retrying<A, H>::complete(const Req& request) {
+  return run_<message>(request, [](message&& m, attempt& a) -> detail::judged<message> {
+    if (detail::is_blank(m.content)) {
+      a.outcome = attempt_outcome::empty_content;
+      a.detail = m.content.empty() ? "the reply has no content"
+                                   : "the reply is only white space (" +
+                                         std::to_string(m.content.size()) + " bytes)";
+      return {};
+    }
+    a.outcome = attempt_outcome::ok;
+    return {std::move(m), std::nullopt, nullptr};
+  });
+}
+
+template <class A, class H>
+template <class Req, selector S>
+requires Adapter<A, Req> retry_result<answer> retrying<A, H>::extract(const Req& request,
+                                                                      const S& sel) {
+  const llmjson::options& opts = options_.extraction;
+  return run_<answer>(request, [&](message&& m, attempt& a) {
+    return detail::judge_extraction<answer>(std::move(m), a, [&](std::string_view text) {
+      return ::llmjson::extract(text, sel, opts);
+    });
+  });
+}
+
+template <class A, class H>
+template <class Req, selector S>
+requires Adapter<A, Req> retry_result<answer> retrying<A, H>::extract(const Req& request,
+                                                                      const S& sel,
+                                                                      llmjson::policy pol) {
+  llmjson::options opts = options_.extraction;
+  opts.policy = pol;
+  return run_<answer>(request, [&](message&& m, attempt& a) {
+    return detail::judge_extraction<answer>(std::move(m), a, [&](std::string_view text) {
+      return ::llmjson::extract(text, sel, opts);
+    });
+  });
+}
+
+template <class A, class H>
+template <class T, class Req>
+requires(!selector<T>) && Adapter<A, Req> retry_result<T> retrying<A, H>::extract(
+                              const Req& request) {
+  const llmjson::options& opts = options_.extraction;
+  return run_<T>(request, [&](message&& m, attempt& a) {
+    return detail::judge_extraction<T>(
+        std::move(m), a, [&](std::string_view text) { return ::llmjson::extract<T>(text, opts); });
+  });
+}
+
+}  // namespace llmjson
+
+#endif  // LLMJSON_DETAIL_RETRY_RUN_HPP_INCLUDED
