@@ -1,0 +1,763 @@
+// llmjson: a small ECMAScript-subset regex run by a Pike VM, for JSON Schema's pattern keywords
+// SPDX-License-Identifier: MIT
+#ifndef LLMJSON_DETAIL_REGEX_HPP_INCLUDED
+#define LLMJSON_DETAIL_REGEX_HPP_INCLUDED
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace llmjson::detail {
+
+// Why not std::regex: libstdc++'s matcher backtracks recursively, so `(a*)*b` against a long run
+// of `a`s takes exponential time or overflows the stack. This one compiles the pattern to a
+// Thompson NFA and simulates it breadth-first (a Pike VM without captures): a search costs at
+// most O(code points of the text × instructions of the program), never recurses on the text, and
+// the program is capped at `regex_max_program` instructions when compiled.
+
+/// The most instructions a compiled pattern may have; larger patterns are a compile error.
+/// Counted repetition expands (`a{3}` is three copies of `a`), so `(x{100}){100}` is rejected.
+inline constexpr std::size_t regex_max_program = 4096;
+/// The deepest group nesting a pattern may have.
+inline constexpr std::size_t regex_max_nesting = 64;
+
+/// Decodes one code point of UTF-8 at `i` and advances `i`; bad bytes decode to U+FFFD.
+/// Does not throw and does not allocate.
+constexpr char32_t utf8_next(std::string_view s, std::size_t& i) noexcept {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  auto cont = [&](std::size_t k) -> int {
+    if (i + k >= s.size()) return -1;
+    const auto b = static_cast<unsigned char>(s[i + k]);
+    return (b & 0xC0U) == 0x80U ? static_cast<int>(b & 0x3FU) : -1;
+  };
+  if (b0 < 0x80U) {
+    ++i;
+    return b0;
+  }
+  int len = 0;
+  char32_t cp = 0;
+  if ((b0 & 0xE0U) == 0xC0U) {
+    len = 2;
+    cp = b0 & 0x1FU;
+  } else if ((b0 & 0xF0U) == 0xE0U) {
+    len = 3;
+    cp = b0 & 0x0FU;
+  } else if ((b0 & 0xF8U) == 0xF0U) {
+    len = 4;
+    cp = b0 & 0x07U;
+  } else {
+    ++i;
+    return 0xFFFD;
+  }
+  for (int k = 1; k < len; ++k) {
+    const int c = cont(static_cast<std::size_t>(k));
+    if (c < 0) {
+      ++i;
+      return 0xFFFD;
+    }
+    cp = (cp << 6U) | static_cast<char32_t>(c);
+  }
+  i += static_cast<std::size_t>(len);
+  return cp;
+}
+
+/// Returns the number of code points in UTF-8 text (continuation bytes are not counted).
+/// Does not throw and does not allocate.
+constexpr std::size_t utf8_length(std::string_view s) noexcept {
+  std::size_t n = 0;
+  for (const char ch : s) {
+    if ((static_cast<unsigned char>(ch) & 0xC0U) != 0x80U) ++n;
+  }
+  return n;
+}
+
+/// A compiled pattern. `search` reports whether the pattern matches anywhere in the text.
+class regex {
+ public:
+  /// Compiles an ECMAScript pattern (the subset below). Returns `std::nullopt` and sets `error`
+  /// when the pattern is malformed, uses an unsupported construct, or is too large.
+  ///
+  /// Supported: literals, `.`, `[...]` with ranges and `^`, `\d \w \s \D \W \S`, `\b \B`,
+  /// `\t \n \v \f \r \0 \xHH \uHHHH \cX`, escaped punctuation, `^ $`, `( )`, `(?: )`, `(?<name> )`,
+  /// `|`, `* + ? {n} {n,} {n,m}` (greedy or lazy, the same for a yes/no search). Not supported
+  /// (an error): backreferences, lookahead, lookbehind, `\p{..}`, other letter escapes (`\Z`).
+  [[nodiscard]] static std::optional<regex> compile(std::string_view pattern, std::string& error);
+
+  /// Returns whether the pattern matches a substring of `text` (UTF-8, matched by code point).
+  /// Cost: O(code points × program size); allocates two state lists.
+  [[nodiscard]] bool search(std::string_view text) const;
+
+  [[nodiscard]] std::size_t program_size() const noexcept { return code_.size(); }
+
+ private:
+  enum class op : std::uint8_t { cls, any, split, jmp, bol, eol, word, not_word, match };
+  struct inst {
+    op code = op::match;
+    std::uint32_t x = 0;  // cls: class index; split/jmp: first target
+    std::uint32_t y = 0;  // split: second target
+  };
+  struct char_class {
+    std::vector<std::pair<char32_t, char32_t>> ranges;  // sorted, merged
+    bool negated = false;
+    [[nodiscard]] bool contains(char32_t c) const noexcept {
+      auto it = std::upper_bound(
+          ranges.begin(), ranges.end(), c,
+          [](char32_t v, const std::pair<char32_t, char32_t>& r) { return v < r.first; });
+      bool in = it != ranges.begin() && c <= std::prev(it)->second;
+      return in != negated;
+    }
+  };
+  std::vector<inst> code_;
+  std::vector<char_class> classes_;
+
+  friend class regex_parser;
+};
+
+// --- implementation --------------------------------------------------------------------------
+
+class regex_parser {
+ public:
+  explicit regex_parser(std::string_view pattern) {
+    for (std::size_t i = 0; i < pattern.size();) cps_.push_back(utf8_next(pattern, i));
+  }
+
+  std::optional<regex> run(std::string& error) {
+    std::size_t root = 0;
+    if (!parse_disjunction(root, 0)) {
+      error = error_;
+      return std::nullopt;
+    }
+    if (pos_ < cps_.size()) {  // a stray ')'
+      error = "unmatched ')'";
+      return std::nullopt;
+    }
+    if (!emit(root) || !push({regex::op::match, 0, 0})) {
+      error = error_;
+      return std::nullopt;
+    }
+    return std::move(out_);
+  }
+
+ private:
+  using range_list = std::vector<std::pair<char32_t, char32_t>>;
+  static constexpr unsigned unbounded = std::numeric_limits<unsigned>::max();
+
+  enum class kind : std::uint8_t { empty, cls, any, bol, eol, word, not_word, concat, alt, repeat };
+  struct node {
+    kind k = kind::empty;
+    std::uint32_t cls = 0;
+    std::vector<std::size_t> kids;
+    unsigned min = 0;
+    unsigned max = 0;
+  };
+
+  std::vector<char32_t> cps_;
+  std::size_t pos_ = 0;
+  std::vector<node> nodes_;
+  regex out_;
+  std::string error_;
+
+  bool fail(std::string why) {
+    error_ = std::move(why);
+    return false;
+  }
+  [[nodiscard]] bool at_end() const noexcept { return pos_ >= cps_.size(); }
+  [[nodiscard]] char32_t peek(std::size_t ahead = 0) const noexcept {
+    return pos_ + ahead < cps_.size() ? cps_[pos_ + ahead] : char32_t{0xFFFFFFFF};
+  }
+  std::size_t add(node n) {
+    nodes_.push_back(std::move(n));
+    return nodes_.size() - 1;
+  }
+
+  static void normalize(range_list& r) {
+    std::sort(r.begin(), r.end());
+    range_list merged;
+    for (const auto& p : r) {
+      if (!merged.empty() && p.first <= merged.back().second + 1) {
+        merged.back().second = std::max(merged.back().second, p.second);
+      } else {
+        merged.push_back(p);
+      }
+    }
+    r = std::move(merged);
+  }
+  static range_list complement(range_list r) {
+    normalize(r);
+    range_list out;
+    char32_t next = 0;
+    for (const auto& p : r) {
+      if (p.first > next) out.emplace_back(next, p.first - 1);
+      next = p.second + 1;
+    }
+    if (next <= 0x10FFFF) out.emplace_back(next, 0x10FFFF);
+    return out;
+  }
+  static range_list digit_ranges() { return {{U'0', U'9'}}; }
+  static range_list word_ranges() {
+    return {{U'0', U'9'}, {U'A', U'Z'}, {U'_', U'_'}, {U'a', U'z'}};
+  }
+  static range_list space_ranges() {
+    return {{0x09, 0x0D},     {0x20, 0x20},     {0xA0, 0xA0},     {0x1680, 0x1680},
+            {0x2000, 0x200A}, {0x2028, 0x2029}, {0x202F, 0x202F}, {0x205F, 0x205F},
+            {0x3000, 0x3000}, {0xFEFF, 0xFEFF}};
+  }
+  static bool is_word(char32_t c) noexcept {
+    return (c >= U'0' && c <= U'9') || (c >= U'A' && c <= U'Z') || (c >= U'a' && c <= U'z') ||
+           c == U'_';
+  }
+  friend class regex;
+
+  std::size_t add_class(range_list r, bool negated) {
+    normalize(r);
+    out_.classes_.push_back(regex::char_class{std::move(r), negated});
+    node n;
+    n.k = kind::cls;
+    n.cls = static_cast<std::uint32_t>(out_.classes_.size() - 1);
+    return add(std::move(n));
+  }
+
+  static std::string show(char32_t c) {
+    std::string s;
+    if (c < 0x80) {
+      s.push_back(static_cast<char>(c));
+    } else if (c < 0x800) {
+      s.push_back(static_cast<char>(0xC0 | (c >> 6)));
+      s.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    } else if (c < 0x10000) {
+      s.push_back(static_cast<char>(0xE0 | (c >> 12)));
+      s.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+      s.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    } else {
+      s.push_back(static_cast<char>(0xF0 | (c >> 18)));
+      s.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
+      s.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+      s.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    }
+    return s;
+  }
+
+  static int hex_value(char32_t c) noexcept {
+    if (c >= U'0' && c <= U'9') return static_cast<int>(c - U'0');
+    if (c >= U'a' && c <= U'f') return static_cast<int>(c - U'a') + 10;
+    if (c >= U'A' && c <= U'F') return static_cast<int>(c - U'A') + 10;
+    return -1;
+  }
+  bool read_hex(std::size_t digits, char32_t& out) {
+    char32_t v = 0;
+    for (std::size_t k = 0; k < digits; ++k) {
+      const int h = hex_value(peek());
+      if (h < 0) return false;
+      v = v * 16 + static_cast<char32_t>(h);
+      ++pos_;
+    }
+    out = v;
+    return true;
+  }
+
+  // Parses the escape after a backslash (already consumed). Sets either `single` (one code point)
+  // or `set` (a class escape such as \d). `in_class` turns \b into backspace.
+  bool parse_escape(bool in_class, std::optional<char32_t>& single,
+                    std::optional<range_list>& set) {
+    if (at_end()) return fail("pattern ends with a backslash");
+    const char32_t c = peek();
+    ++pos_;
+    switch (c) {
+      case U'd':
+        set = digit_ranges();
+        return true;
+      case U'D':
+        set = complement(digit_ranges());
+        return true;
+      case U'w':
+        set = word_ranges();
+        return true;
+      case U'W':
+        set = complement(word_ranges());
+        return true;
+      case U's':
+        set = space_ranges();
+        return true;
+      case U'S':
+        set = complement(space_ranges());
+        return true;
+      case U't':
+        single = 0x09;
+        return true;
+      case U'n':
+        single = 0x0A;
+        return true;
+      case U'v':
+        single = 0x0B;
+        return true;
+      case U'f':
+        single = 0x0C;
+        return true;
+      case U'r':
+        single = 0x0D;
+        return true;
+      case U'b':
+        if (in_class) {
+          single = 0x08;
+          return true;
+        }
+        break;
+      case U'0':
+        if (peek() >= U'0' && peek() <= U'9') return fail("octal escapes are not supported");
+        single = 0;
+        return true;
+      case U'x': {
+        char32_t v = 0;
+        if (!read_hex(2, v)) return fail("malformed \\x escape");
+        single = v;
+        return true;
+      }
+      case U'u': {
+        char32_t v = 0;
+        if (!read_hex(4, v)) return fail("malformed \\u escape (\\u{...} is not supported)");
+        if (v >= 0xD800 && v <= 0xDBFF && peek() == U'\\' && peek(1) == U'u') {
+          const std::size_t save = pos_;
+          pos_ += 2;
+          char32_t lo = 0;
+          if (read_hex(4, lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
+            v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00);
+          } else {
+            pos_ = save;
+          }
+        }
+        single = v;
+        return true;
+      }
+      case U'c': {
+        const char32_t l = peek();
+        if ((l >= U'a' && l <= U'z') || (l >= U'A' && l <= U'Z')) {
+          ++pos_;
+          single = l % 32;
+          return true;
+        }
+        return fail("malformed \\c escape");
+      }
+      default:
+        break;
+    }
+    if (c >= U'1' && c <= U'9') return fail("backreferences are not supported");
+    if (c == U'k') return fail("named backreferences are not supported");
+    if (c == U'p' || c == U'P') return fail("Unicode property escapes are not supported");
+    if ((c >= U'a' && c <= U'z') || (c >= U'A' && c <= U'Z') || (c >= U'0' && c <= U'9')) {
+      return fail("unsupported escape \\" + show(c));
+    }
+    single = c;  // an escaped punctuation mark or other character stands for itself
+    return true;
+  }
+
+  bool parse_class(std::size_t& out) {
+    ++pos_;  // '['
+    bool negated = false;
+    if (peek() == U'^') {
+      negated = true;
+      ++pos_;
+    }
+    range_list r;
+    for (;;) {
+      if (at_end()) return fail("unterminated character class");
+      if (peek() == U']') {
+        ++pos_;
+        break;
+      }
+      std::optional<char32_t> lo;
+      std::optional<range_list> set;
+      if (peek() == U'\\') {
+        ++pos_;
+        if (!parse_escape(true, lo, set)) return false;
+      } else {
+        lo = peek();
+        ++pos_;
+      }
+      if (set) {
+        r.insert(r.end(), set->begin(), set->end());
+        continue;
+      }
+      if (peek() == U'-' && peek(1) != U']' && pos_ + 1 < cps_.size()) {
+        ++pos_;  // '-'
+        std::optional<char32_t> hi;
+        std::optional<range_list> hiset;
+        if (peek() == U'\\') {
+          ++pos_;
+          if (!parse_escape(true, hi, hiset)) return false;
+        } else {
+          hi = peek();
+          ++pos_;
+        }
+        if (hiset) return fail("a class escape cannot end a range");
+        if (*hi < *lo) return fail("range out of order in character class");
+        r.emplace_back(*lo, *hi);
+      } else {
+        r.emplace_back(*lo, *lo);
+      }
+    }
+    out = add_class(std::move(r), negated);
+    return true;
+  }
+
+  // Reads {n}, {n,}, {n,m} at pos_ (which is '{'). Returns false without error if it is not a
+  // quantifier (Annex B: then '{' is a literal).
+  bool try_braces(unsigned& mn, unsigned& mx) {
+    std::size_t p = pos_ + 1;
+    auto number = [&](unsigned& v) {
+      const std::size_t start = p;
+      unsigned long long acc = 0;
+      while (p < cps_.size() && cps_[p] >= U'0' && cps_[p] <= U'9') {
+        acc = std::min<unsigned long long>(acc * 10 + (cps_[p] - U'0'), 1000000ULL);
+        ++p;
+      }
+      v = static_cast<unsigned>(acc);
+      return p > start;
+    };
+    unsigned a = 0;
+    unsigned b = 0;
+    if (!number(a)) return false;
+    if (p < cps_.size() && cps_[p] == U'}') {
+      mn = mx = a;
+      pos_ = p + 1;
+      return true;
+    }
+    if (p >= cps_.size() || cps_[p] != U',') return false;
+    ++p;
+    if (p < cps_.size() && cps_[p] == U'}') {
+      mn = a;
+      mx = unbounded;
+      pos_ = p + 1;
+      return true;
+    }
+    if (!number(b)) return false;
+    if (p >= cps_.size() || cps_[p] != U'}') return false;
+    mn = a;
+    mx = b;
+    pos_ = p + 1;
+    return true;
+  }
+
+  bool parse_disjunction(std::size_t& out, std::size_t depth) {
+    if (depth > regex_max_nesting) return fail("groups nested too deeply");
+    std::vector<std::size_t> alts;
+    for (;;) {
+      std::size_t alt = 0;
+      if (!parse_alternative(alt, depth)) return false;
+      alts.push_back(alt);
+      if (peek() != U'|') break;
+      ++pos_;
+    }
+    if (alts.size() == 1) {
+      out = alts[0];
+    } else {
+      node n;
+      n.k = kind::alt;
+      n.kids = std::move(alts);
+      out = add(std::move(n));
+    }
+    return true;
+  }
+
+  bool parse_alternative(std::size_t& out, std::size_t depth) {
+    node seq;
+    seq.k = kind::concat;
+    while (!at_end() && peek() != U'|' && peek() != U')') {
+      const char32_t c = peek();
+      std::size_t atom = 0;
+      bool quantifiable = true;
+      switch (c) {
+        case U'^':
+          ++pos_;
+          atom = add(node{kind::bol, 0, {}, 0, 0});
+          quantifiable = false;
+          break;
+        case U'$':
+          ++pos_;
+          atom = add(node{kind::eol, 0, {}, 0, 0});
+          quantifiable = false;
+          break;
+        case U'.':
+          ++pos_;
+          atom = add(node{kind::any, 0, {}, 0, 0});
+          break;
+        case U'[':
+          if (!parse_class(atom)) return false;
+          break;
+        case U'(': {
+          ++pos_;
+          if (peek() == U'?') {
+            if (peek(1) == U':') {
+              pos_ += 2;
+            } else if (peek(1) == U'=' || peek(1) == U'!') {
+              return fail("lookahead is not supported");
+            } else if (peek(1) == U'<' && (peek(2) == U'=' || peek(2) == U'!')) {
+              return fail("lookbehind is not supported");
+            } else if (peek(1) == U'<') {
+              pos_ += 2;
+              while (!at_end() && peek() != U'>') ++pos_;
+              if (at_end()) return fail("unterminated group name");
+              ++pos_;
+            } else {
+              return fail("invalid group");
+            }
+          }
+          if (!parse_disjunction(atom, depth + 1)) return false;
+          if (peek() != U')') return fail("missing ')'");
+          ++pos_;
+          break;
+        }
+        case U'\\': {
+          ++pos_;
+          if (peek() == U'b' || peek() == U'B') {
+            atom = add(node{peek() == U'b' ? kind::word : kind::not_word, 0, {}, 0, 0});
+            ++pos_;
+            quantifiable = false;
+            break;
+          }
+          std::optional<char32_t> single;
+          std::optional<range_list> set;
+          if (!parse_escape(false, single, set)) return false;
+          atom = set ? add_class(std::move(*set), false) : add_class({{*single, *single}}, false);
+          break;
+        }
+        case U'*':
+        case U'+':
+        case U'?':
+          return fail("nothing to repeat");
+        case U'{': {
+          unsigned a = 0;
+          unsigned b = 0;
+          const std::size_t save = pos_;
+          if (try_braces(a, b)) {
+            pos_ = save;
+            return fail("nothing to repeat");
+          }
+          ++pos_;
+          atom = add_class({{c, c}}, false);
+          break;
+        }
+        default:
+          ++pos_;
+          atom = add_class({{c, c}}, false);
+          break;
+      }
+      // quantifier
+      unsigned mn = 1;
+      unsigned mx = 1;
+      bool quantified = false;
+      if (peek() == U'*') {
+        mn = 0, mx = unbounded, quantified = true, ++pos_;
+      } else if (peek() == U'+') {
+        mn = 1, mx = unbounded, quantified = true, ++pos_;
+      } else if (peek() == U'?') {
+        mn = 0, mx = 1, quantified = true, ++pos_;
+      } else if (peek() == U'{') {
+        quantified = try_braces(mn, mx);
+        if (quantified && mx < mn) return fail("numbers out of order in {} quantifier");
+      }
+      if (quantified) {
+        if (!quantifiable) return fail("nothing to repeat");
+        if (peek() == U'?') ++pos_;  // lazy: same answer for a yes/no search
+        if (peek() == U'*' || peek() == U'+' || peek() == U'?' || (peek() == U'{' && [&] {
+              unsigned a = 0;
+              unsigned b = 0;
+              const std::size_t save = pos_;
+              const bool q = try_braces(a, b);
+              pos_ = save;
+              return q;
+            }())) {
+          return fail("nothing to repeat");
+        }
+        node rep;
+        rep.k = kind::repeat;
+        rep.kids = {atom};
+        rep.min = mn;
+        rep.max = mx;
+        atom = add(std::move(rep));
+      }
+      seq.kids.push_back(atom);
+    }
+    out = add(std::move(seq));
+    return true;
+  }
+
+  bool push(regex::inst i) {
+    if (out_.code_.size() >= regex_max_program) {
+      return fail("pattern too large (over " + std::to_string(regex_max_program) +
+                  " instructions)");
+    }
+    out_.code_.push_back(i);
+    return true;
+  }
+  [[nodiscard]] std::uint32_t here() const noexcept {
+    return static_cast<std::uint32_t>(out_.code_.size());
+  }
+
+  // Recursion here follows the pattern's syntax tree, whose depth is bounded by
+  // regex_max_nesting groups (each group adds at most three levels).
+  bool emit(std::size_t id) {
+    const node& n = nodes_[id];
+    switch (n.k) {
+      case kind::empty:
+        return true;
+      case kind::cls:
+        return push({regex::op::cls, n.cls, 0});
+      case kind::any:
+        return push({regex::op::any, 0, 0});
+      case kind::bol:
+        return push({regex::op::bol, 0, 0});
+      case kind::eol:
+        return push({regex::op::eol, 0, 0});
+      case kind::word:
+        return push({regex::op::word, 0, 0});
+      case kind::not_word:
+        return push({regex::op::not_word, 0, 0});
+      case kind::concat:
+        for (const std::size_t k : n.kids) {
+          if (!emit(k)) return false;
+        }
+        return true;
+      case kind::alt: {
+        // split L1, next; L1: a; jmp end; next: split L2, next2; ... last alternative
+        std::vector<std::uint32_t> jumps;
+        for (std::size_t i = 0; i < n.kids.size(); ++i) {
+          if (i + 1 < n.kids.size()) {
+            const std::uint32_t s = here();
+            if (!push({regex::op::split, s + 1, 0})) return false;
+            if (!emit(n.kids[i])) return false;
+            jumps.push_back(here());
+            if (!push({regex::op::jmp, 0, 0})) return false;
+            out_.code_[s].y = here();
+          } else if (!emit(n.kids[i])) {
+            return false;
+          }
+        }
+        for (const std::uint32_t j : jumps) out_.code_[j].x = here();
+        return true;
+      }
+      case kind::repeat: {
+        const std::size_t kid = n.kids[0];
+        const unsigned mn = n.min;
+        const unsigned mx = n.max;
+        for (unsigned i = 0; i < mn; ++i) {
+          if (!emit(kid)) return false;
+        }
+        if (mx == unbounded) {
+          const std::uint32_t loop = here();
+          if (!push({regex::op::split, loop + 1, 0})) return false;
+          if (!emit(kid)) return false;
+          if (!push({regex::op::jmp, loop, 0})) return false;
+          out_.code_[loop].y = here();
+          return true;
+        }
+        std::vector<std::uint32_t> splits;
+        for (unsigned i = mn; i < mx; ++i) {
+          splits.push_back(here());
+          if (!push({regex::op::split, here() + 1, 0})) return false;
+          if (!emit(kid)) return false;
+        }
+        for (const std::uint32_t s : splits) out_.code_[s].y = here();
+        return true;
+      }
+    }
+    return true;
+  }
+};
+
+inline std::optional<regex> regex::compile(std::string_view pattern, std::string& error) {
+  regex_parser p(pattern);
+  return p.run(error);
+}
+
+inline bool regex::search(std::string_view text) const {
+  std::vector<char32_t> cps;
+  cps.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) cps.push_back(utf8_next(text, i));
+  const std::size_t n = cps.size();
+  const std::size_t m = code_.size();
+
+  // Two sparse lists of program counters; `mark[pc] == gen` means pc is already in the list
+  // being built for the current step.
+  std::vector<std::uint32_t> cur;
+  std::vector<std::uint32_t> next;
+  std::vector<std::size_t> mark(m, std::numeric_limits<std::size_t>::max());
+  std::vector<std::uint32_t> stack;
+  cur.reserve(m);
+  next.reserve(m);
+  stack.reserve(m);
+  std::size_t gen = 0;
+
+  // Adds the epsilon closure of `pc` at text position `at` to `list`; returns true on a match.
+  auto add = [&](std::vector<std::uint32_t>& list, std::uint32_t start, std::size_t at) {
+    stack.push_back(start);
+    while (!stack.empty()) {
+      const std::uint32_t pc = stack.back();
+      stack.pop_back();
+      if (mark[pc] == gen) continue;
+      mark[pc] = gen;
+      const inst& in = code_[pc];
+      switch (in.code) {
+        case op::jmp:
+          stack.push_back(in.x);
+          break;
+        case op::split:
+          stack.push_back(in.y);
+          stack.push_back(in.x);
+          break;
+        case op::bol:
+          if (at == 0) stack.push_back(pc + 1);
+          break;
+        case op::eol:
+          if (at == n) stack.push_back(pc + 1);
+          break;
+        case op::word:
+        case op::not_word: {
+          const bool before = at > 0 && regex_parser::is_word(cps[at - 1]);
+          const bool after = at < n && regex_parser::is_word(cps[at]);
+          if ((before != after) == (in.code == op::word)) stack.push_back(pc + 1);
+          break;
+        }
+        case op::match:
+          stack.clear();
+          return true;
+        case op::cls:
+        case op::any:
+          list.push_back(pc);
+          break;
+      }
+    }
+    return false;
+  };
+
+  for (std::size_t at = 0;; ++at) {
+    // Unanchored search: a new thread starts at every position.
+    if (add(cur, 0, at)) return true;
+    if (at == n) return false;
+    ++gen;
+    next.clear();
+    const char32_t c = cps[at];
+    for (const std::uint32_t pc : cur) {
+      const inst& in = code_[pc];
+      bool ok = false;
+      if (in.code == op::any) {
+        ok = c != 0x0A && c != 0x0D && c != 0x2028 && c != 0x2029;
+      } else {
+        ok = classes_[in.x].contains(c);
+      }
+      if (ok && add(next, pc + 1, at + 1)) return true;
+    }
+    std::swap(cur, next);
+    // `cur` now holds step at+1's threads, marked with `gen`; the start thread added next
+    // iteration must share that mark so nothing is added twice.
+  }
+}
+
+}  // namespace llmjson::detail
+
+#endif  // LLMJSON_DETAIL_REGEX_HPP_INCLUDED
