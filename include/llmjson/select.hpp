@@ -176,7 +176,7 @@ verdict judge(const S& sel, const nlohmann::json& v) {
 }
 
 /// Returns `key` escaped for a JSON Pointer (RFC 6901): `~` as `~0`, `/` as `~1`.
-inline std::string pointer_escape(std::string_view key) {
+inline std::string escape_pointer_token(std::string_view key) {
   std::string out;
   for (char ch : key) {
     if (ch == '~') out += "~0";
@@ -208,7 +208,7 @@ inline std::string first_unknown_key(const nlohmann::json& given, const nlohmann
           std::string where = it.path.empty() ? std::string{} : it.path + ": ";
           return where + "unknown key \"" + kv.key() + "\"";
         }
-        children.push_back({&kv.value(), &*found, it.path + "/" + pointer_escape(kv.key())});
+        children.push_back({&kv.value(), &*found, it.path + "/" + escape_pointer_token(kv.key())});
       }
       for (auto c = children.rbegin(); c != children.rend(); ++c) todo.push_back(std::move(*c));
     } else if (it.given->is_array() && it.encoded->is_array()) {

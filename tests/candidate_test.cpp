@@ -1,0 +1,412 @@
+// llmjson: candidates() applies the brace-scan and fence rules of tests/corpus/README.md
+// SPDX-License-Identifier: MIT
+#include <llmjson/candidate.hpp>
+
+#include "catch_compat.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+using json = nlohmann::json;
+
+/// The values of the valid candidates, in order.
+std::vector<json> values(const llmjson::scan_result& s) {
+  std::vector<json> out;
+  for (const auto& c : s.candidates)
+    if (c.valid) out.push_back(c.value);
+  return out;
+}
+
+std::size_t malformed(const llmjson::scan_result& s) {
+  std::size_t n = 0;
+  for (const auto& c : s.candidates) n += c.valid ? 0 : 1;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("the whole output, BOM and white space aside, is the one candidate", "[candidate]") {
+  const std::string text = "\xEF\xBB\xBF\n  {\"a\": {\"b\": 1}}\n";
+  auto s = llmjson::candidates(text);
+  REQUIRE(s.candidates.size() == 1);
+  const auto& c = s.candidates[0];
+  CHECK(c.source == llmjson::source::whole);
+  CHECK(c.text == "{\"a\": {\"b\": 1}}");
+  CHECK(c.offset == 6);
+  CHECK(c.line == 2);
+  CHECK(c.column == 3);
+  CHECK(c.value == json::parse(R"({"a":{"b":1}})"));
+  CHECK_FALSE(s.truncation);
+}
+
+TEST_CASE("a whole output that is an array or a scalar is a candidate too", "[candidate]") {
+  CHECK(values(llmjson::candidates(std::string_view("[{\"a\":1},{\"b\":2}]"))) ==
+        std::vector<json>{json::parse(R"([{"a":1},{"b":2}])")});
+  CHECK(values(llmjson::candidates(std::string_view(" 42 "))) == std::vector<json>{42});
+}
+
+TEST_CASE("prose candidates: maximal valid objects with offset, line and column", "[candidate]") {
+  const std::string text = "Draft: {\"decision\":\"skip\"}\nFinal:\n  {\"decision\":\"reply\",\"n\":{\"x\":1}}";
+  auto s = llmjson::candidates(text);
+  REQUIRE(s.candidates.size() == 2);
+  CHECK(s.candidates[0].offset == 7);
+  CHECK(s.candidates[0].line == 1);
+  CHECK(s.candidates[0].column == 8);
+  CHECK(s.candidates[0].source == llmjson::source::prose);
+  CHECK(s.candidates[1].line == 3);
+  CHECK(s.candidates[1].column == 3);
+  CHECK(s.candidates[1].text == "{\"decision\":\"reply\",\"n\":{\"x\":1}}");
+  CHECK(s.candidates[1].value["n"]["x"] == 1);
+}
+
+TEST_CASE("columns count code points, not bytes", "[candidate]") {
+  const std::string text = "Café 東京 {\"a\":1}";
+  auto s = llmjson::candidates(text);
+  REQUIRE(s.candidates.size() == 1);
+  CHECK(s.candidates[0].column == 9);
+  CHECK(s.candidates[0].offset == 13);
+}
+
+TEST_CASE("fence bodies that are whole JSON values are candidates, whatever their type", "[candidate]") {
+  const std::string text = "Tags:\n```json\n[\"a\", \"b\"]\n```\nPlan:\n~~~\n{\"plan\": 1}\n~~~\n";
+  auto s = llmjson::candidates(text);
+  REQUIRE(s.candidates.size() == 2);
+  CHECK(s.candidates[0].source == llmjson::source::fence);
+  CHECK(s.candidates[0].info == "json");
+  CHECK(s.candidates[0].value == json::parse(R"(["a","b"])"));
+  CHECK(s.candidates[1].source == llmjson::source::fence);
+  CHECK(s.candidates[1].info.empty());
+  CHECK(s.candidates[1].text == "{\"plan\": 1}");
+}
+
+TEST_CASE("a fenced array owns the objects inside it", "[candidate]") {
+  auto s = llmjson::candidates(std::string_view("```json\n[{\"step\": 1}, {\"step\": 2}]\n```\n"));
+  REQUIRE(s.candidates.size() == 1);
+  CHECK(s.candidates[0].value.is_array());
+}
+
+TEST_CASE("an analysis ```json fence before the plan fence: both are candidates, in order", "[candidate]") {
+  const std::string text =
+      "```json\n{\"analysis\": {\"risk\": \"high\"}}\n```\nSo:\n```json\n{\"orders\": [{\"helm\": 1}]}\n```\n";
+  auto v = values(llmjson::candidates(text));
+  REQUIRE(v.size() == 2);
+  CHECK(v[0].contains("analysis"));
+  CHECK(v[1].contains("orders"));
+}
+
+TEST_CASE("quotes in prose mean nothing outside braces", "[candidate]") {
+  auto v = values(llmjson::candidates(std::string_view("He said \"use it's {\"a\": 1} then \" {\"b\": 2}")));
+  REQUIRE(v.size() == 2);
+  CHECK(v[0] == json::parse(R"({"a":1})"));
+  CHECK(v[1] == json::parse(R"({"b":2})"));
+}
+
+TEST_CASE("prose-like brace spans keep the objects inside them", "[candidate]") {
+  SECTION("code") {
+    auto v = values(llmjson::candidates(std::string_view("function f() { return {\"a\":1}; }")));
+    CHECK(v == std::vector<json>{json::parse(R"({"a":1})")});
+  }
+  SECTION("a prose note, a template and LaTeX") {
+    auto v = values(llmjson::candidates(
+        std::string_view("{Note: see {\"a\":1}} and {{name}} and \\frac{a}{b} then {\"b\":2}")));
+    CHECK(v == std::vector<json>{json::parse(R"({"a":1})"), json::parse(R"({"b":2})")});
+  }
+  SECTION("a prose brace holding an odd quote") {
+    auto v = values(llmjson::candidates(std::string_view("Use {format \"like this} shown. {\"v\": 1}")));
+    CHECK(v == std::vector<json>{json::parse(R"({"v":1})")});
+  }
+  SECTION("a Python dict with single quotes is prose-like") {
+    auto s = llmjson::candidates(std::string_view("{'a': {\"b\": 1}}"));
+    CHECK(values(s) == std::vector<json>{json::parse(R"({"b":1})")});
+    CHECK(malformed(s) == 0);
+  }
+}
+
+TEST_CASE("a stray unbalanced { before the answer keeps the answer", "[candidate]") {
+  auto s = llmjson::candidates(std::string_view("then a { to open the payload.\n\n{\"level\": \"INFO\"}\n"));
+  CHECK(values(s) == std::vector<json>{json::parse(R"({"level":"INFO"})")});
+  CHECK_FALSE(s.truncation);
+}
+
+TEST_CASE("an echoed template that never closes keeps the candidates inside it", "[candidate]") {
+  auto s = llmjson::candidates(std::string_view("Format: {\"decision\": <skip|act>, ...\nAnswer: {\"decision\": \"act\"}\n"));
+  CHECK(values(s) == std::vector<json>{json::parse(R"({"decision":"act"})")});
+  CHECK_FALSE(s.truncation);
+}
+
+TEST_CASE("braces, escaped quotes and ``` inside JSON strings are text", "[candidate]") {
+  const std::string text = R"(x {"a": "she said \"{not} a brace\"", "b": "```json\n{}\n```", "c": "\\"} y)";
+  auto s = llmjson::candidates(text);
+  REQUIRE(values(s).size() == 1);
+  CHECK(values(s)[0]["a"] == "she said \"{not} a brace\"");
+  CHECK(values(s)[0]["c"] == "\\");
+}
+
+TEST_CASE("a malformed owner is reported with its reason and position, and owns its insides", "[candidate]") {
+  SECTION("a trailing comma") {
+    const std::string text = "Plan:\n{\"orders\": [{\"helm\": 1}, {\"eng\": 2},],\n \"x\": 1}\n";
+    auto s = llmjson::candidates(text);
+    REQUIRE(s.candidates.size() == 1);
+    const auto& c = s.candidates[0];
+    CHECK_FALSE(c.valid);
+    CHECK(c.value.is_discarded());
+    CHECK(c.line == 2);
+    CHECK(c.problem == "line 2 col 37: trailing comma");
+  }
+  SECTION("a Python literal") {
+    auto s = llmjson::candidates(std::string_view("{\"done\": True, \"inner\": {\"a\": 1}}"));
+    REQUIRE(s.candidates.size() == 1);
+    CHECK(s.candidates[0].problem == "line 1 col 10: invalid literal True (Python; JSON has true, false, null)");
+  }
+  SECTION("a comment") {
+    auto s = llmjson::candidates(std::string_view("{\"a\": 1 // one\n}"));
+    REQUIRE(s.candidates.size() == 1);
+    CHECK(s.candidates[0].problem == "line 1 col 9: comments are not JSON");
+  }
+  SECTION("a duplicate key, compared after unescaping") {
+    auto s = llmjson::candidates(std::string_view("x {\"a\": 1, \"\\u0061\": 2}"));
+    REQUIRE(s.candidates.size() == 1);
+    CHECK_FALSE(s.candidates[0].valid);
+    CHECK(s.candidates[0].problem == "line 1 col 12: duplicate key \"a\"");
+  }
+  SECTION("a duplicate key in a nested object makes the outer one malformed too") {
+    auto s = llmjson::candidates(std::string_view("x {\"o\": {\"k\": 1, \"k\": 2}}"));
+    REQUIRE(s.candidates.size() == 1);
+    CHECK(s.candidates[0].text == "{\"o\": {\"k\": 1, \"k\": 2}}");
+    CHECK_FALSE(s.candidates[0].valid);
+  }
+  SECTION("keys of sibling objects may repeat") {
+    CHECK(values(llmjson::candidates(std::string_view("x [{\"k\": 1}, {\"k\": 2}]"))).size() == 2);
+    CHECK(values(llmjson::candidates(std::string_view("x {\"a\": {\"k\": 1}, \"b\": {\"k\": 2}}"))).size() == 1);
+  }
+}
+
+TEST_CASE("invalid JSON details are llmjson's decision", "[candidate]") {
+  auto first_problem = [](std::string_view t) {
+    auto s = llmjson::candidates(t);
+    return s.candidates.empty() ? std::string("none") : s.candidates[0].problem;
+  };
+  CHECK(first_problem("x {\"a\": 01}") == "line 1 col 10: leading zero in number");
+  CHECK(first_problem("x {\"a\": 1.}") == "line 1 col 11: incomplete number");
+  CHECK(first_problem("x {\"a\": NaN}") == "line 1 col 9: invalid literal NaN (not JSON)");
+  CHECK(first_problem("x {\"a\": \"\\q\"}") == "line 1 col 11: invalid escape \\q in string");
+  CHECK(first_problem("x {\"a\": \"\\ud800\"}") == "line 1 col 16: unpaired surrogate in \\u escape");
+  CHECK(first_problem("x {\"a\": \"\xff\"}") == "line 1 col 10: invalid UTF-8 in string (byte 0xFF)");
+  CHECK(first_problem("x {\"a\": [1}") == "line 1 col 11: mismatched '}' (an array is open)");
+  CHECK(first_problem("x {\"a\": 1 \"b\": 2}") == "line 1 col 11: unexpected '\"', expected ',' or '}'");
+  CHECK(first_problem("x {\"a\": 1, \"b\" 2}") == "line 1 col 16: unexpected '2', expected ':' after the key");
+  // After '{', a string not followed by ':' makes the span prose-like: no JSON claim, no report.
+  CHECK(first_problem("x {\"a\" 1}") == "none");
+  // Valid: a surrogate pair, escapes, exponents, and a NUL byte is a byte like any other.
+  CHECK(values(llmjson::candidates(std::string_view("x {\"a\": \"\\ud83d\\ude00\", \"b\": -0.5e+3}"))).size() == 1);
+  const std::string with_nul("{\"a\":1}\0junk", 12);
+  auto s = llmjson::candidates(with_nul);
+  REQUIRE(s.candidates.size() == 1);
+  CHECK(s.candidates[0].source == llmjson::source::prose);
+  CHECK(s.candidates[0].value == json::parse(R"({"a":1})"));
+}
+
+TEST_CASE("a control character ends a string in a JSON-like span", "[candidate]") {
+  // The first object is broken by a raw newline in its string; its '}' on the next line closes it.
+  auto s = llmjson::candidates(std::string_view("{\"a\": \"unterminated\n} {\"b\": 2}"));
+  CHECK(values(s) == std::vector<json>{json::parse(R"({"b":2})")});
+  CHECK(malformed(s) == 1);
+}
+
+TEST_CASE("a number nlohmann cannot hold is a valid span without a value", "[candidate]") {
+  auto s = llmjson::candidates(std::string_view("x {\"a\": 1e400}"));
+  REQUIRE(s.candidates.size() == 1);
+  CHECK_FALSE(s.candidates[0].valid);
+  CHECK(s.candidates[0].problem == "line 1 col 3: a number is out of range for a double");
+}
+
+TEST_CASE("nesting deeper than the limit disqualifies a candidate", "[candidate]") {
+  auto nested = [](int levels) {
+    std::string t = "x ";
+    for (int i = 0; i < levels; ++i) t += "{\"a\":";
+    t += "1";
+    for (int i = 0; i < levels; ++i) t += "}";
+    return t;
+  };
+  const std::string ok = nested(512), deep = nested(513);
+  CHECK(values(llmjson::candidates(ok)).size() == 1);
+  auto s = llmjson::candidates(deep);
+  REQUIRE(s.candidates.size() == 1);
+  CHECK_FALSE(s.candidates[0].valid);
+  CHECK(s.candidates[0].problem.find("nesting deeper than 512 levels") != std::string::npos);
+  llmjson::options opts;
+  opts.max_depth = 8;
+  const std::string nine = nested(9);
+  CHECK_FALSE(llmjson::candidates(nine, opts).candidates[0].valid);
+  // Arrays count as levels; the whole output obeys the same limit.
+  CHECK(llmjson::candidates(std::string_view("[[[[[[[[[1]]]]]]]]]"), opts).candidates.empty());
+  // The limit has a ceiling that options cannot lift.
+  opts.max_depth = 1000000;
+  const std::string very_deep = nested(5000);
+  CHECK_FALSE(llmjson::candidates(very_deep, opts).candidates[0].valid);
+}
+
+TEST_CASE("truncation: the text ends inside an object whose text is a valid prefix", "[candidate]") {
+  SECTION("a truncated plan's complete inner objects are parts of it, not candidates") {
+    const std::string text = "Plan follows.\n{\"orders\": [{\"helm\": \"come about\"}, {\"eng\": \"divert\"}, {\"tac";
+    auto s = llmjson::candidates(text);
+    CHECK(s.candidates.empty());
+    REQUIRE(s.truncation);
+    CHECK(s.truncation->offset == 14);
+    CHECK(s.truncation->line == 2);
+    CHECK(s.truncation->column == 1);
+    CHECK(s.truncation->what == "the object opened at 2:1 never closes");
+  }
+  SECTION("an earlier complete draft stays a candidate") {
+    auto s = llmjson::candidates(std::string_view("Draft {\"route\": [1]} final {\"route\": [2, "));
+    CHECK(values(s) == std::vector<json>{json::parse(R"({"route":[1]})")});
+    CHECK(s.truncation);
+  }
+  SECTION("cut inside a string inside a fence") {
+    auto s = llmjson::candidates(std::string_view("```json\n{\"summary\": \"Revenue grew {12%"));
+    CHECK(s.candidates.empty());
+    CHECK(s.truncation);
+  }
+  SECTION("an opener that went wrong is no cut") {
+    auto s = llmjson::candidates(std::string_view("{\"a\": <x> and {\"b\": 1}"));
+    CHECK(values(s) == std::vector<json>{json::parse(R"({"b":1})")});
+    CHECK_FALSE(s.truncation);
+  }
+  SECTION("an object cut by a fence line is malformed, not a cut") {
+    auto s = llmjson::candidates(std::string_view("{\"a\": [1,\n```json\n{\"b\": 2}\n```\n"));
+    REQUIRE(s.candidates.size() == 2);
+    CHECK_FALSE(s.candidates[0].valid);
+    CHECK(s.candidates[0].problem == "line 2 col 1: the object never closes: a fence line cuts it");
+    CHECK(s.candidates[1].value == json::parse(R"({"b":2})"));
+    CHECK_FALSE(s.truncation);
+  }
+}
+
+TEST_CASE("truncation in an unclosed fence", "[candidate]") {
+  SECTION("a ```json opener with nothing after it") {
+    auto s = llmjson::candidates(std::string_view("Here it is:\n```json\n"));
+    REQUIRE(s.truncation);
+    CHECK(s.truncation->offset == 20);
+    CHECK(s.truncation->what == "the fence \"json\" opened at line 2 never closes and its body is empty");
+  }
+  SECTION("a bare ``` at the end is a prefilled fence's closer, not a cut") {
+    auto s = llmjson::candidates(std::string_view("{\"verdict\": \"approve\"}\n```\n"));
+    CHECK_FALSE(s.truncation);
+    CHECK(values(s).size() == 1);
+  }
+  SECTION("a body that is an unfinished array owns its objects") {
+    auto s = llmjson::candidates(std::string_view("```json\n[{\"a\": 1}, {\"b\": 2}, {\"c\""));
+    CHECK(s.candidates.empty());
+    REQUIRE(s.truncation);
+    CHECK(s.truncation->what.find("unfinished JSON array") != std::string::npos);
+  }
+  SECTION("a fence left open around a complete value is no cut") {
+    auto s = llmjson::candidates(std::string_view("```json\n{\"status\": \"ok\"}\n"));
+    CHECK_FALSE(s.truncation);
+    REQUIRE(s.candidates.size() == 1);
+    CHECK(s.candidates[0].source == llmjson::source::fence);
+  }
+}
+
+TEST_CASE("fence lines cut the text into segments scanned separately", "[candidate]") {
+  SECTION("the one-line ```{...}``` is prose") {
+    auto s = llmjson::candidates(std::string_view("```json {\"approved\": true} ```\n"));
+    REQUIRE(s.candidates.size() == 1);
+    CHECK(s.candidates[0].source == llmjson::source::prose);
+    CHECK_FALSE(s.candidates[0].in_fence);
+  }
+  SECTION("a four-backtick fence wrapping a ```json fence") {
+    auto s = llmjson::candidates(std::string_view("````markdown\nSnippet:\n```json\n{\"name\": \"x\"}\n```\n````\n"));
+    REQUIRE(s.candidates.size() == 1);
+    CHECK(s.candidates[0].in_fence);
+    CHECK(s.candidates[0].info == "markdown");
+    CHECK(s.candidates[0].value == json::parse(R"({"name":"x"})"));
+  }
+  SECTION("CRLF line ends") {
+    auto s = llmjson::candidates(std::string_view("Result:\r\n```json\r\n{\"a\": 1}\r\n```\r\n"));
+    REQUIRE(s.candidates.size() == 1);
+    CHECK(s.candidates[0].line == 3);
+    CHECK(s.candidates[0].text == "{\"a\": 1}");
+  }
+  SECTION("a body with prose around the object is brace-scanned") {
+    auto s = llmjson::candidates(std::string_view("```\nnote: {\"a\": 1} ok\n```\n"));
+    REQUIRE(s.candidates.size() == 1);
+    CHECK(s.candidates[0].source == llmjson::source::prose);
+    CHECK(s.candidates[0].in_fence);
+  }
+}
+
+TEST_CASE("the same span counts once and candidates never overlap", "[candidate]") {
+  auto s = llmjson::candidates(std::string_view("{\"a\": {\"b\": {}}} {} {x {\"c\": 1}}"));
+  REQUIRE(s.candidates.size() == 3);
+  for (std::size_t i = 1; i < s.candidates.size(); ++i)
+    CHECK(s.candidates[i - 1].offset + s.candidates[i - 1].text.size() <= s.candidates[i].offset);
+}
+
+namespace {
+std::string repeat(std::string_view unit, std::size_t bytes) {
+  std::string s;
+  s.reserve(bytes + unit.size());
+  while (s.size() < bytes) s += unit;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("hostile 1 MB inputs get the right answer (a quadratic scan would not finish)", "[candidate][hostile]") {
+  constexpr std::size_t mb = 1 << 20;
+  SECTION("unmatched {") {
+    const std::string t = repeat("{", mb) + " {\"a\": 1}";
+    auto s = llmjson::candidates(t);
+    CHECK(values(s) == std::vector<json>{json::parse(R"({"a":1})")});
+  }
+  SECTION("{\"a\": repeated: the innermost frames that are a valid prefix are the cut") {
+    const std::string t = repeat("{\"a\":", mb);
+    auto s = llmjson::candidates(t);
+    CHECK(s.candidates.empty());
+    CHECK(s.truncation);
+  }
+  SECTION("alternating \" and {") {
+    // Each '{' reads '"{"' as its first string, then meets '{': prose-like frames, nested.
+    const std::string t = repeat("\"{", mb) + "\n{\"ok\": true}";
+    auto s = llmjson::candidates(t);
+    CHECK(values(s) == std::vector<json>{json::parse(R"({"ok":true})")});
+    CHECK_FALSE(s.truncation);
+  }
+  SECTION("deep nesting of arrays inside an object") {
+    const std::string t = "x {\"a\": " + repeat("[", mb) + "} {\"b\": 1}";
+    auto s = llmjson::candidates(t);
+    CHECK(values(s) == std::vector<json>{json::parse(R"({"b":1})")});
+  }
+  SECTION("deep nesting that closes is one malformed (too deep) owner") {
+    const std::size_t levels = mb / 5;
+    const std::string t = "x " + repeat("{\"a\":", levels * 5) + "1" + std::string(levels, '}') + " {\"b\": 1}";
+    auto s = llmjson::candidates(t);
+    CHECK(values(s) == std::vector<json>{json::parse(R"({"b":1})")});
+    CHECK(malformed(s) == 1);
+    CHECK_FALSE(s.truncation);
+  }
+  SECTION("thousands of fences") {
+    constexpr std::string_view unit = "```json\n{\"i\": 1}\n```\n";
+    const std::string t = repeat(unit, mb);
+    auto s = llmjson::candidates(t);
+    CHECK(s.candidates.size() == t.size() / unit.size());
+    CHECK(s.candidates.back().source == llmjson::source::fence);
+  }
+  SECTION("thousands of unclosed-looking fence lines") {
+    const std::string t = repeat("```json\n", mb) + "{\"a\": 1}";
+    auto s = llmjson::candidates(t);
+    CHECK(values(s) == std::vector<json>{json::parse(R"({"a":1})")});
+  }
+  SECTION("prose full of braces and quotes") {
+    const std::string t = repeat("set {x | x > \"0} and {{name}} \\frac{a}{b} ", mb) + "{\"done\": true}";
+    auto s = llmjson::candidates(t);
+    CHECK(values(s) == std::vector<json>{json::parse(R"({"done":true})")});
+  }
+  SECTION("many small objects") {
+    const std::string t = repeat("{\"a\":1} ", mb);
+    CHECK(llmjson::candidates(t).candidates.size() == t.size() / 8);
+  }
+}

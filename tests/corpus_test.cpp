@@ -1,0 +1,105 @@
+// llmjson: every tests/corpus case through extract(), with its selector and policy
+// SPDX-License-Identifier: MIT
+#include <llmjson/extract.hpp>
+
+#include "catch_compat.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <vector>
+
+#if __has_include(<llmjson/schema.hpp>)
+#include <llmjson/schema.hpp>
+#define LLMJSON_CORPUS_HAS_SCHEMA 1
+#endif
+
+#ifndef LLMJSON_CORPUS_DIR
+#error "LLMJSON_CORPUS_DIR must name tests/corpus"
+#endif
+
+namespace {
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<std::filesystem::path> cases() {
+  std::vector<std::filesystem::path> out;
+  for (const auto& e : std::filesystem::directory_iterator(LLMJSON_CORPUS_DIR))
+    if (e.path().extension() == ".txt") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+llmjson::policy policy_named(const std::string& s) {
+  if (s == "unique") return llmjson::policy::unique;
+  if (s == "last") return llmjson::policy::last;
+  REQUIRE(s == "first");
+  return llmjson::policy::first;
+}
+
+/// Runs one case; returns false when it needs a selector this build lacks.
+bool run_case(const std::filesystem::path& txt, const nlohmann::json& spec, const std::string& text) {
+  llmjson::options opts;
+  opts.policy = policy_named(spec.at("policy").get<std::string>());
+  const nlohmann::json& sel = spec.at("select");
+  llmjson::result<llmjson::extraction> r = llmjson::extract(text, opts);
+  if (sel.contains("keys")) {
+    r = llmjson::extract(text, llmjson::any_key(sel["keys"].get<std::vector<std::string>>()), opts);
+  } else if (sel.contains("schema")) {
+#ifdef LLMJSON_CORPUS_HAS_SCHEMA
+    r = llmjson::extract(text, llmjson::schema(sel["schema"]), opts);
+#else
+    return false;
+#endif
+  } else {
+    REQUIRE(sel.empty());
+  }
+  INFO("case " << txt.filename().string() << ": " << spec.value("why", ""));
+  if (!spec.at("error").is_null()) {
+    INFO("expected error " << spec["error"].get<std::string>());
+    REQUIRE_FALSE(r.has_value());
+    CHECK(llmjson::to_string(r.error().kind) == spec["error"].get<std::string>());
+    CHECK_FALSE(r.error().message.empty());
+  } else {
+    INFO((r ? std::string("got ") + r->value().dump() : "error " + std::string(to_string(r.error().kind)) + ": " + r.error().message));
+    REQUIRE(r.has_value());
+    CHECK(r->value() == spec.at("expect"));
+    // The answer's span is a slice of the text that parses to the value.
+    const llmjson::candidate& c = r->chosen();
+    CHECK(c.text.data() >= text.data());
+    CHECK(c.offset + c.text.size() <= text.size());
+    CHECK(nlohmann::json::parse(c.text) == c.value);
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("every corpus case gives its expected answer or error", "[corpus]") {
+  const auto all = cases();
+  REQUIRE(all.size() >= 40);
+  std::size_t ran = 0;
+  std::vector<std::string> skipped;
+  for (const auto& txt : all) {
+    auto expect = txt;
+    expect.replace_extension(".expect.json");
+    const std::string text = read_file(txt);
+    const nlohmann::json spec = nlohmann::json::parse(read_file(expect));
+    if (run_case(txt, spec, text)) {
+      ++ran;
+    } else {
+      skipped.push_back(txt.filename().string());
+    }
+  }
+  std::cout << "corpus: " << ran << " cases run, " << skipped.size() << " skipped\n";
+  for (const auto& s : skipped) std::cout << "  skipped (needs the JSON Schema selector): " << s << "\n";
+  if (!skipped.empty()) WARN(skipped.size() << " corpus cases skipped: they need the JSON Schema selector");
+  CHECK(ran + skipped.size() == all.size());
+}
