@@ -241,9 +241,9 @@ struct retry_options {
   /// throw: the exception reaches the caller and no further call is made, except while an
   /// adapter's exception is on its way out: then the adapter's exception wins and the callback's
   /// is dropped.
-  std::function<void(const attempt&)> on_attempt;
+  std::function<void(const attempt&)> on_attempt{};
   /// Checked before every attempt, and passed to adapters that take a `std::stop_token`.
-  std::stop_token stop;
+  std::stop_token stop{};
 };
 
 /// The default `next_request` hook: resend the caller's request unchanged (it is not copied).

@@ -1,0 +1,739 @@
+// llmjson: tests of retry.hpp: retrying(adapter) with scripted fake adapters
+// SPDX-License-Identifier: MIT
+#include <llmjson/retry.hpp>
+
+#include "catch_compat.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using llmjson::attempt_outcome;
+using llmjson::retry_error_kind;
+
+struct plan {
+  std::vector<std::string> steps;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(plan, steps)
+
+struct network_down : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// What the fake adapter replays, and what it saw.
+struct script {
+  std::deque<llmjson::completion> replies;  // replayed in order, one per call
+  std::size_t throw_at = 0;                 // the call (1-based) that throws network_down; 0: none
+  std::vector<std::string> seen;            // every request received, in order
+  std::size_t calls = 0;
+};
+
+// A fake adapter: replays the script's queue and counts calls.
+auto replay(script& s) {
+  return [&s](const std::string& request) -> llmjson::completion {
+    s.seen.push_back(request);
+    ++s.calls;
+    if (s.calls == s.throw_at) throw network_down("connection reset by peer");
+    if (s.replies.empty())
+      throw std::logic_error("the script has no reply left: one call too many");
+    llmjson::completion c = std::move(s.replies.front());
+    s.replies.pop_front();
+    return c;
+  };
+}
+
+llmjson::message msg(std::string content, std::string finish = "stop") {
+  return llmjson::message{std::move(content), std::move(finish), "assistant"};
+}
+
+const std::string good_plan =
+    "Here is the plan:\n```json\n{\"steps\": [\"boil\", \"pour\"]}\n```\n";
+const std::string truncated_plan = "Here is the plan:\n```json\n{\"steps\": [\"boil\", \"po";
+const std::string two_plans =
+    "Draft: {\"steps\": [\"boil\"]}\nFinal: {\"steps\": [\"boil\", \"pour\"]}\n";
+
+}  // namespace
+
+TEST_CASE("empty content then a good reply: the answer, two calls, both recorded", "[retry]") {
+  script s;
+  s.replies = {msg("", "stop"), msg("hello")};
+  std::string prompt = "say hello";
+  auto r = llmjson::retrying(replay(s)).complete(prompt);
+  REQUIRE(r);
+  CHECK(r->content == "hello");
+  CHECK(r->finish_reason == "stop");
+  CHECK(s.calls == 2);
+  CHECK(r.calls() == 2);
+  REQUIRE(r.attempts.size() == 2);
+  const auto& first = r.attempts[0];
+  CHECK(first.number == 1);
+  CHECK(first.outcome == attempt_outcome::empty_content);
+  CHECK(first.content.empty());
+  CHECK(first.finish_reason == "stop");
+  CHECK(first.role == "assistant");
+  CHECK(first.status == 0);
+  CHECK(first.detail == "the reply has no content");
+  CHECK_FALSE(first.empty_at_length());
+  const auto& second = r.attempts[1];
+  CHECK(second.number == 2);
+  CHECK(second.outcome == attempt_outcome::ok);
+  CHECK(second.content == "hello");
+  CHECK(second.detail.empty());
+  CHECK(s.seen == std::vector<std::string>{prompt, prompt});
+}
+
+TEST_CASE("white space only counts as empty content", "[retry]") {
+  script s;
+  s.replies = {msg(" \n\t"), msg("ok")};
+  std::string prompt = "p";
+  auto r = llmjson::retrying(replay(s)).complete(prompt);
+  REQUIRE(r);
+  CHECK(r.attempts[0].outcome == attempt_outcome::empty_content);
+  CHECK(r.attempts[0].content == " \n\t");
+  CHECK(r.attempts[0].detail == "the reply is only white space (3 bytes)");
+}
+
+TEST_CASE("empty twice: a parse error with the last finish_reason and the cause", "[retry]") {
+  script s;
+  s.replies = {msg("", "length"), msg("", "length")};
+  std::string prompt = "plan";
+  auto r = llmjson::retrying(replay(s)).complete(prompt);
+  REQUIRE_FALSE(r);
+  CHECK(s.calls == 2);
+  const auto& e = r.error();
+  CHECK(e.kind == retry_error_kind::parse_error);
+  CHECK(e.cause == attempt_outcome::empty_content);
+  CHECK(e.finish_reason == "length");
+  CHECK_FALSE(e.extraction);
+  CHECK_FALSE(e.api);
+  CHECK(
+      e.message ==
+      "no answer after 2 attempts [1: empty_content, finish_reason \"length\"; 2: empty_content, "
+      "finish_reason \"length\"]: the reply has no content; empty with finish_reason \"length\": "
+      "the token budget was likely spent on reasoning, and the same request tends to fail the same "
+      "way (raise max_tokens)");
+  REQUIRE(r.attempts.size() == 2);
+  for (const auto& a : r.attempts) {
+    CHECK(a.outcome == attempt_outcome::empty_content);
+    CHECK(a.empty_at_length());
+    CHECK(a.finish_reason == "length");
+  }
+  REQUIRE_THROWS_AS(r.value(), llmjson::bad_retry_access);
+  try {
+    (void)r.value();
+  } catch (const llmjson::bad_retry_access& x) {
+    CHECK(x.error().message == e.message);
+  }
+}
+
+TEST_CASE("empty twice through extract: the extraction error empty, kept with its finish_reason",
+          "[retry]") {
+  script s;
+  s.replies = {msg("", "stop"), msg("", "content_filter")};
+  std::string prompt = "plan";
+  auto r = llmjson::retrying(replay(s)).extract<plan>(prompt);
+  REQUIRE_FALSE(r);
+  CHECK(s.calls == 2);
+  CHECK(r.error().kind == retry_error_kind::parse_error);
+  CHECK(r.error().cause == attempt_outcome::empty_content);
+  CHECK(r.error().finish_reason == "content_filter");
+  REQUIRE(r.error().extraction);
+  CHECK(r.error().extraction->kind == llmjson::error_kind::empty);
+}
+
+TEST_CASE("empty with length is not retried when the caller says so", "[retry]") {
+  script s;
+  s.replies = {msg("", "length")};
+  std::string prompt = "plan";
+  auto r = llmjson::retrying(replay(s), {.max_attempts = 3, .retry_empty_at_length = false})
+               .complete(prompt);
+  REQUIRE_FALSE(r);
+  CHECK(s.calls == 1);
+  CHECK(r.error().cause == attempt_outcome::empty_content);
+  CHECK(r.error().message.find("(not retried: retry_empty_at_length is off)") != std::string::npos);
+  REQUIRE(r.attempts.size() == 1);
+  CHECK(r.attempts[0].empty_at_length());
+  CHECK(r.attempts[0].detail.find("token budget") != std::string::npos);
+
+  SECTION("but empty with stop still is") {
+    script t;
+    t.replies = {msg("", "stop"), msg("{\"steps\": []}")};
+    auto q = llmjson::retrying(replay(t), {.retry_empty_at_length = false}).extract<plan>(prompt);
+    REQUIRE(q);
+    CHECK(t.calls == 2);
+  }
+}
+
+TEST_CASE("an API error first is surfaced at once, after one call", "[retry]") {
+  script s;
+  s.replies = {llmjson::api_error{429, "Rate limit reached for requests"}, msg(good_plan)};
+  std::string prompt = "plan";
+  auto r = llmjson::retrying(replay(s), {.max_attempts = 5}).extract<plan>(prompt);
+  REQUIRE_FALSE(r);
+  CHECK(s.calls == 1);
+  const auto& e = r.error();
+  CHECK(e.kind == retry_error_kind::api_error);
+  CHECK(e.cause == attempt_outcome::api_error);
+  REQUIRE(e.api);
+  CHECK(*e.api == llmjson::api_error{429, "Rate limit reached for requests"});
+  CHECK(e.finish_reason.empty());
+  CHECK_FALSE(e.extraction);
+  CHECK(e.message == "HTTP 429 on attempt 1, not retried: Rate limit reached for requests");
+  REQUIRE(r.attempts.size() == 1);
+  CHECK(r.attempts[0].outcome == attempt_outcome::api_error);
+  CHECK(r.attempts[0].status == 429);
+  CHECK(r.attempts[0].detail == "Rate limit reached for requests");
+  CHECK(r.attempts[0].content.empty());
+}
+
+TEST_CASE("an API error after an empty reply is surfaced at once too", "[retry]") {
+  script s;
+  s.replies = {msg(""), llmjson::api_error{500, "internal error"}, msg("late")};
+  std::string prompt = "p";
+  auto r = llmjson::retrying(replay(s), {.max_attempts = 3}).complete(prompt);
+  REQUIRE_FALSE(r);
+  CHECK(s.calls == 2);
+  CHECK(r.error().kind == retry_error_kind::api_error);
+  CHECK(r.error().api->status == 500);
+  CHECK(r.attempts.size() == 2);
+}
+
+TEST_CASE("an adapter that throws: the same exception, one call, recorded first", "[retry]") {
+  script s;
+  s.throw_at = 1;
+  s.replies = {msg("never")};
+  std::vector<llmjson::attempt> seen;
+  llmjson::retry_options opts;
+  opts.max_attempts = 3;
+  opts.on_attempt = [&](const llmjson::attempt& a) { seen.push_back(a); };
+  llmjson::retrying model(replay(s), opts);
+  std::string prompt = "p";
+  REQUIRE_THROWS_AS((void)model.complete(prompt), network_down);
+  CHECK(s.calls == 1);
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0].outcome == attempt_outcome::exception);
+  CHECK(seen[0].detail == "the adapter or selector threw: connection reset by peer");
+  CHECK(seen[0].content.empty());
+
+  SECTION("and the wrapper is usable afterwards") {
+    auto r = model.complete(prompt);
+    REQUIRE(r);
+    CHECK(r->content == "never");
+    CHECK(s.calls == 2);
+    CHECK(r.attempts.size() == 1);
+  }
+}
+
+TEST_CASE("an adapter that throws after an empty reply: rethrown, not retried", "[retry]") {
+  script s;
+  s.throw_at = 2;
+  s.replies = {msg("")};
+  std::vector<llmjson::attempt> seen;
+  llmjson::retry_options opts;
+  opts.max_attempts = 5;
+  opts.on_attempt = [&](const llmjson::attempt& a) { seen.push_back(a); };
+  std::string prompt = "p";
+  REQUIRE_THROWS_AS((void)llmjson::retrying(replay(s), opts).complete(prompt), network_down);
+  CHECK(s.calls == 2);
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[0].outcome == attempt_outcome::empty_content);
+  CHECK(seen[1].outcome == attempt_outcome::exception);
+  CHECK(seen[1].number == 2);
+}
+
+TEST_CASE("an exception not derived from std::exception passes through unchanged", "[retry]") {
+  int calls = 0;
+  auto adapter = [&](const std::string&) -> llmjson::completion {
+    ++calls;
+    throw 42;
+  };
+  std::vector<llmjson::attempt> seen;
+  llmjson::retry_options opts;
+  opts.on_attempt = [&](const llmjson::attempt& a) { seen.push_back(a); };
+  std::string prompt = "p";
+  REQUIRE_THROWS_AS((void)llmjson::retrying(adapter, opts).complete(prompt), int);
+  CHECK(calls == 1);
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0].detail ==
+        "the adapter or selector threw an exception not derived from std::exception");
+}
+
+TEST_CASE("an on_attempt that throws while an adapter's exception passes: the adapter's wins",
+          "[retry]") {
+  script s;
+  s.throw_at = 1;
+  llmjson::retry_options opts;
+  opts.on_attempt = [](const llmjson::attempt&) { throw std::runtime_error("callback"); };
+  std::string prompt = "p";
+  REQUIRE_THROWS_AS((void)llmjson::retrying(replay(s), opts).complete(prompt), network_down);
+  CHECK(s.calls == 1);
+}
+
+TEST_CASE("a selector that throws: the same exception, the content recorded", "[retry]") {
+  script s;
+  s.replies = {msg("{\"a\": 1}"), msg("{\"a\": 2}")};
+  auto selector = [](const nlohmann::json&) -> bool { throw network_down("selector"); };
+  std::vector<llmjson::attempt> seen;
+  llmjson::retry_options opts;
+  opts.on_attempt = [&](const llmjson::attempt& a) { seen.push_back(a); };
+  std::string prompt = "p";
+  REQUIRE_THROWS_AS((void)llmjson::retrying(replay(s), opts).extract(prompt, selector),
+                    network_down);
+  CHECK(s.calls == 1);
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0].outcome == attempt_outcome::exception);
+  CHECK(seen[0].content == "{\"a\": 1}");
+  CHECK(seen[0].finish_reason == "stop");
+}
+
+TEST_CASE("stop requested before the first attempt: cancelled, no call", "[retry]") {
+  script s;
+  s.replies = {msg("hello")};
+  std::stop_source source;
+  source.request_stop();
+  std::string prompt = "p";
+  auto r = llmjson::retrying(replay(s), {.stop = source.get_token()}).complete(prompt);
+  REQUIRE_FALSE(r);
+  CHECK(s.calls == 0);
+  CHECK(r.calls() == 0);
+  CHECK(r.error().kind == retry_error_kind::cancelled);
+  CHECK(r.error().cause == attempt_outcome::cancelled);
+  CHECK(r.error().message == "stop requested before attempt 1: the adapter was not called");
+  REQUIRE(r.attempts.size() == 1);
+  CHECK(r.attempts[0].outcome == attempt_outcome::cancelled);
+  CHECK_FALSE(r.attempts[0].called());
+  CHECK(r.attempts[0].duration == std::chrono::nanoseconds{0});
+}
+
+TEST_CASE("stop requested between attempts: no second call", "[retry]") {
+  script s;
+  s.replies = {msg(truncated_plan, "length"), msg(good_plan)};
+  std::stop_source source;
+  llmjson::retry_options opts;
+  opts.max_attempts = 3;
+  opts.stop = source.get_token();
+  opts.on_attempt = [&](const llmjson::attempt&) { source.request_stop(); };  // the user pressed ^C
+  std::string prompt = "p";
+  auto r = llmjson::retrying(replay(s), opts).extract<plan>(prompt);
+  REQUIRE_FALSE(r);
+  CHECK(s.calls == 1);
+  const auto& e = r.error();
+  CHECK(e.kind == retry_error_kind::cancelled);
+  CHECK(e.finish_reason == "length");  // from the last call made
+  REQUIRE(e.extraction);               // ditto, with its candidates
+  CHECK(e.extraction->kind == llmjson::error_kind::truncated);
+  CHECK(e.message == "stop requested before attempt 2 (1: truncated, finish_reason \"length\")");
+  REQUIRE(r.attempts.size() == 2);
+  CHECK(r.attempts[0].outcome == attempt_outcome::truncated);
+  CHECK(r.attempts[1].outcome == attempt_outcome::cancelled);
+  CHECK(r.attempts[1].number == 2);
+  CHECK(r.calls() == 1);
+}
+
+TEST_CASE("an adapter that takes the stop token gets it, and a stop during a call ends the retries",
+          "[retry]") {
+  std::stop_source source;
+  int calls = 0;
+  bool token_seen = false;
+  auto adapter = [&](const std::string&, std::stop_token stop) -> llmjson::completion {
+    ++calls;
+    token_seen = stop == source.get_token();
+    source.request_stop();  // cancelled while the request was in flight
+    return llmjson::message{"", "stop", "assistant"};
+  };
+  std::string prompt = "p";
+  auto r =
+      llmjson::retrying(adapter, {.max_attempts = 4, .stop = source.get_token()}).complete(prompt);
+  REQUIRE_FALSE(r);
+  CHECK(calls == 1);
+  CHECK(token_seen);
+  CHECK(r.error().kind == retry_error_kind::cancelled);
+  CHECK(r.attempts.size() == 2);
+
+  SECTION("while a reply that came back anyway is kept") {
+    std::stop_source src;
+    auto answers = [&](const std::string&, std::stop_token) -> llmjson::completion {
+      src.request_stop();
+      return llmjson::message{"done", "stop", "assistant"};
+    };
+    auto q = llmjson::retrying(answers, {.stop = src.get_token()}).complete(prompt);
+    REQUIRE(q);
+    CHECK(q->content == "done");
+  }
+}
+
+TEST_CASE("truncated at length then good: the raw first attempt is kept", "[retry]") {
+  script s;
+  s.replies = {msg(truncated_plan, "length"), msg(good_plan)};
+  std::string prompt = "plan";
+  auto r = llmjson::retrying(replay(s)).extract<plan>(prompt);
+  REQUIRE(r);
+  CHECK(r->steps == std::vector<std::string>{"boil", "pour"});
+  CHECK(s.calls == 2);
+  REQUIRE(r.attempts.size() == 2);
+  CHECK(r.attempts[0].outcome == attempt_outcome::truncated);
+  CHECK(r.attempts[0].content == truncated_plan);
+  CHECK(r.attempts[0].finish_reason == "length");
+  CHECK(r.attempts[0].detail.find("the output was cut") == 0);
+  CHECK(r.attempts[1].outcome == attempt_outcome::ok);
+  CHECK(r.attempts[1].content == good_plan);
+}
+
+TEST_CASE(
+    "truncated twice: the final error holds the extraction error, its candidates, finish_reason",
+    "[retry]") {
+  script s;
+  s.replies = {msg(truncated_plan, "length"), msg(truncated_plan, "length")};
+  std::string prompt = "plan";
+  auto r = llmjson::retrying(replay(s)).extract(prompt, llmjson::any_key({"steps"}));
+  REQUIRE_FALSE(r);
+  CHECK(s.calls == 2);
+  const auto& e = r.error();
+  CHECK(e.kind == retry_error_kind::parse_error);
+  CHECK(e.cause == attempt_outcome::truncated);
+  CHECK(e.finish_reason == "length");
+  REQUIRE(e.extraction);
+  CHECK(e.extraction->kind == llmjson::error_kind::truncated);
+  REQUIRE(e.extraction->truncation);
+  REQUIRE(e.text);
+  CHECK(*e.text == truncated_plan);
+  CHECK(e.message.find("no answer after 2 attempts [1: truncated, finish_reason \"length\"; 2: "
+                       "truncated, finish_reason \"length\"]: the output was cut: ") == 0);
+}
+
+TEST_CASE("the final error's views stay valid when the result is moved or copied", "[retry]") {
+  // A short content, so that a std::string would keep it inline (small-string optimisation): a
+  // view into a moved std::string would dangle; the error shares its text instead.
+  const std::string two = "{\"a\":1} {\"a\":2}";
+  auto make = [&] {
+    script s;
+    s.replies = {msg(two), msg(two)};
+    std::string prompt = "p";
+    return llmjson::retrying(replay(s)).extract(prompt, llmjson::any_key({"a"}),
+                                                llmjson::policy::unique);
+  };
+  std::optional<llmjson::retry_result<llmjson::answer>> original(make());
+  REQUIRE(original);
+  REQUIRE_FALSE(*original);
+  CHECK(original->error().cause == attempt_outcome::ambiguous);
+  llmjson::retry_result<llmjson::answer> copied = *original;
+  llmjson::retry_result<llmjson::answer> moved = std::move(*original);
+  original.reset();  // the original and its attempts are gone
+  for (const auto* r : {&copied, &moved}) {
+    const auto& x = *r->error().extraction;
+    REQUIRE(x.candidates.size() == 2);
+    CHECK(x.candidates[0].text == "{\"a\":1}");
+    CHECK(x.candidates[1].text == "{\"a\":2}");
+    CHECK(x.candidates[1].offset == 8);
+    CHECK(x.candidates[1].text.data() == r->error().text->data() + 8);
+  }
+  llmjson::retry_error detached = std::move(moved).error();
+  CHECK(detached.extraction->candidates[1].text == "{\"a\":2}");
+}
+
+TEST_CASE("max_attempts 1: one call, no retry", "[retry]") {
+  script s;
+  s.replies = {msg("")};
+  std::string prompt = "p";
+  auto r = llmjson::retrying(replay(s), {.max_attempts = 1}).complete(prompt);
+  REQUIRE_FALSE(r);
+  CHECK(s.calls == 1);
+  CHECK(r.attempts.size() == 1);
+  CHECK(r.error().message.find("no answer after 1 attempt [1: empty_content") == 0);
+
+  SECTION("and 0 counts as 1") {
+    script t;
+    t.replies = {msg("")};
+    auto q = llmjson::retrying(replay(t), {.max_attempts = 0}).complete(prompt);
+    REQUIRE_FALSE(q);
+    CHECK(t.calls == 1);
+  }
+}
+
+TEST_CASE("max_attempts 5: four failures then an answer, or five failures", "[retry]") {
+  std::string prompt = "p";
+  SECTION("the fifth call answers") {
+    script s;
+    s.replies = {msg(""), msg("no json here"), llmjson::bad_response{"body is not JSON"},
+                 msg(truncated_plan, "length"), msg(good_plan)};
+    auto r = llmjson::retrying(replay(s), {.max_attempts = 5}).extract<plan>(prompt);
+    REQUIRE(r);
+    CHECK(s.calls == 5);
+    REQUIRE(r.attempts.size() == 5);
+    CHECK(r.attempts[0].outcome == attempt_outcome::empty_content);
+    CHECK(r.attempts[1].outcome == attempt_outcome::no_json);
+    CHECK(r.attempts[2].outcome == attempt_outcome::bad_response);
+    CHECK(r.attempts[2].detail == "body is not JSON");
+    CHECK(r.attempts[2].finish_reason.empty());
+    CHECK(r.attempts[3].outcome == attempt_outcome::truncated);
+    CHECK(r.attempts[4].outcome == attempt_outcome::ok);
+    for (std::size_t i = 0; i < 5; ++i) CHECK(r.attempts[i].number == i + 1);
+  }
+  SECTION("five failures, and not a sixth call") {
+    script s;
+    for (int i = 0; i < 6; ++i) s.replies.push_back(msg(""));
+    auto r = llmjson::retrying(replay(s), {.max_attempts = 5}).complete(prompt);
+    REQUIRE_FALSE(r);
+    CHECK(s.calls == 5);
+    CHECK(r.attempts.size() == 5);
+    CHECK(s.replies.size() == 1);
+  }
+}
+
+TEST_CASE("a bad response is retried, and twice is a parse error with that cause", "[retry]") {
+  script s;
+  s.replies = {llmjson::bad_response{"no choices"}, llmjson::bad_response{"body is not JSON"}};
+  std::string prompt = "p";
+  auto r = llmjson::retrying(replay(s)).complete(prompt);
+  REQUIRE_FALSE(r);
+  CHECK(s.calls == 2);
+  CHECK(r.error().kind == retry_error_kind::parse_error);
+  CHECK(r.error().cause == attempt_outcome::bad_response);
+  CHECK(r.error().finish_reason.empty());
+  CHECK(r.error().message ==
+        "no answer after 2 attempts [1: bad_response; 2: bad_response]: body is not JSON");
+}
+
+TEST_CASE("ambiguous then good: the first reply's candidates are in the record's content",
+          "[retry]") {
+  script s;
+  s.replies = {msg(two_plans), msg(good_plan)};
+  std::string prompt = "plan";
+  auto r = llmjson::retrying(replay(s)).extract<plan>(prompt);  // decode<plan>: policy unique
+  REQUIRE(r);
+  CHECK(r->steps.size() == 2);
+  CHECK(s.calls == 2);
+  REQUIRE(r.attempts.size() == 2);
+  CHECK(r.attempts[0].outcome == attempt_outcome::ambiguous);
+  CHECK(r.attempts[0].content == two_plans);
+  CHECK(r.attempts[0].detail.find("2 candidates qualify") == 0);
+
+  SECTION("and under policy last, the same reply is an answer at once") {
+    script t;
+    t.replies = {msg(two_plans)};
+    auto q = llmjson::retrying(replay(t)).extract(prompt, llmjson::any_key({"steps"}),
+                                                  llmjson::policy::last);
+    REQUIRE(q);
+    CHECK(t.calls == 1);
+    CHECK(q->value == nlohmann::json::parse(R"({"steps": ["boil", "pour"]})"));
+    CHECK(q->policy == llmjson::policy::last);
+    CHECK(q->text == R"({"steps": ["boil", "pour"]})");
+    CHECK(q->offset == two_plans.find("{\"steps\": [\"boil\", \"pour\"]}"));
+    CHECK(q->line == 2);
+    CHECK(q->column == 8);
+    CHECK(q->source == llmjson::source::prose);
+    CHECK_FALSE(q->fallback);
+  }
+}
+
+TEST_CASE("no_match is retried; the answer tells where it was found", "[retry]") {
+  script s;
+  s.replies = {msg("{\"other\": 1}"), msg(good_plan)};
+  std::string prompt = "plan";
+  llmjson::retry_options opts;
+  opts.extraction.fallback = false;
+  auto r = llmjson::retrying(replay(s), opts).extract(prompt, llmjson::any_key({"steps"}));
+  REQUIRE(r);
+  CHECK(r.attempts[0].outcome == attempt_outcome::no_match);
+  CHECK(r->source == llmjson::source::fence);
+  CHECK(r->info == "json");
+  CHECK(r->line == 3);
+  CHECK(r->value["steps"].size() == 2);
+}
+
+TEST_CASE("too_large is never retried", "[retry]") {
+  script s;
+  s.replies = {msg(std::string(64, 'x')), msg(good_plan)};
+  std::string prompt = "p";
+  llmjson::retry_options opts;
+  opts.extraction.max_input_bytes = 16;
+  auto r = llmjson::retrying(replay(s), opts).extract<plan>(prompt);
+  REQUIRE_FALSE(r);
+  CHECK(s.calls == 1);
+  CHECK(r.error().cause == attempt_outcome::too_large);
+  CHECK(r.error().message.find("(not retried: too_large is never retried)") != std::string::npos);
+}
+
+TEST_CASE("the retry hook builds the next request; the caller's request is untouched", "[retry]") {
+  script s;
+  s.replies = {msg(two_plans), msg(truncated_plan, "length"), msg(good_plan)};
+  std::vector<std::size_t> hook_saw;
+  auto feedback = [&](const std::string& previous, const llmjson::attempt& failed) {
+    hook_saw.push_back(failed.number);
+    return previous + "\n[attempt " + std::to_string(failed.number) + ": " +
+           std::string(llmjson::to_string(failed.outcome)) + "]";
+  };
+  const std::string prompt = "plan";
+  llmjson::retrying model(replay(s), {.max_attempts = 3}, feedback);
+  auto r = model.extract<plan>(prompt);
+  REQUIRE(r);
+  CHECK(prompt == "plan");
+  CHECK(hook_saw == std::vector<std::size_t>{1, 2});
+  REQUIRE(s.seen.size() == 3);
+  CHECK(s.seen[0] == "plan");
+  CHECK(s.seen[1] == "plan\n[attempt 1: ambiguous]");
+  CHECK(s.seen[2] == "plan\n[attempt 1: ambiguous]\n[attempt 2: truncated]");
+}
+
+namespace {
+struct chat_request {
+  std::vector<std::string> messages;
+  int max_tokens = 100;
+};
+}  // namespace
+
+TEST_CASE("a hook may raise max_tokens after a length cut, or decline to retry", "[retry]") {
+  std::vector<int> budgets;
+  auto adapter = [&](const chat_request& req) -> llmjson::completion {
+    budgets.push_back(req.max_tokens);
+    return llmjson::message{req.max_tokens < 1000 ? "" : good_plan,
+                            req.max_tokens < 1000 ? "length" : "stop", "assistant"};
+  };
+  const chat_request request{{"plan"}, 100};
+  SECTION("raise the budget") {
+    auto raise = [](const chat_request& previous, const llmjson::attempt& failed) {
+      chat_request next = previous;
+      if (failed.empty_at_length()) next.max_tokens *= 10;
+      return next;
+    };
+    auto r = llmjson::retrying(adapter, {.max_attempts = 3}, raise).extract<plan>(request);
+    REQUIRE(r);
+    CHECK(budgets == std::vector<int>{100, 1000});
+    CHECK(request.max_tokens == 100);
+  }
+  SECTION("decline") {
+    auto decline = [](const chat_request& previous,
+                      const llmjson::attempt& failed) -> std::optional<chat_request> {
+      if (failed.empty_at_length()) return std::nullopt;
+      return previous;
+    };
+    auto r = llmjson::retrying(adapter, {.max_attempts = 3}, decline).extract<plan>(request);
+    REQUIRE_FALSE(r);
+    CHECK(budgets == std::vector<int>{100});
+    CHECK(r.error().message.find("(not retried: the next_request hook returned no request)") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE(
+    "a hook or a callback that throws: the exception reaches the caller, the wrapper stays usable",
+    "[retry]") {
+  std::string prompt = "p";
+  SECTION("the hook") {
+    script s;
+    s.replies = {msg(""), msg("ok"), msg("ok")};
+    auto hook = [](const std::string&, const llmjson::attempt&) -> std::string {
+      throw std::runtime_error("hook");
+    };
+    llmjson::retrying model(replay(s), {}, hook);
+    REQUIRE_THROWS_AS((void)model.complete(prompt), std::runtime_error);
+    CHECK(s.calls == 1);
+    auto r = model.complete(prompt);
+    REQUIRE(r);
+    CHECK(s.calls == 2);
+  }
+  SECTION("on_attempt, on a successful attempt") {
+    script s;
+    s.replies = {msg("ok"), msg("again")};
+    int seen = 0;
+    llmjson::retry_options opts;
+    opts.on_attempt = [&](const llmjson::attempt&) {
+      if (++seen == 1) throw std::runtime_error("callback");
+    };
+    llmjson::retrying model(replay(s), opts);
+    REQUIRE_THROWS_AS((void)model.complete(prompt), std::runtime_error);
+    CHECK(s.calls == 1);
+    auto r = model.complete(prompt);
+    REQUIRE(r);
+    CHECK(r->content == "again");
+    CHECK(seen == 2);
+  }
+}
+
+TEST_CASE("on_attempt sees each attempt as it ends, equal to the record", "[retry]") {
+  script s;
+  s.replies = {msg(truncated_plan, "length"), msg(good_plan)};
+  std::vector<llmjson::attempt> seen;
+  std::vector<std::size_t> calls_when_seen;
+  llmjson::retry_options opts;
+  opts.on_attempt = [&](const llmjson::attempt& a) {
+    seen.push_back(a);
+    calls_when_seen.push_back(s.calls);
+  };
+  std::string prompt = "p";
+  auto r = llmjson::retrying(replay(s), opts).extract<plan>(prompt);
+  REQUIRE(r);
+  REQUIRE(seen.size() == 2);
+  CHECK(calls_when_seen == std::vector<std::size_t>{1, 2});  // before the next call
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(seen[i].number == r.attempts[i].number);
+    CHECK(seen[i].outcome == r.attempts[i].outcome);
+    CHECK(seen[i].content == r.attempts[i].content);
+    CHECK(seen[i].detail == r.attempts[i].detail);
+    CHECK(seen[i].duration == r.attempts[i].duration);
+  }
+}
+
+TEST_CASE("an attempt's duration covers the adapter call", "[retry]") {
+  auto slow = [](const std::string&) -> llmjson::completion {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return llmjson::message{"ok", "stop", "assistant"};
+  };
+  std::string prompt = "p";
+  auto r = llmjson::retrying(slow).complete(prompt);
+  REQUIRE(r);
+  CHECK(r.attempts[0].duration >= std::chrono::milliseconds(5));
+}
+
+TEST_CASE("the result has std::expected's members", "[retry]") {
+  script s;
+  s.replies = {msg("ok")};
+  std::string prompt = "p";
+  auto r = llmjson::retrying(replay(s)).complete(prompt);
+  REQUIRE(r.has_value());
+  CHECK((*r).content == "ok");
+  CHECK(r.value().content == "ok");
+  CHECK(r.value_or(msg("fallback")).content == "ok");
+  llmjson::message taken = std::move(r).value();
+  CHECK(taken.content == "ok");
+
+  script t;
+  t.replies = {llmjson::api_error{401, "bad key"}};
+  auto e = llmjson::retrying(replay(t)).complete(prompt);
+  CHECK(e.value_or(msg("fallback")).content == "fallback");
+  CHECK(llmjson::to_string(e.error().kind) == "api_error");
+}
+
+TEST_CASE("a string literal, a reference-wrapped adapter and a const request work", "[retry]") {
+  script s;
+  s.replies = {msg("one"), msg("two")};
+  auto adapter = replay(s);
+  llmjson::retrying model(std::ref(adapter));
+  auto r = model.complete("literal");
+  REQUIRE(r);
+  const std::string prompt = "const";
+  auto q = model.complete(prompt);
+  REQUIRE(q);
+  CHECK(s.seen == std::vector<std::string>{"literal", "const"});
+}
+
+TEST_CASE("outcome and kind names", "[retry]") {
+  STATIC_REQUIRE(llmjson::to_string(attempt_outcome::empty_content) == "empty_content");
+  STATIC_REQUIRE(llmjson::to_string(attempt_outcome::truncated) == "truncated");
+  STATIC_REQUIRE(llmjson::to_string(attempt_outcome::cancelled) == "cancelled");
+  STATIC_REQUIRE(llmjson::to_string(retry_error_kind::parse_error) == "parse_error");
+  STATIC_REQUIRE(llmjson::to_string(retry_error_kind::cancelled) == "cancelled");
+}
