@@ -12,5 +12,7 @@
 #include <llmjson/result.hpp>
 #include <llmjson/select.hpp>
 #include <llmjson/extract.hpp>
+#include <llmjson/adapter.hpp>
+#include <llmjson/retry.hpp>
 
 #endif  // LLMJSON_LLMJSON_HPP_INCLUDED
