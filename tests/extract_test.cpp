@@ -1,0 +1,186 @@
+// llmjson: extract() chooses one answer under a policy, or says why there is none
+// SPDX-License-Identifier: MIT
+#include <llmjson/extract.hpp>
+
+#include "catch_compat.hpp"
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using json = nlohmann::json;
+using llmjson::error_kind;
+using llmjson::policy;
+
+struct reply {
+  std::string thread_id;
+  std::string decision;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(reply, thread_id, decision)
+
+llmjson::options with(policy p, bool fallback = true) {
+  llmjson::options o;
+  o.policy = p;
+  o.fallback = fallback;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("the plan fence after a ```json analysis fence, chosen by keys", "[extract]") {
+  const std::string text =
+      "Analysis:\n```json\n{\"analysis\": {\"threat\": \"high\"}, \"confidence\": 0.7}\n```\n"
+      "Orders:\n```json\n{\"orders\": [{\"station\": \"helm\"}], \"helm\": {\"heading\": 320}}\n```\n";
+  auto r = llmjson::extract(text, llmjson::any_key({"orders", "helm", "engineering", "tactical"}));
+  REQUIRE(r);
+  CHECK(r->value()["helm"]["heading"] == 320);
+  CHECK(r->index == 1);
+  CHECK_FALSE(r->fallback);
+  CHECK(r->candidates.size() == 2);
+  CHECK_FALSE(r->candidates[0].qualifies);
+  CHECK(r->candidates[0].reason.find("has none of the keys") == 0);
+  CHECK(r->chosen().line == 7);
+}
+
+TEST_CASE("a draft in the preamble: a strict decoder and policy unique take the answer only", "[extract]") {
+  const std::string text =
+      "I'll start from draft: {\"decision\":\"skip\"} but thread t-42 needs a reply.\n"
+      "{\"thread_id\": \"t-42\", \"decision\": \"reply\"}\n";
+  auto r = llmjson::extract<reply>(text);
+  REQUIRE(r);
+  CHECK(r->decision == "reply");
+  auto full = llmjson::extract(text, llmjson::decode<reply>{});
+  REQUIRE(full);
+  CHECK(full->candidates[0].reason == R"(missing key "thread_id")");
+  CHECK(full->policy == policy::unique);
+}
+
+TEST_CASE("'not {}.' in the preamble: the empty object does not decode", "[extract]") {
+  const std::string text = "The answer is not {}. It is:\n{\"thread_id\": \"t-1\", \"decision\": \"skip\"}";
+  auto r = llmjson::extract<reply>(text);
+  REQUIRE(r);
+  CHECK(r->thread_id == "t-1");
+}
+
+TEST_CASE("the caller's check on the decoded value decides between two that decode", "[extract]") {
+  const std::string text = R"(Old: {"thread_id": "t-7", "decision": "skip"} New: {"thread_id": "t-42", "decision": "reply"})";
+  auto check = [](const reply& r) {
+    return r.thread_id == "t-42" ? llmjson::verdict::pass()
+                                 : llmjson::verdict::fail("thread_id: expected \"t-42\", got \"" + r.thread_id + "\"");
+  };
+  auto r = llmjson::extract<reply>(text, check);
+  REQUIRE(r);
+  CHECK(r->decision == "reply");
+  auto err = llmjson::extract<reply>(text);
+  REQUIRE_FALSE(err);
+  CHECK(err.error().kind == error_kind::ambiguous);
+}
+
+TEST_CASE("ambiguous: two qualifying candidates under unique, both positions named", "[extract]") {
+  const std::string text = "Example: {\"label\": \"spam\"}\n\nAnswer:\n{\"label\": \"ham\"}";
+  auto r = llmjson::extract(text, llmjson::any_key({"label"}), with(policy::unique));
+  REQUIRE_FALSE(r);
+  const auto& e = r.error();
+  CHECK(e.kind == error_kind::ambiguous);
+  CHECK(e.message == "2 candidates qualify, policy unique takes exactly one: 1:10 prose; 4:1 prose");
+  CHECK(e.offset == text.find("{\"label\": \"ham\"}"));
+  CHECK(e.candidates.size() == 2);
+}
+
+TEST_CASE("policies first and last", "[extract]") {
+  const std::string text = R"({"v": 1} then {"v": 2} finally {"v": 3} and {"other": 0})";
+  llmjson::any_key v{"v"};
+  CHECK(llmjson::extract(text, v, with(policy::first))->value()["v"] == 1);
+  CHECK(llmjson::extract(text, v, with(policy::last))->value()["v"] == 3);
+  CHECK(llmjson::extract(text, v)->policy == policy::first);  // a key set's default
+}
+
+TEST_CASE("first falls back to the first valid candidate, flagged, unless told not to", "[extract]") {
+  const std::string text = "Tags:\n```json\n[\"billing\", \"refund\"]\n```\n";
+  auto r = llmjson::extract(text);
+  REQUIRE(r);
+  CHECK(r->fallback);
+  CHECK(r->value() == json::parse(R"(["billing","refund"])"));
+  auto off = llmjson::extract(text, with(policy::first, false));
+  REQUIRE_FALSE(off);
+  CHECK(off.error().kind == error_kind::no_match);
+  CHECK(off.error().message == "1 candidate, none qualifies: 3:1 fence \"json\": not an object (array)");
+  // A typed decoder never falls back: the value would not be a T.
+  auto typed = llmjson::extract(text, llmjson::decode<reply>{}, with(policy::first));
+  REQUIRE_FALSE(typed);
+  CHECK(typed.error().kind == error_kind::no_match);
+}
+
+TEST_CASE("truncated: first returns an earlier qualifying candidate, unique and last never do", "[extract]") {
+  const std::string text = "Draft route: {\"route\": [\"a\", \"b\"]}\n\nFinal: {\"route\": [\"b\", \"a\"], \"note\": \"uses the ring";
+  llmjson::any_key route{"route"};
+  auto first = llmjson::extract(text, route, with(policy::first));
+  REQUIRE(first);
+  CHECK(first->value()["route"][0] == "a");
+  CHECK(first->truncation);
+  for (auto p : {policy::unique, policy::last}) {
+    auto r = llmjson::extract(text, route, with(p));
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == error_kind::truncated);
+    CHECK(r.error().truncation);
+    CHECK(r.error().offset == text.find("{\"route\": [\"b\""));
+  }
+  auto last = llmjson::extract(text, route, with(policy::last));
+  CHECK(last.error().message ==
+        "the output was cut: the object opened at 3:8 never closes; 1 earlier candidate qualifies, but under "
+        "policy last the cut value might have been the answer");
+}
+
+TEST_CASE("truncated: with nothing qualifying, first says truncated and never falls back", "[extract]") {
+  const std::string text = "Analysis: {\"risk\": \"high\"}\nPlan: {\"orders\": [{\"helm\": 1}, {\"eng";
+  auto r = llmjson::extract(text, llmjson::any_key({"orders"}), with(policy::first));
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == error_kind::truncated);
+  CHECK(r.error().candidates.size() == 1);  // the analysis; the plan's inner objects are not candidates
+}
+
+TEST_CASE("no_json lists the malformed owners with their positions", "[extract]") {
+  const std::string text = "```json\n{\n  \"name\": \"x\",\n  \"tags\": [\"a\",],\n}\n```\n";
+  auto r = llmjson::extract(text, llmjson::any_key({"name"}));
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == error_kind::no_json);
+  CHECK(r.error().message ==
+        "no JSON value in the output; 1 malformed candidate: 2:1 in fence \"json\": malformed: line 4 col 16: trailing comma");
+}
+
+TEST_CASE("empty, white space, and too large", "[extract]") {
+  CHECK(llmjson::extract(std::string_view("")).error().kind == error_kind::empty);
+  CHECK(llmjson::extract(std::string_view(" \n\t\r\n")).error().kind == error_kind::empty);
+  CHECK(llmjson::extract(std::string_view("\xEF\xBB\xBF  ")).error().kind == error_kind::empty);
+  llmjson::options small;
+  small.max_input_bytes = 8;
+  auto r = llmjson::extract(std::string_view("{\"a\": 12345}"), small);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == error_kind::too_large);
+  CHECK(r.error().message == "the output is 12 bytes, over the limit of 8 (options::max_input_bytes)");
+}
+
+TEST_CASE("no_match lists each candidate's reason", "[extract]") {
+  const std::string text = R"(A {"a": 1} B {"b": 2})";
+  auto r = llmjson::extract(text, llmjson::any_key({"c"}), with(policy::unique));
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message ==
+        R"(2 candidates, none qualifies: 1:3 prose: has none of the keys "c"; 1:14 prose: has none of the keys "c")");
+}
+
+TEST_CASE("the fast path: a whole-JSON output is taken as it is", "[extract]") {
+  auto r = llmjson::extract(std::string_view("{\"id\": 17, \"inner\": {\"id\": 1}}"), llmjson::any_key({"id"}));
+  REQUIRE(r);
+  CHECK(r->chosen().source == llmjson::source::whole);
+  CHECK(r->candidates.size() == 1);
+}
+
+TEST_CASE("a message names at most eight candidates", "[extract]") {
+  std::string text;
+  for (int i = 0; i < 20; ++i) text += "{\"n\": " + std::to_string(i) + "} ";
+  auto r = llmjson::extract(text, llmjson::any_key({"x"}), with(policy::last));
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message.find("; and 12 more") != std::string::npos);
+  CHECK(r.error().candidates.size() == 20);
+}
