@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+# llmjson example test: a scripted OpenAI-compatible /chat/completions server on 127.0.0.1
+# SPDX-License-Identifier: MIT
+"""Serves scripted responses to POST .../chat/completions, one per request, in order.
+
+Usage: fake_openai.py SCRIPT.json [--timeout SECONDS]
+
+SCRIPT.json is a list of steps, one per expected request:
+  {"status": 200, "json": {...}}     the body is this value, as JSON
+  {"status": 200, "raw": "text"}     the body is this text, as is
+  {"drop": true}                     read the request, then close the connection with no response
+
+Binds 127.0.0.1 on an ephemeral port (port 0) and never contacts any address. Writes JSON lines
+to stdout, flushed: first {"port": N}; then one line per request received (method, path, the
+Authorization and Content-Type headers, the body parsed as JSON, or as text if it is not); last
+{"done": true, "requests": N}. Exits after GET /__quit, after len(script) + 4 requests (those
+past the script get a 500), or after --timeout seconds (default 60), whichever comes first.
+"""
+import argparse
+import http.server
+import json
+import sys
+import time
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("script")
+    ap.add_argument("--timeout", type=float, default=60.0)
+    args = ap.parse_args()
+    with open(args.script, encoding="utf-8") as f:
+        steps = json.load(f)
+
+    state = {"requests": 0, "quit": False}
+
+    def emit(obj):
+        sys.stdout.write(json.dumps(obj) + "\n")
+        sys.stdout.flush()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *a):  # keep stderr quiet
+            pass
+
+        def reply(self, status, body, content_type="application/json"):
+            data = body.encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            if self.path == "/__quit":
+                state["quit"] = True
+                self.reply(200, "{}")
+            else:
+                self.reply(404, json.dumps({"error": {"message": "not found"}}))
+
+        def do_POST(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length).decode("utf-8", "replace")
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                body = raw
+            n = state["requests"]
+            state["requests"] = n + 1
+            emit({"method": "POST", "path": self.path,
+                  "authorization": self.headers.get("Authorization"),
+                  "content_type": self.headers.get("Content-Type"), "body": body})
+            if not self.path.endswith("/chat/completions"):
+                self.reply(404, json.dumps({"error": {"message": "unknown path " + self.path}}))
+                return
+            if n >= len(steps):
+                self.reply(500, json.dumps({"error": {"message": "the script has no response left"}}))
+                return
+            step = steps[n]
+            if step.get("drop"):
+                self.close_connection = True  # no status line, no headers, no body
+                return
+            if "raw" in step:
+                self.reply(step.get("status", 200), step["raw"], "text/plain")
+            else:
+                self.reply(step.get("status", 200), json.dumps(step["json"]))
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    emit({"port": server.server_address[1]})
+    deadline = time.monotonic() + args.timeout
+    most = len(steps) + 4
+    while not state["quit"] and state["requests"] < most:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        server.timeout = left
+        server.handle_request()
+    server.server_close()
+    emit({"done": True, "requests": state["requests"]})
+
+
+if __name__ == "__main__":
+    main()

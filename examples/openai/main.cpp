@@ -1,0 +1,97 @@
+// llmjson example: ask an OpenAI-compatible model for JSON, retrying when the reply holds none
+// SPDX-License-Identifier: MIT
+//
+// Usage: llmjson_openai [--attempts N] [--max-tokens N] [--key K]... PROMPT...   (or the prompt on
+// stdin) Environment: OPENAI_BASE_URL (default https://api.openai.com/v1), OPENAI_API_KEY,
+// LLMJSON_MODEL. Prints the answer (the JSON object the reply holds, or with --key, one with any of
+// those keys) on stdout and one line per attempt on stderr. Exit status: 0 an answer, 1 no answer
+// (the error on stderr), 2 usage, 3 no HTTP response (the transport error on stderr).
+#include "openai_adapter.hpp"
+
+#include <curl/curl.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <iterator>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <llmjson/llmjson.hpp>
+
+namespace {
+
+int usage(const char* why) {
+  std::cerr << "llmjson_openai: " << why
+            << "\nusage: llmjson_openai [--attempts N] [--max-tokens N] [--key K]... PROMPT...\n"
+               "environment: OPENAI_BASE_URL, OPENAI_API_KEY, LLMJSON_MODEL\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  llmjson::retry_options opts;
+  openai_example::chat_request request;
+  std::vector<std::string> keys;
+  std::string prompt;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    auto number = [&](long& out) {
+      if (i + 1 >= argc) return false;
+      char* end = nullptr;
+      out = std::strtol(argv[++i], &end, 10);
+      return end && *end == '\0' && out > 0;
+    };
+    long n = 0;
+    if (arg == "--help") {
+      usage("ask a model for JSON");
+      return 0;
+    } else if (arg == "--attempts") {
+      if (!number(n)) return usage("--attempts takes a positive number");
+      opts.max_attempts = static_cast<std::size_t>(n);
+    } else if (arg == "--max-tokens") {
+      if (!number(n)) return usage("--max-tokens takes a positive number");
+      request.max_tokens = n;
+    } else if (arg == "--key") {
+      if (i + 1 >= argc) return usage("--key takes a key");
+      keys.emplace_back(argv[++i]);
+    } else {
+      prompt += (prompt.empty() ? "" : " ") + std::string(arg);
+    }
+  }
+  if (prompt.empty()) prompt.assign(std::istreambuf_iterator<char>(std::cin), {});
+  if (prompt.empty()) return usage("no prompt");
+  const openai_example::config cfg = openai_example::config_from_env();
+  if (cfg.model.empty()) return usage("set LLMJSON_MODEL");
+  request.messages.push_back({"user", prompt});
+
+  opts.on_attempt = [](const llmjson::attempt& a) {
+    std::cerr << "attempt " << a.number << ": " << llmjson::to_string(a.outcome)
+              << ", finish_reason \"" << a.finish_reason << "\", " << a.content.size() << " bytes, "
+              << std::chrono::duration_cast<std::chrono::milliseconds>(a.duration).count() << " ms"
+              << (a.detail.empty() ? "" : ": " + a.detail) << "\n";
+  };
+
+  curl_global_init(CURL_GLOBAL_DEFAULT);
+  int status = 0;
+  try {
+    auto model = llmjson::retrying(openai_example::make_adapter(cfg), opts);
+    auto r = keys.empty() ? model.extract(request, llmjson::any_object{})
+                          : model.extract(request, llmjson::any_key(keys));
+    if (r) {
+      std::cout << r->value.dump(2) << "\n";
+    } else {
+      std::cerr << "llmjson_openai: " << llmjson::to_string(r.error().kind) << ": "
+                << r.error().message << "\n";
+      status = 1;
+    }
+  } catch (const openai_example::transport_error& e) {
+    std::cerr << "llmjson_openai: no response: " << e.what() << "\n";
+    status = 3;
+  }
+  curl_global_cleanup();
+  return status;
+}

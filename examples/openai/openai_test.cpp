@@ -1,0 +1,403 @@
+// llmjson example test: the libcurl adapter and retrying() against a scripted local HTTP server
+// SPDX-License-Identifier: MIT
+//
+// Each case starts fake_openai.py (127.0.0.1, an ephemeral port) with a list of scripted
+// responses, runs the adapter through llmjson::retrying, then checks both what came back and what
+// reached the server: one POST per attempt, the model, the messages. Paths come from CMake:
+// LLMJSON_PYTHON, LLMJSON_FAKE_SERVER, LLMJSON_OPENAI_MAIN.
+#include "openai_adapter.hpp"
+
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <llmjson/retry.hpp>
+
+namespace {
+
+using nlohmann::json;
+
+int checks = 0, failures = 0;
+
+void check(bool ok, const char* what, int line) {
+  ++checks;
+  if (!ok) {
+    ++failures;
+    std::cerr << "openai_test.cpp:" << line << ": FAILED: " << what << "\n";
+  }
+}
+#define EXPECT(cond) check(static_cast<bool>(cond), #cond, __LINE__)
+
+std::string sh_quote(const std::string& s) {  // for /bin/sh: '...'
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::optional<std::string> read_line(FILE* f) {
+  std::string line;
+  int c = 0;
+  while ((c = std::fgetc(f)) != EOF && c != '\n') line += static_cast<char>(c);
+  if (c == EOF && line.empty()) return std::nullopt;
+  return line;
+}
+
+// A run of fake_openai.py, serving `steps`.
+class fake_server {
+ public:
+  explicit fake_server(const json& steps) {
+    char name[] = "/tmp/llmjson-openai-script-XXXXXX";
+    int fd = mkstemp(name);
+    if (fd < 0) throw std::runtime_error("mkstemp failed");
+    close(fd);
+    script_ = name;
+    std::ofstream(script_) << steps.dump();
+    const std::string cmd = sh_quote(LLMJSON_PYTHON) + " " + sh_quote(LLMJSON_FAKE_SERVER) + " " +
+                            sh_quote(script_) + " --timeout 60";
+    out_ = popen(cmd.c_str(), "r");
+    if (!out_) throw std::runtime_error("popen failed: " + cmd);
+    auto first = read_line(out_);
+    if (!first) throw std::runtime_error("the fake server printed nothing");
+    port_ = json::parse(*first).at("port").get<int>();
+  }
+  fake_server(const fake_server&) = delete;
+  fake_server& operator=(const fake_server&) = delete;
+  ~fake_server() {
+    if (out_) (void)finish();
+  }
+
+  [[nodiscard]] std::string base_url() const {
+    return "http://127.0.0.1:" + std::to_string(port_) + "/v1";
+  }
+
+  // Stops the server and returns the requests it received, in order.
+  std::vector<json> finish() {
+    quit();
+    std::vector<json> requests;
+    while (auto line = read_line(out_)) {
+      json j = json::parse(*line);
+      if (j.contains("method")) requests.push_back(std::move(j));
+    }
+    pclose(out_);
+    out_ = nullptr;
+    std::filesystem::remove(script_);
+    return requests;
+  }
+
+ private:
+  void quit() const {
+    CURL* c = curl_easy_init();
+    if (!c) return;
+    const std::string url = "http://127.0.0.1:" + std::to_string(port_) + "/__quit";
+    curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
+    curl_easy_setopt(
+        c, CURLOPT_WRITEFUNCTION,
+        +[](char*, std::size_t s, std::size_t n, void*) { return s * n; });
+    (void)curl_easy_perform(c);  // a server that already exited refuses it: fine
+    curl_easy_cleanup(c);
+  }
+
+  FILE* out_ = nullptr;
+  int port_ = 0;
+  std::string script_;
+};
+
+struct plan {
+  std::string goal;
+  std::vector<std::string> steps;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(plan, goal, steps)
+
+// A 200 /chat/completions body with one choice.
+json reply(const json& content, const std::string& finish) {
+  return {{"status", 200},
+          {"json",
+           {{"id", "chatcmpl-1"},
+            {"object", "chat.completion"},
+            {"model", "test-model"},
+            {"choices", json::array({{{"index", 0},
+                                      {"message", {{"role", "assistant"}, {"content", content}}},
+                                      {"finish_reason", finish}}})}}}};
+}
+
+json api_failure(int status, const std::string& message) {
+  return {{"status", status}, {"json", {{"error", {{"message", message}, {"type", "error"}}}}}};
+}
+
+const std::string preamble_then_plan =
+    "The user wants a plan. Their input, as I understand it:\n"
+    "```json\n{\"task\": \"make tea\", \"constraints\": [\"no sugar\"]}\n```\n"
+    "Now the plan itself.\n"
+    "```json\n{\"goal\": \"make tea\", \"steps\": [\"boil water\", \"steep 3 minutes\", "
+    "\"pour\"]}\n```\n";
+const std::string plan_json = R"({"goal": "make tea", "steps": ["boil water", "pour"]})";
+const std::string truncated =
+    "Here it is:\n```json\n{\"goal\": \"make tea\", \"steps\": [\"boil wa";
+
+openai_example::chat_request tea_request() {
+  return {{{"system", "Answer with one JSON object."}, {"user", "Plan: make tea"}}, std::nullopt};
+}
+
+openai_example::config config_for(const fake_server& server) {
+  return {server.base_url(), "test-key", "test-model", 30};
+}
+
+// What every request of these tests must look like on the wire.
+void expect_tea_request(const json& r, std::optional<long> max_tokens = std::nullopt) {
+  EXPECT(r["path"] == "/v1/chat/completions");
+  EXPECT(r["authorization"] == "Bearer test-key");
+  EXPECT(r["content_type"] == "application/json");
+  const json& body = r["body"];
+  EXPECT(body["model"] == "test-model");
+  EXPECT(body["messages"] ==
+         json::parse(R"([{"role": "system", "content": "Answer with one JSON object."},
+                                              {"role": "user", "content": "Plan: make tea"}])"));
+  if (max_tokens)
+    EXPECT(body["max_tokens"] == *max_tokens);
+  else
+    EXPECT(!body.contains("max_tokens"));
+}
+
+void preamble_with_its_own_fence_then_the_plan() {
+  fake_server server(json::array({reply(preamble_then_plan, "stop"), reply(plan_json, "stop")}));
+  auto model = llmjson::retrying(openai_example::make_adapter(config_for(server)));
+  auto r = model.extract<plan>(tea_request());
+  auto requests = server.finish();
+  EXPECT(r);
+  if (r) {
+    EXPECT(r->goal == "make tea");
+    EXPECT(r->steps.size() == 3);
+  }
+  EXPECT(requests.size() == 1);
+  if (!requests.empty()) expect_tea_request(requests[0]);
+  EXPECT(r.attempts.size() == 1);
+  EXPECT(r.attempts[0].content == preamble_then_plan);
+  EXPECT(r.attempts[0].finish_reason == "stop");
+  EXPECT(r.attempts[0].role == "assistant");
+}
+
+void empty_at_length_then_the_plan() {
+  fake_server server(json::array({reply(nullptr, "length"), reply(plan_json, "stop")}));
+  auto model = llmjson::retrying(openai_example::make_adapter(config_for(server)));
+  auto r = model.extract<plan>(tea_request());
+  auto requests = server.finish();
+  EXPECT(r);
+  EXPECT(requests.size() == 2);
+  for (const auto& q : requests) expect_tea_request(q);
+  EXPECT(r.attempts.size() == 2);
+  EXPECT(r.attempts[0].empty_at_length());
+  EXPECT(r.attempts[0].content.empty());
+}
+
+void empty_at_length_with_a_hook_that_raises_max_tokens() {
+  fake_server server(json::array({reply("", "length"), reply(plan_json, "stop")}));
+  auto raise = [](const openai_example::chat_request& previous, const llmjson::attempt& failed) {
+    openai_example::chat_request next = previous;
+    if (failed.empty_at_length()) next.max_tokens = previous.max_tokens.value_or(1000) * 4;
+    return next;
+  };
+  auto request = tea_request();
+  request.max_tokens = 1000;
+  llmjson::retrying model(openai_example::make_adapter(config_for(server)), {}, raise);
+  auto r = model.extract<plan>(request);
+  auto requests = server.finish();
+  EXPECT(r);
+  EXPECT(requests.size() == 2);
+  if (requests.size() == 2) {
+    expect_tea_request(requests[0], 1000);
+    expect_tea_request(requests[1], 4000);
+  }
+  EXPECT(request.max_tokens == 1000);
+}
+
+void empty_at_length_twice() {
+  fake_server server(
+      json::array({reply(nullptr, "length"), reply("", "length"), reply(plan_json, "stop")}));
+  auto r = llmjson::retrying(openai_example::make_adapter(config_for(server)))
+               .extract<plan>(tea_request());
+  auto requests = server.finish();
+  EXPECT(!r);
+  EXPECT(requests.size() == 2);
+  if (!r) {
+    EXPECT(r.error().kind == llmjson::retry_error_kind::parse_error);
+    EXPECT(r.error().cause == llmjson::attempt_outcome::empty_content);
+    EXPECT(r.error().finish_reason == "length");
+    std::cout << "empty twice: " << llmjson::to_string(r.error().kind) << ": " << r.error().message
+              << "\n";
+  }
+}
+
+void truncated_twice() {
+  fake_server server(json::array({reply(truncated, "length"), reply(truncated, "length")}));
+  auto r = llmjson::retrying(openai_example::make_adapter(config_for(server)))
+               .extract<plan>(tea_request());
+  auto requests = server.finish();
+  EXPECT(!r);
+  EXPECT(requests.size() == 2);
+  if (!r) {
+    EXPECT(r.error().cause == llmjson::attempt_outcome::truncated);
+    EXPECT(r.error().finish_reason == "length");
+    EXPECT(r.error().extraction && r.error().extraction->kind == llmjson::error_kind::truncated);
+    std::cout << "truncated twice: " << llmjson::to_string(r.error().kind) << ": "
+              << r.error().message << "\n";
+  }
+}
+
+void api_error_is_surfaced_after_one_request(int status, const std::string& message) {
+  fake_server server(json::array({api_failure(status, message), reply(plan_json, "stop")}));
+  auto r = llmjson::retrying(openai_example::make_adapter(config_for(server)), {.max_attempts = 3})
+               .extract<plan>(tea_request());
+  auto requests = server.finish();
+  EXPECT(!r);
+  EXPECT(requests.size() == 1);
+  if (!r) {
+    EXPECT(r.error().kind == llmjson::retry_error_kind::api_error);
+    EXPECT(r.error().api && r.error().api->status == status);
+    EXPECT(r.error().api && r.error().api->message == message);
+  }
+  EXPECT(r.attempts.size() == 1 && r.attempts[0].status == status);
+}
+
+void malformed_body_then_the_plan() {
+  fake_server server(json::array(
+      {json{{"status", 200}, {"raw", "{\"choices\": [{\"message\": "}}, reply(plan_json, "stop")}));
+  auto r = llmjson::retrying(openai_example::make_adapter(config_for(server)))
+               .extract<plan>(tea_request());
+  auto requests = server.finish();
+  EXPECT(r);
+  EXPECT(requests.size() == 2);
+  EXPECT(r.attempts.size() == 2 && r.attempts[0].outcome == llmjson::attempt_outcome::bad_response);
+  EXPECT(r.attempts.size() == 2 && r.attempts[0].detail.find("the 200 body is not JSON") == 0);
+}
+
+void no_choices_then_the_plan() {
+  fake_server server(
+      json::array({json{{"status", 200}, {"json", {{"id", "x"}, {"choices", json::array()}}}},
+                   reply(plan_json, "stop")}));
+  auto r = llmjson::retrying(openai_example::make_adapter(config_for(server)))
+               .extract<plan>(tea_request());
+  auto requests = server.finish();
+  EXPECT(r);
+  EXPECT(requests.size() == 2);
+  EXPECT(r.attempts.size() == 2 &&
+         r.attempts[0].outcome == llmjson::attempt_outcome::empty_content);
+}
+
+void dropped_connection_throws_after_one_request() {
+  fake_server server(json::array({json{{"drop", true}}, reply(plan_json, "stop")}));
+  std::vector<llmjson::attempt> seen;
+  llmjson::retry_options opts;
+  opts.max_attempts = 3;
+  opts.on_attempt = [&](const llmjson::attempt& a) { seen.push_back(a); };
+  auto model = llmjson::retrying(openai_example::make_adapter(config_for(server)), opts);
+  bool thrown = false;
+  try {
+    (void)model.extract<plan>(tea_request());
+  } catch (const openai_example::transport_error& e) {
+    thrown = true;
+    EXPECT(e.code() == CURLE_GOT_NOTHING);
+  }
+  auto requests = server.finish();
+  EXPECT(thrown);
+  EXPECT(requests.size() == 1);
+  EXPECT(seen.size() == 1 && seen[0].outcome == llmjson::attempt_outcome::exception);
+}
+
+void stop_requested_before_the_call_sends_nothing() {
+  fake_server server(json::array({reply(plan_json, "stop")}));
+  std::stop_source source;
+  source.request_stop();
+  auto r = llmjson::retrying(openai_example::make_adapter(config_for(server)),
+                             {.stop = source.get_token()})
+               .extract<plan>(tea_request());
+  auto requests = server.finish();
+  EXPECT(!r && r.error().kind == llmjson::retry_error_kind::cancelled);
+  EXPECT(requests.empty());
+}
+
+void the_example_program() {
+  fake_server server(json::array({reply(preamble_then_plan, "stop")}));
+  const std::string cmd = "OPENAI_BASE_URL=" + sh_quote(server.base_url()) +
+                          " OPENAI_API_KEY=test-key LLMJSON_MODEL=test-model " +
+                          sh_quote(LLMJSON_OPENAI_MAIN) + " --key goal Plan: make tea";
+  FILE* p = popen(cmd.c_str(), "r");
+  EXPECT(p != nullptr);
+  if (!p) return;
+  std::string out;
+  while (auto line = read_line(p)) out += *line + "\n";
+  const int status = pclose(p);
+  auto requests = server.finish();
+  EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT(
+      json::parse(out, nullptr, false) ==
+      json::parse(R"({"goal": "make tea", "steps": ["boil water", "steep 3 minutes", "pour"]})"));
+  EXPECT(requests.size() == 1);
+  if (!requests.empty()) {
+    EXPECT(requests[0]["body"]["model"] == "test-model");
+    EXPECT(requests[0]["body"]["messages"] ==
+           json::parse(R"([{"role": "user", "content": "Plan: make tea"}])"));
+  }
+}
+
+// read_response alone: no server needed.
+void responses_read_without_a_server() {
+  using llmjson::api_error;
+  using llmjson::bad_response;
+  using llmjson::message;
+  auto read = openai_example::read_response;
+  EXPECT(read(502, "<html>Bad Gateway</html>") ==
+         llmjson::completion(api_error{502, "<html>Bad Gateway</html>"}));
+  EXPECT(read(200, R"({"error": {"message": "overloaded"}})") ==
+         llmjson::completion(api_error{200, "overloaded"}));
+  EXPECT(
+      read(
+          200,
+          R"({"choices": [{"message": {"role": "assistant", "content": [{"type": "text", "text": "a"},
+                                    {"type": "text", "text": "b"}]}, "finish_reason": "stop"}]})") ==
+      llmjson::completion(message{"ab", "stop", "assistant"}));
+  EXPECT(read(200, R"({"choices": [{"finish_reason": "content_filter"}]})") ==
+         llmjson::completion(message{"", "content_filter", "assistant"}));
+  EXPECT(read(200, R"({"choices": "none"})").index() == 2);
+  EXPECT(read(200, "[1]").index() == 2);
+  EXPECT(std::get<bad_response>(read(200, "")).message == "the 200 body is not JSON: ");
+}
+
+}  // namespace
+
+int main() {
+  curl_global_init(CURL_GLOBAL_DEFAULT);
+  responses_read_without_a_server();
+  preamble_with_its_own_fence_then_the_plan();
+  empty_at_length_then_the_plan();
+  empty_at_length_with_a_hook_that_raises_max_tokens();
+  empty_at_length_twice();
+  truncated_twice();
+  api_error_is_surfaced_after_one_request(429, "Rate limit reached for requests");
+  api_error_is_surfaced_after_one_request(500,
+                                          "The server had an error while processing your request.");
+  malformed_body_then_the_plan();
+  no_choices_then_the_plan();
+  dropped_connection_throws_after_one_request();
+  stop_requested_before_the_call_sends_nothing();
+  the_example_program();
+  curl_global_cleanup();
+  std::cout << "openai_test: " << checks << " checks, " << failures << " failed\n";
+  return failures == 0 ? 0 : 1;
+}
