@@ -99,6 +99,8 @@ struct schema_result {
   std::string error;                     ///< when it did not: "/path: what is wrong"
 
   /// Returns whether the schema compiled.
+  [[nodiscard]] bool has_value() const noexcept { return value.has_value(); }
+  /// Returns whether the schema compiled.
   explicit operator bool() const noexcept { return value.has_value(); }
 };
 

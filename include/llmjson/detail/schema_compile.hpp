@@ -315,6 +315,9 @@ class schema_compiler {
   std::vector<unknown_keyword> unknown_;
   std::string error_;
 
+  bool fail_at(std::size_t node, std::string_view token, std::string_view what) {
+    return fail(path_of(node) + std::string(token), what);
+  }
   bool fail(std::string where, std::string_view what) {
     if (error_.empty())
       error_ = (where.empty() ? std::string("/") : where) + ": " + std::string(what);
@@ -388,21 +391,20 @@ class schema_compiler {
   bool compile_one(const work& w) {
     const nlohmann::json& j = *w.value;
     const std::size_t id = w.node;
-    const std::string here = path_of(id);
     schema_node n;
     if (j.is_boolean()) {
       n.kind = j.get<bool>() ? schema_node::form::always : schema_node::form::never;
       tree_.nodes[id] = std::move(n);
       return true;
     }
-    if (!j.is_object()) return fail(here, "a schema must be an object or a boolean");
+    if (!j.is_object()) return fail_at(id, "", "a schema must be an object or a boolean");
 
     // $id: a new base URI (a resource) or, with a plain-name fragment, an anchor. Ignored beside
     // $ref, as draft 7 ignores every keyword there.
     std::string base = w.base;
     const bool has_ref = j.contains("$ref");
     if (auto it = j.find("$id"); it != j.end()) {
-      if (!it->is_string()) return fail(here + "/$id", "expected a string");
+      if (!it->is_string()) return fail_at(id, "/$id", "expected a string");
       if (!has_ref) {
         const std::string resolved = uri_resolve(base, it->get<std::string>());
         const auto hash = resolved.find('#');
@@ -410,7 +412,7 @@ class schema_compiler {
         const std::string frag =
             hash == std::string::npos ? std::string() : resolved.substr(hash + 1);
         if (!frag.empty() && frag[0] == '/')
-          return fail(here + "/$id", "a JSON-pointer fragment is not allowed in $id");
+          return fail_at(id, "/$id", "a JSON-pointer fragment is not allowed in $id");
         if (frag.empty()) {
           resources_[doc_part] = id;
         } else {
@@ -422,14 +424,14 @@ class schema_compiler {
     }
 
     auto schema_at = [&](const nlohmann::json& v, const std::string& token, std::size_t& out) {
-      if (!is_schema(v)) return fail(here + token, "a schema must be an object or a boolean");
+      if (!is_schema(v)) return fail_at(id, token, "a schema must be an object or a boolean");
       out = child(v, id, token, base);
       return true;
     };
     auto schema_list = [&](const nlohmann::json& v, const std::string& token,
                            std::vector<std::size_t>& out, bool non_empty) {
-      if (!v.is_array()) return fail(here + token, "expected an array of schemas");
-      if (non_empty && v.empty()) return fail(here + token, "expected at least one schema");
+      if (!v.is_array()) return fail_at(id, token, "expected an array of schemas");
+      if (non_empty && v.empty()) return fail_at(id, token, "expected at least one schema");
       for (std::size_t i = 0; i < v.size(); ++i) {
         std::size_t c = no_node;
         if (!schema_at(v[i], token + "/" + std::to_string(i), c)) return false;
@@ -439,7 +441,7 @@ class schema_compiler {
     };
     auto schema_map = [&](const nlohmann::json& v, const std::string& token,
                           std::vector<std::pair<std::string, std::size_t>>* out) {
-      if (!v.is_object()) return fail(here + token, "expected an object of schemas");
+      if (!v.is_object()) return fail_at(id, token, "expected an object of schemas");
       for (auto it = v.begin(); it != v.end(); ++it) {
         std::size_t c = no_node;
         if (!schema_at(it.value(), token + "/" + pointer_escape(it.key()), c)) return false;
@@ -449,14 +451,14 @@ class schema_compiler {
     };
     auto number = [&](const nlohmann::json& v, const std::string& token,
                       std::optional<nlohmann::json>& out) {
-      if (!v.is_number()) return fail(here + token, "expected a number");
+      if (!v.is_number()) return fail_at(id, token, "expected a number");
       out = v;
       return true;
     };
     auto count = [&](const nlohmann::json& v, const std::string& token,
                      std::optional<std::size_t>& out) {
       out = as_count(v);
-      if (!out) return fail(here + token, "expected a non-negative integer");
+      if (!out) return fail_at(id, token, "expected a non-negative integer");
       return true;
     };
     auto compile_pattern = [&](const std::string& src,
@@ -464,7 +466,7 @@ class schema_compiler {
       std::string why;
       auto re = regex::compile(src, why);
       if (!re) {
-        fail(here + token, "pattern " + json_quote(src) + ": " + why);
+        fail_at(id, token, "pattern " + json_quote(src) + ": " + why);
         return std::nullopt;
       }
       return schema_pattern{src, std::move(*re), no_node};
@@ -476,22 +478,22 @@ class schema_compiler {
       const std::string token = "/" + pointer_escape(k);
       bool ok = true;
       if (k == "$ref") {
-        if (!v.is_string()) return fail(here + token, "expected a string");
+        if (!v.is_string()) return fail_at(id, token, "expected a string");
         refs_.push_back(
             pending_ref{id, uri_resolve(base, v.get<std::string>()), v.get<std::string>()});
       } else if (k == "$id") {
         // handled above
       } else if (k == "$schema") {
         if (!v.is_string() || !is_draft7_uri(v.get<std::string>())) {
-          return fail(
-              here + token,
+          return fail_at(
+              id, token,
               "only draft 7 is supported (\"http://json-schema.org/draft-07/schema#\"), got " +
                   show_value(v));
         }
       } else if (k == "$comment" || k == "title" || k == "description") {
-        if (!v.is_string()) return fail(here + token, "expected a string");
+        if (!v.is_string()) return fail_at(id, token, "expected a string");
       } else if (k == "format") {
-        if (!v.is_string()) return fail(here + token, "expected a string");
+        if (!v.is_string()) return fail_at(id, token, "expected a string");
       } else if (k == "default" || k == "examples") {
         // annotations: any value
       } else if (k == "type") {
@@ -508,10 +510,10 @@ class schema_compiler {
               }
             }
           }
-          return fail(here + token, "unknown type " + show_value(t));
+          return fail_at(id, token, "unknown type " + show_value(t));
         };
         if (v.is_array()) {
-          if (v.empty()) return fail(here + token, "expected at least one type");
+          if (v.empty()) return fail_at(id, token, "expected at least one type");
           for (const auto& t : v) ok = ok && one(t);
         } else {
           ok = one(v);
@@ -520,7 +522,7 @@ class schema_compiler {
         ok = schema_map(v, token, &n.properties);
         std::sort(n.properties.begin(), n.properties.end());
       } else if (k == "patternProperties") {
-        if (!v.is_object()) return fail(here + token, "expected an object of schemas");
+        if (!v.is_object()) return fail_at(id, token, "expected an object of schemas");
         for (auto p = v.begin(); p != v.end() && ok; ++p) {
           const std::string sub = token + "/" + pointer_escape(p.key());
           auto pat = compile_pattern(p.key(), sub);
@@ -533,9 +535,9 @@ class schema_compiler {
       } else if (k == "propertyNames") {
         ok = schema_at(v, token, n.property_names);
       } else if (k == "required") {
-        if (!v.is_array()) return fail(here + token, "expected an array of strings");
+        if (!v.is_array()) return fail_at(id, token, "expected an array of strings");
         for (const auto& r : v) {
-          if (!r.is_string()) return fail(here + token, "expected an array of strings");
+          if (!r.is_string()) return fail_at(id, token, "expected an array of strings");
           n.required.push_back(r.get<std::string>());
         }
       } else if (k == "items") {
@@ -550,10 +552,10 @@ class schema_compiler {
       } else if (k == "contains") {
         ok = schema_at(v, token, n.contains);
       } else if (k == "enum" || k == "const") {
-        if (k == "enum" && !v.is_array()) return fail(here + token, "expected an array");
+        if (k == "enum" && !v.is_array()) return fail_at(id, token, "expected an array");
         if (deeper_than(v, max_depth_limit)) {
-          return fail(here + token,
-                      "value nested deeper than " + std::to_string(max_depth_limit) + " levels");
+          return fail_at(id, token,
+                         "value nested deeper than " + std::to_string(max_depth_limit) + " levels");
         }
         (k == "enum" ? n.enum_values : n.const_value) = v;
       } else if (k == "allOf") {
@@ -581,7 +583,7 @@ class schema_compiler {
       } else if (k == "multipleOf") {
         ok = number(v, token, n.multiple_of);
         if (ok && !(v.get<double>() > 0))
-          return fail(here + token, "expected a number greater than 0");
+          return fail_at(id, token, "expected a number greater than 0");
       } else if (k == "minLength") {
         ok = count(v, token, n.min_length);
       } else if (k == "maxLength") {
@@ -595,21 +597,21 @@ class schema_compiler {
       } else if (k == "maxProperties") {
         ok = count(v, token, n.max_properties);
       } else if (k == "pattern") {
-        if (!v.is_string()) return fail(here + token, "expected a string");
+        if (!v.is_string()) return fail_at(id, token, "expected a string");
         n.pattern = compile_pattern(v.get<std::string>(), token);
         ok = n.pattern.has_value();
       } else if (k == "uniqueItems") {
-        if (!v.is_boolean()) return fail(here + token, "expected a boolean");
+        if (!v.is_boolean()) return fail_at(id, token, "expected a boolean");
         n.unique_items = v.get<bool>();
       } else if (k == "dependencies") {
-        if (!v.is_object()) return fail(here + token, "expected an object");
+        if (!v.is_object()) return fail_at(id, token, "expected an object");
         for (auto d = v.begin(); d != v.end() && ok; ++d) {
           const std::string sub = token + "/" + pointer_escape(d.key());
           if (d.value().is_array()) {
             std::vector<std::string> keys;
             for (const auto& r : d.value()) {
               if (!r.is_string())
-                return fail(here + sub, "expected an array of strings or a schema");
+                return fail_at(id, sub, "expected an array of strings or a schema");
               keys.push_back(r.get<std::string>());
             }
             n.dependency_keys.emplace_back(d.key(), std::move(keys));

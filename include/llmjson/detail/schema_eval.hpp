@@ -1,4 +1,4 @@
-// llmjson: evaluates a value against a compiled JSON Schema, with a bounded depth
+// llmjson: evaluates a value against a compiled JSON Schema with an explicit stack
 // SPDX-License-Identifier: MIT
 #ifndef LLMJSON_DETAIL_SCHEMA_EVAL_HPP_INCLUDED
 #define LLMJSON_DETAIL_SCHEMA_EVAL_HPP_INCLUDED
@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -22,7 +23,8 @@ namespace llmjson::detail {
 
 /// The most nested schema evaluations (one per subschema applied, `$ref` chains excepted) before
 /// validation stops with "schema evaluation too deep". Deep enough for a recursive schema on a
-/// value `max_depth_limit` levels deep; shallow enough for a thread's stack.
+/// value `max_depth_limit` levels deep. Evaluation keeps its own stack (on the heap), so the
+/// thread's stack use does not grow with the depth of the schema or the value.
 inline constexpr std::size_t schema_max_evaluation_depth = 3 * 2048;
 
 /// Returns the JSON type name used in messages; an integral number is "integer".
@@ -145,12 +147,28 @@ inline std::size_t shallow_hash(const nlohmann::json& v) {
   }
 }
 
+// Validation never recurses: each subschema being applied is a `frame` on a heap-allocated
+// stack (a deque, so a frame's address stays put while its children run). A frame advances
+// through phases (the keyword groups, in the order their failures are reported); to apply a
+// child schema it pushes a frame and waits; the child's result comes back through `resume`.
 class schema_evaluator {
  public:
   explicit schema_evaluator(const schema_tree& t) : t_(t) {}
 
   /// Returns whether `v` is valid; when not, `reason()` says why.
-  bool run(const nlohmann::json& v) { return eval(t_.root, v, 0); }
+  bool run(const nlohmann::json& v) {
+    bool result = false;
+    if (!call(t_.root, &v, false, nullptr, no_node)) return false;
+    while (!stack_.empty()) {
+      if (aborted_) return false;
+      frame& f = stack_.back();
+      const outcome o = resume(f, result);
+      if (o == outcome::called) continue;
+      result = o == outcome::pass;
+      pop();
+    }
+    return result && !aborted_;
+  }
   [[nodiscard]] std::string& reason() noexcept { return reason_; }
 
  private:
@@ -158,12 +176,88 @@ class schema_evaluator {
     const std::string* key = nullptr;  // object member, or
     std::size_t index = 0;             // array index
   };
+  enum class phase : std::uint8_t {
+    start,
+    tuple,
+    additional_items,
+    items,
+    contains,
+    dependencies,
+    names,
+    members,
+    all_of,
+    any_of,
+    one_of,
+    not_,
+    if_,
+    branch
+  };
+  enum class outcome : std::uint8_t { pass, fail, called };
+  struct frame {
+    std::size_t node = 0;
+    const nlohmann::json* value = nullptr;
+    phase at = phase::start;
+    bool waiting = false;         // a child frame was pushed; its result comes next
+    bool quiet = false;           // counted in quiet_
+    bool pushed_path = false;     // added a step to path_
+    bool matched = false;         // members: the current key matched properties/patternProperties
+    std::size_t i = 0;            // position within the phase
+    std::size_t j = 0;            // members: stage for the current key
+    std::size_t first = no_node;  // oneOf: the first alternative that matched
+    nlohmann::json::const_iterator member{};  // names/members: the current key
+    // propertyNames: the key as a value, judged with a path and reason of its own
+    nlohmann::json name;
+    std::vector<step> saved_path;
+    std::string saved_reason;
+  };
 
   const schema_tree& t_;
+  std::deque<frame> stack_;
   std::vector<step> path_;
   int quiet_ = 0;  // > 0 inside anyOf/oneOf/not/if/contains: failures are expected, no reason
   bool aborted_ = false;
   std::string reason_;
+
+  // --- the stack ---
+
+  // Pushes a frame applying schema `node` to `*v`. `key`/`index` name the child's place
+  // (`key == nullptr` and `index == no_node`: the same place). Returns false when too deep.
+  bool call(std::size_t node, const nlohmann::json* v, bool quiet, const std::string* key,
+            std::size_t index) {
+    if (stack_.size() >= schema_max_evaluation_depth) {
+      aborted_ = true;
+      reason_ = where() + ": schema evaluation too deep (over " +
+                std::to_string(schema_max_evaluation_depth) + " nested subschemas)";
+      return false;
+    }
+    // $ref chains are acyclic (checked when compiling), so this loop ends.
+    while (t_.nodes[node].ref != no_node) node = t_.nodes[node].ref;
+    frame& f = stack_.emplace_back();
+    f.node = node;
+    f.value = v;
+    f.quiet = quiet;
+    if (quiet) ++quiet_;
+    if (key != nullptr || index != no_node) {
+      path_.push_back(step{key, key != nullptr ? 0 : index});
+      f.pushed_path = true;
+    }
+    return true;
+  }
+  outcome child(frame& parent, std::size_t node, const nlohmann::json* v, bool quiet,
+                const std::string* key = nullptr, std::size_t index = no_node) {
+    parent.waiting = true;
+    return call(node, v, quiet, key, index) ? outcome::called : outcome::fail;
+  }
+  void pop() {
+    frame& f = stack_.back();
+    if (f.pushed_path) path_.pop_back();
+    if (f.quiet) --quiet_;
+    stack_.pop_back();
+  }
+
+  // --- messages ---
+
+  [[nodiscard]] bool silent() const noexcept { return quiet_ > 0 || !reason_.empty(); }
 
   [[nodiscard]] std::string where() const {
     if (path_.empty()) return "/";
@@ -174,36 +268,34 @@ class schema_evaluator {
     }
     return out;
   }
-
-  bool fail(std::string_view keyword, const std::string& what) {
-    if (quiet_ == 0 && reason_.empty())
-      reason_ = where() + ": " + std::string(keyword) + ": " + what;
-    return false;
+  outcome fail(std::string_view keyword, std::string_view what) {
+    if (!silent()) {
+      reason_ = where();
+      reason_ += ": ";
+      reason_ += keyword;
+      reason_ += ": ";
+      reason_ += what;
+    }
+    return outcome::fail;
   }
-
   static std::string plural(std::size_t n, std::string_view one, std::string_view many) {
     return std::to_string(n) + " " + std::string(n == 1 ? one : many);
   }
-
-  bool quietly(std::size_t node, const nlohmann::json& v, std::size_t depth) {
-    ++quiet_;
-    const bool ok = eval(node, v, depth);
-    --quiet_;
-    return ok;
+  outcome fail_number(std::string_view keyword, std::string_view relation,
+                      const nlohmann::json& bound, const nlohmann::json& got) {
+    if (silent()) return outcome::fail;
+    return fail(keyword, "expected " + std::string(relation) + " " + show_value(bound) + ", got " +
+                             show_value(got));
   }
-
-  bool at_key(std::size_t node, const nlohmann::json& v, const std::string& key,
-              std::size_t depth) {
-    path_.push_back(step{&key, 0});
-    const bool ok = eval(node, v, depth);
-    path_.pop_back();
-    return ok;
+  outcome fail_count(std::string_view keyword, std::string_view relation, std::size_t bound,
+                     std::string_view one, std::string_view many, std::size_t got) {
+    if (silent()) return outcome::fail;
+    return fail(keyword, "expected " + std::string(relation) + " " + plural(bound, one, many) +
+                             ", got " + std::to_string(got));
   }
-  bool at_index(std::size_t node, const nlohmann::json& v, std::size_t i, std::size_t depth) {
-    path_.push_back(step{nullptr, i});
-    const bool ok = eval(node, v, depth);
-    path_.pop_back();
-    return ok;
+  outcome fail_key(std::string_view keyword, std::string_view prefix, const std::string& key) {
+    if (silent()) return outcome::fail;
+    return fail(keyword, std::string(prefix) + json_quote(key));
   }
 
   static bool type_matches(unsigned types, const nlohmann::json& v) {
@@ -242,137 +334,93 @@ class schema_evaluator {
     }
     return count > 1 ? "one of " + out : out;
   }
-
-  bool eval(std::size_t id, const nlohmann::json& v, std::size_t depth) {
-    if (aborted_) return false;
-    if (++depth > schema_max_evaluation_depth) {
-      aborted_ = true;
-      reason_ = where() + ": schema evaluation too deep (over " +
-                std::to_string(schema_max_evaluation_depth) + " nested subschemas)";
-      return false;
+  static bool in_enum(const nlohmann::json& values, const nlohmann::json& v) {
+    for (const auto& e : values) {
+      if (v == e) return true;
     }
-    // $ref chains are acyclic (checked when compiling), so this loop ends.
-    while (t_.nodes[id].ref != no_node) id = t_.nodes[id].ref;
-    const schema_node& n = t_.nodes[id];
-    if (n.kind == schema_node::form::always) return true;
-    if (n.kind == schema_node::form::never) return fail("false", "no value is allowed here");
+    return false;
+  }
+  [[nodiscard]] bool declared(const schema_node& n, const std::string& key) const {
+    if (n.find_property(key) != nullptr) return true;
+    for (const auto& p : n.pattern_properties) {
+      if (p.re.search(key)) return true;
+    }
+    return false;
+  }
 
+  // --- checks that apply no child schema ---
+
+  outcome start(frame& f, const schema_node& n) {
+    const nlohmann::json& v = *f.value;
+    if (n.kind == schema_node::form::always) return outcome::pass;
+    if (n.kind == schema_node::form::never) return fail("false", "no value is allowed here");
     if (n.types != 0 && !type_matches(n.types, v)) {
+      if (silent()) return outcome::fail;
       return fail("type",
                   "expected " + type_list(n.types) + ", got " + std::string(json_type_name(v)));
     }
-    if (n.const_value && !(v == *n.const_value))
+    if (n.const_value && !(v == *n.const_value)) {
+      if (silent()) return outcome::fail;
       return fail("const", "expected " + show_value(*n.const_value));
-    if (n.enum_values) {
-      bool found = false;
-      for (const auto& e : *n.enum_values) {
-        if (v == e) {
-          found = true;
-          break;
-        }
-      }
-      if (!found) return fail("enum", "expected one of " + show_value(*n.enum_values, 120));
     }
-
-    if (v.is_number() && !number_checks(n, v)) return false;
-    if (v.is_string() && !string_checks(n, v)) return false;
-    if (v.is_array() && !array_checks(n, v, depth)) return false;
-    if (v.is_object() && !object_checks(n, v, depth)) return false;
-
-    for (const std::size_t c : n.all_of) {
-      if (!eval(c, v, depth)) return false;
+    if (n.enum_values && !in_enum(*n.enum_values, v)) {
+      if (silent()) return outcome::fail;
+      return fail("enum", "expected one of " + show_value(*n.enum_values, 120));
     }
-    if (!n.any_of.empty()) {
-      bool any = false;
-      for (const std::size_t c : n.any_of) {
-        if (quietly(c, v, depth)) {
-          any = true;
-          break;
-        }
-        if (aborted_) return false;
-      }
-      if (!any) return fail("anyOf", "no alternative matches");
-    }
-    if (!n.one_of.empty()) {
-      std::vector<std::size_t> hits;
-      for (std::size_t i = 0; i < n.one_of.size() && hits.size() < 2; ++i) {
-        if (quietly(n.one_of[i], v, depth)) hits.push_back(i);
-        if (aborted_) return false;
-      }
-      if (hits.empty()) return fail("oneOf", "expected exactly one alternative to match, got none");
-      if (hits.size() > 1) {
-        return fail("oneOf", "expected exactly one alternative to match, got more (#" +
-                                 std::to_string(hits[0]) + " and #" + std::to_string(hits[1]) +
-                                 ")");
-      }
-    }
-    if (n.not_ != no_node) {
-      const bool matched = quietly(n.not_, v, depth);
-      if (aborted_) return false;
-      if (matched) return fail("not", "value matches the excluded schema");
-    }
-    if (n.if_ != no_node) {
-      const bool cond = quietly(n.if_, v, depth);
-      if (aborted_) return false;
-      const std::size_t branch = cond ? n.then_ : n.else_;
-      if (branch != no_node && !eval(branch, v, depth)) return false;
-    }
-    return true;
+    outcome o = outcome::pass;
+    if (v.is_number()) o = number_checks(n, v);
+    if (v.is_string()) o = string_checks(n, v);
+    if (v.is_array()) o = array_checks(n, v);
+    if (v.is_object()) o = object_checks(n, v);
+    if (o == outcome::fail) return o;
+    f.at = v.is_array() ? (n.items_is_tuple ? phase::tuple : phase::items)
+                        : (v.is_object() ? phase::dependencies : phase::all_of);
+    return outcome::called;  // "go on with the next phase"
   }
 
-  bool number_checks(const schema_node& n, const nlohmann::json& v) {
+  outcome number_checks(const schema_node& n, const nlohmann::json& v) {
     if (n.minimum && number_compare(v, *n.minimum) < 0) {
-      return fail("minimum",
-                  "expected at least " + show_value(*n.minimum) + ", got " + show_value(v));
+      return fail_number("minimum", "at least", *n.minimum, v);
     }
     if (n.maximum && number_compare(v, *n.maximum) > 0) {
-      return fail("maximum",
-                  "expected at most " + show_value(*n.maximum) + ", got " + show_value(v));
+      return fail_number("maximum", "at most", *n.maximum, v);
     }
     if (n.exclusive_minimum && number_compare(v, *n.exclusive_minimum) <= 0) {
-      return fail("exclusiveMinimum", "expected more than " + show_value(*n.exclusive_minimum) +
-                                          ", got " + show_value(v));
+      return fail_number("exclusiveMinimum", "more than", *n.exclusive_minimum, v);
     }
     if (n.exclusive_maximum && number_compare(v, *n.exclusive_maximum) >= 0) {
-      return fail("exclusiveMaximum", "expected less than " + show_value(*n.exclusive_maximum) +
-                                          ", got " + show_value(v));
+      return fail_number("exclusiveMaximum", "less than", *n.exclusive_maximum, v);
     }
     if (n.multiple_of && !is_multiple(v, *n.multiple_of)) {
-      return fail("multipleOf", "expected a multiple of " + show_value(*n.multiple_of) + ", got " +
-                                    show_value(v));
+      return fail_number("multipleOf", "a multiple of", *n.multiple_of, v);
     }
-    return true;
+    return outcome::pass;
   }
 
-  bool string_checks(const schema_node& n, const nlohmann::json& v) {
+  outcome string_checks(const schema_node& n, const nlohmann::json& v) {
     const auto& s = v.get_ref<const std::string&>();
     if (n.min_length || n.max_length) {
       const std::size_t len = utf8_length(s);
       if (n.min_length && len < *n.min_length) {
-        return fail("minLength", "expected at least " +
-                                     plural(*n.min_length, "character", "characters") + ", got " +
-                                     std::to_string(len));
+        return fail_count("minLength", "at least", *n.min_length, "character", "characters", len);
       }
       if (n.max_length && len > *n.max_length) {
-        return fail("maxLength", "expected at most " +
-                                     plural(*n.max_length, "character", "characters") + ", got " +
-                                     std::to_string(len));
+        return fail_count("maxLength", "at most", *n.max_length, "character", "characters", len);
       }
     }
-    if (n.pattern && !n.pattern->re.search(s))
-      return fail("pattern", "expected to match " + json_quote(n.pattern->source));
-    return true;
+    if (n.pattern && !n.pattern->re.search(s)) {
+      return fail_key("pattern", "expected to match ", n.pattern->source);
+    }
+    return outcome::pass;
   }
 
-  bool array_checks(const schema_node& n, const nlohmann::json& v, std::size_t depth) {
+  outcome array_checks(const schema_node& n, const nlohmann::json& v) {
     const std::size_t size = v.size();
     if (n.min_items && size < *n.min_items) {
-      return fail("minItems", "expected at least " + plural(*n.min_items, "item", "items") +
-                                  ", got " + std::to_string(size));
+      return fail_count("minItems", "at least", *n.min_items, "item", "items", size);
     }
     if (n.max_items && size > *n.max_items) {
-      return fail("maxItems", "expected at most " + plural(*n.max_items, "item", "items") +
-                                  ", got " + std::to_string(size));
+      return fail_count("maxItems", "at most", *n.max_items, "item", "items", size);
     }
     if (n.unique_items && size > 1) {
       std::unordered_map<std::size_t, std::vector<std::size_t>> seen;
@@ -380,6 +428,7 @@ class schema_evaluator {
         auto& bucket = seen[shallow_hash(v[i])];
         for (const std::size_t j : bucket) {
           if (v[j] == v[i]) {
+            if (silent()) return outcome::fail;
             return fail("uniqueItems",
                         "items " + std::to_string(j) + " and " + std::to_string(i) + " are equal");
           }
@@ -387,123 +436,266 @@ class schema_evaluator {
         bucket.push_back(i);
       }
     }
-    if (n.items_is_tuple) {
-      const std::size_t fixed = n.tuple.size() < size ? n.tuple.size() : size;
-      for (std::size_t i = 0; i < fixed; ++i) {
-        if (!at_index(n.tuple[i], v[i], i, depth)) return false;
-      }
-      if (n.additional_items != no_node && size > n.tuple.size()) {
-        if (t_.nodes[n.additional_items].kind == schema_node::form::never) {
-          return fail("additionalItems", "expected at most " +
-                                             plural(n.tuple.size(), "item", "items") + ", got " +
-                                             std::to_string(size));
-        }
-        for (std::size_t i = n.tuple.size(); i < size; ++i) {
-          if (!at_index(n.additional_items, v[i], i, depth)) return false;
-        }
-      }
-    } else if (n.items != no_node) {
-      for (std::size_t i = 0; i < size; ++i) {
-        if (!at_index(n.items, v[i], i, depth)) return false;
-      }
-    }
-    if (n.contains != no_node) {
-      bool found = false;
-      for (std::size_t i = 0; i < size && !found; ++i) {
-        found = quietly(n.contains, v[i], depth);
-        if (aborted_) return false;
-      }
-      if (!found)
-        return fail("contains", size == 0 ? "expected an item that matches, got an empty array"
-                                          : "no item matches");
-    }
-    return true;
+    return outcome::pass;
   }
 
-  bool object_checks(const schema_node& n, const nlohmann::json& v, std::size_t depth) {
+  outcome object_checks(const schema_node& n, const nlohmann::json& v) {
     for (const auto& r : n.required) {
-      if (!v.contains(r)) return fail("required", "missing key " + json_quote(r));
+      if (!v.contains(r)) return fail_key("required", "missing key ", r);
     }
     const std::size_t size = v.size();
     if (n.min_properties && size < *n.min_properties) {
-      return fail("minProperties", "expected at least " +
-                                       plural(*n.min_properties, "property", "properties") +
-                                       ", got " + std::to_string(size));
+      return fail_count("minProperties", "at least", *n.min_properties, "property", "properties",
+                        size);
     }
     if (n.max_properties && size > *n.max_properties) {
-      return fail("maxProperties", "expected at most " +
-                                       plural(*n.max_properties, "property", "properties") +
-                                       ", got " + std::to_string(size));
+      return fail_count("maxProperties", "at most", *n.max_properties, "property", "properties",
+                        size);
     }
-    const bool closed = n.additional_properties != no_node &&
-                        t_.nodes[n.additional_properties].kind == schema_node::form::never;
-    auto is_declared = [&](const std::string& key) {
-      if (n.find_property(key) != nullptr) return true;
-      for (const auto& p : n.pattern_properties) {
-        if (p.re.search(key)) return true;
-      }
-      return false;
-    };
-    if (closed) {
+    if (closed(n)) {
       for (auto it = v.begin(); it != v.end(); ++it) {
-        if (!is_declared(it.key()))
-          return fail("additionalProperties", "unexpected key " + json_quote(it.key()));
+        if (!declared(n, it.key())) {
+          return fail_key("additionalProperties", "unexpected key ", it.key());
+        }
       }
     }
     for (const auto& [key, keys] : n.dependency_keys) {
       if (!v.contains(key)) continue;
       for (const auto& need : keys) {
-        if (!v.contains(need))
+        if (!v.contains(need)) {
+          if (silent()) return outcome::fail;
           return fail("dependencies",
                       "key " + json_quote(key) + " requires key " + json_quote(need));
-      }
-    }
-    for (const auto& [key, node] : n.dependency_schemas) {
-      if (v.contains(key) && !eval(node, v, depth)) return false;
-    }
-    if (n.property_names != no_node) {
-      for (auto it = v.begin(); it != v.end(); ++it) {
-        const nlohmann::json name = it.key();
-        // The key is judged as a value of its own: its path is not a place in `v`.
-        std::vector<step> saved;
-        saved.swap(path_);
-        std::string inner;
-        inner.swap(reason_);
-        const bool ok = eval(n.property_names, name, depth);
-        path_.swap(saved);
-        inner.swap(reason_);
-        if (aborted_) {
-          reason_ = where() + ": propertyNames: " + inner;
-          return false;
-        }
-        if (!ok) {
-          if (inner.rfind("/: ", 0) == 0) inner.erase(0, 3);
-          return fail("propertyNames", "key " + json_quote(it.key()) + ": " + inner);
         }
       }
     }
-    if (n.properties.empty() && n.pattern_properties.empty() &&
-        (n.additional_properties == no_node || closed)) {
-      return true;
+    return outcome::pass;
+  }
+
+  [[nodiscard]] bool closed(const schema_node& n) const noexcept {
+    return n.additional_properties != no_node &&
+           t_.nodes[n.additional_properties].kind == schema_node::form::never;
+  }
+
+  // --- the phases ---
+
+  // Advances frame `f`; `r` is the result of the child it was waiting for, if any. Returns
+  // `called` after pushing a child, else the frame's own result.
+  outcome resume(frame& f, bool r) {
+    const schema_node& n = t_.nodes[f.node];
+    const nlohmann::json& v = *f.value;
+    bool returned = f.waiting;
+    f.waiting = false;
+    for (;;) {
+      switch (f.at) {
+        case phase::start: {
+          const outcome o = start(f, n);
+          if (o != outcome::called) return o;
+          break;
+        }
+        case phase::tuple:
+          if (returned && !r) return outcome::fail;
+          if (f.i < n.tuple.size() && f.i < v.size()) {
+            ++f.i;
+            return child(f, n.tuple[f.i - 1], &v[f.i - 1], false, nullptr, f.i - 1);
+          }
+          f.at = phase::additional_items;
+          f.i = n.tuple.size();
+          if (n.additional_items != no_node && v.size() > n.tuple.size() &&
+              t_.nodes[n.additional_items].kind == schema_node::form::never) {
+            return fail_count("additionalItems", "at most", n.tuple.size(), "item", "items",
+                              v.size());
+          }
+          returned = false;
+          break;
+        case phase::additional_items:
+          if (returned && !r) return outcome::fail;
+          if (n.additional_items != no_node && f.i < v.size()) {
+            ++f.i;
+            return child(f, n.additional_items, &v[f.i - 1], false, nullptr, f.i - 1);
+          }
+          f.at = phase::contains;
+          f.i = 0;
+          returned = false;
+          break;
+        case phase::items:
+          if (returned && !r) return outcome::fail;
+          if (n.items != no_node && f.i < v.size()) {
+            ++f.i;
+            return child(f, n.items, &v[f.i - 1], false, nullptr, f.i - 1);
+          }
+          f.at = phase::contains;
+          f.i = 0;
+          returned = false;
+          break;
+        case phase::contains:
+          if (returned && r) {
+            f.at = phase::all_of;
+            f.i = 0;
+            returned = false;
+            break;
+          }
+          if (n.contains == no_node) {
+            f.at = phase::all_of;
+            f.i = 0;
+            break;
+          }
+          if (f.i < v.size()) {
+            ++f.i;
+            return child(f, n.contains, &v[f.i - 1], true);
+          }
+          return fail("contains", v.empty() ? "expected an item that matches, got an empty array"
+                                            : "no item matches");
+        case phase::dependencies:
+          if (returned && !r) return outcome::fail;
+          while (f.i < n.dependency_schemas.size()) {
+            const auto& [key, node] = n.dependency_schemas[f.i++];
+            if (v.contains(key)) return child(f, node, &v, false);
+          }
+          f.at = phase::names;
+          f.i = 0;
+          returned = false;
+          break;
+        case phase::names:
+          if (returned) {
+            path_.swap(f.saved_path);
+            reason_.swap(f.saved_reason);  // f.saved_reason: what the key's check said
+            if (!r) {
+              std::string inner = std::move(f.saved_reason);
+              if (inner.rfind("/: ", 0) == 0) inner.erase(0, 3);
+              return fail_name(f.member.key(), inner);
+            }
+            ++f.member;
+          } else if (f.i == 0) {
+            f.i = 1;
+            f.member = v.begin();
+          }
+          if (n.property_names != no_node && f.member != v.end()) {
+            f.name = f.member.key();
+            f.saved_path.clear();
+            path_.swap(f.saved_path);
+            f.saved_reason.clear();
+            reason_.swap(f.saved_reason);
+            return child(f, n.property_names, &f.name, false);
+          }
+          f.at = phase::members;
+          f.i = 0;
+          returned = false;
+          break;
+        case phase::members:
+          if (returned && !r) return outcome::fail;
+          if (n.properties.empty() && n.pattern_properties.empty() &&
+              (n.additional_properties == no_node || closed(n))) {
+            f.at = phase::all_of;
+            f.i = 0;
+            break;
+          }
+          if (f.i == 0) {
+            f.i = 1;
+            f.member = v.begin();
+            f.j = 0;
+            f.matched = false;
+          }
+          while (f.member != v.end()) {
+            const std::string& key = f.member.key();
+            const nlohmann::json* value = &f.member.value();
+            if (f.j == 0) {
+              f.j = 1;
+              if (const std::size_t* p = n.find_property(key)) {
+                f.matched = true;
+                return child(f, *p, value, false, &key);
+              }
+            }
+            while (f.j <= n.pattern_properties.size()) {
+              const schema_pattern& p = n.pattern_properties[f.j - 1];
+              ++f.j;
+              if (p.re.search(key)) {
+                f.matched = true;
+                return child(f, p.node, value, false, &key);
+              }
+            }
+            if (f.j == n.pattern_properties.size() + 1) {
+              ++f.j;
+              if (!f.matched && n.additional_properties != no_node && !closed(n)) {
+                return child(f, n.additional_properties, value, false, &key);
+              }
+            }
+            ++f.member;
+            f.j = 0;
+            f.matched = false;
+          }
+          f.at = phase::all_of;
+          f.i = 0;
+          break;
+        case phase::all_of:
+          if (returned && !r) return outcome::fail;
+          if (f.i < n.all_of.size()) {
+            ++f.i;
+            return child(f, n.all_of[f.i - 1], &v, false);
+          }
+          f.at = phase::any_of;
+          f.i = 0;
+          returned = false;
+          break;
+        case phase::any_of:
+          if (!n.any_of.empty() && !(returned && r)) {
+            if (f.i < n.any_of.size()) {
+              ++f.i;
+              return child(f, n.any_of[f.i - 1], &v, true);
+            }
+            return fail("anyOf", "no alternative matches");
+          }
+          f.at = phase::one_of;
+          f.i = 0;
+          returned = false;
+          break;
+        case phase::one_of:
+          if (returned && r) {
+            if (f.first != no_node) {
+              if (silent()) return outcome::fail;
+              return fail("oneOf", "expected exactly one alternative to match, got more (#" +
+                                       std::to_string(f.first) + " and #" +
+                                       std::to_string(f.i - 1) + ")");
+            }
+            f.first = f.i - 1;
+          }
+          if (f.i < n.one_of.size()) {
+            ++f.i;
+            return child(f, n.one_of[f.i - 1], &v, true);
+          }
+          if (!n.one_of.empty() && f.first == no_node) {
+            return fail("oneOf", "expected exactly one alternative to match, got none");
+          }
+          f.at = phase::not_;
+          returned = false;
+          break;
+        case phase::not_:
+          if (returned) {
+            if (r) return fail("not", "value matches the excluded schema");
+          } else if (n.not_ != no_node) {
+            return child(f, n.not_, &v, true);
+          }
+          f.at = phase::if_;
+          returned = false;
+          break;
+        case phase::if_:
+          if (returned) {
+            const std::size_t branch = r ? n.then_ : n.else_;
+            f.at = phase::branch;
+            if (branch != no_node) return child(f, branch, &v, false);
+            return outcome::pass;
+          }
+          if (n.if_ != no_node) return child(f, n.if_, &v, true);
+          return outcome::pass;
+        case phase::branch:
+          return r ? outcome::pass : outcome::fail;
+      }
     }
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      const std::string& key = it.key();
-      bool declared = false;
-      if (const std::size_t* p = n.find_property(key)) {
-        declared = true;
-        if (!at_key(*p, it.value(), key, depth)) return false;
-      }
-      for (const auto& p : n.pattern_properties) {
-        if (!p.re.search(key)) continue;
-        declared = true;
-        if (!at_key(p.node, it.value(), key, depth)) return false;
-      }
-      if (!declared && n.additional_properties != no_node && !closed &&
-          !at_key(n.additional_properties, it.value(), key, depth)) {
-        return false;
-      }
-    }
-    return true;
+  }
+
+  outcome fail_name(const std::string& key, const std::string& inner) {
+    if (silent()) return outcome::fail;
+    return fail("propertyNames", "key " + json_quote(key) + ": " + inner);
   }
 };
 

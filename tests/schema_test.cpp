@@ -1,0 +1,370 @@
+// llmjson: tests of llmjson::schema: reasons, compile errors, hostile schemas and patterns
+// SPDX-License-Identifier: MIT
+#include <llmjson/schema.hpp>
+
+#include "catch_compat.hpp"
+
+#include <cstddef>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <llmjson/detail/regex.hpp>
+
+namespace {
+
+using nlohmann::json;
+
+llmjson::schema compiled(const char* text) {
+  auto r = llmjson::schema::compile(json::parse(text));
+  INFO("compile error: " << r.error);
+  REQUIRE(r);
+  return *r.value;
+}
+
+// Returns the reason `schema` gives for `value` ("" when it passes).
+std::string reason(const char* schema, const char* value) {
+  const llmjson::verdict v = compiled(schema)(json::parse(value));
+  if (v.ok) CHECK(v.reason.empty());
+  if (!v.ok) CHECK_FALSE(v.reason.empty());
+  return v.ok ? std::string() : v.reason;
+}
+
+// Returns the compile error for `schema` ("" when it compiles).
+std::string compile_error(const json& schema) {
+  auto r = llmjson::schema::compile(schema);
+  CHECK(r.has_value() == r.error.empty());
+  return r.error;
+}
+
+bool search(const char* pattern, const std::string& text) {
+  std::string error;
+  auto re = llmjson::detail::regex::compile(pattern, error);
+  INFO("pattern " << pattern << ": " << error);
+  REQUIRE(re);
+  return re->search(text);
+}
+
+std::string regex_error(const char* pattern) {
+  std::string error;
+  auto re = llmjson::detail::regex::compile(pattern, error);
+  CHECK_FALSE(re);
+  return error;
+}
+
+}  // namespace
+
+TEST_CASE("the issue's three reasons, word for word", "[schema]") {
+  CHECK(reason(R"({"properties": {"thread_id": {"const": "t-42"}}})", R"({"thread_id": "t-41"})") ==
+        R"(/thread_id: const: expected "t-42")");
+  CHECK(reason(R"({"properties": {"a": {}}, "additionalProperties": false})",
+               R"({"a": 1, "draft": {}})") == R"(/: additionalProperties: unexpected key "draft")");
+  CHECK(reason(
+            R"({"properties": {"steps": {"items": {"properties": {"eta": {"type": "integer"}}}}}})",
+            R"({"steps": [{}, {"eta": 1}, {"eta": "soon"}]})") ==
+        "/steps/2/eta: type: expected integer, got string");
+  CHECK(reason(R"({"required": ["orders"]})", "{}") == R"(/: required: missing key "orders")");
+}
+
+TEST_CASE("each keyword names itself and what it expected", "[schema]") {
+  CHECK(reason(R"({"type": ["string", "null"]})", "1") ==
+        "/: type: expected one of null, string, got integer");
+  CHECK(reason(R"({"type": "integer"})", "1.5") == "/: type: expected integer, got number");
+  CHECK(reason(R"({"type": "integer"})", "1.0").empty());  // draft 7: 1.0 is an integer
+  CHECK(reason(R"({"enum": ["a", 1]})", "true") == R"(/: enum: expected one of ["a",1])");
+  CHECK(reason(R"({"enum": [1]})", "1.0").empty());
+  CHECK(reason(R"({"const": false})", "0") == "/: const: expected false");
+  CHECK(reason(R"({"minimum": 5})", "3") == "/: minimum: expected at least 5, got 3");
+  CHECK(reason(R"({"maximum": 5})", "7.5") == "/: maximum: expected at most 5, got 7.5");
+  CHECK(reason(R"({"exclusiveMinimum": 5})", "5") ==
+        "/: exclusiveMinimum: expected more than 5, got 5");
+  CHECK(reason(R"({"exclusiveMaximum": 5})", "5") ==
+        "/: exclusiveMaximum: expected less than 5, got 5");
+  CHECK(reason(R"({"multipleOf": 2})", "7") == "/: multipleOf: expected a multiple of 2, got 7");
+  CHECK(reason(R"({"multipleOf": 0.01})", "0.29").empty());
+  CHECK(reason(R"({"minLength": 2})", R"("é")") ==
+        "/: minLength: expected at least 2 characters, got 1");
+  CHECK(reason(R"({"maxLength": 1})", R"("ab")") ==
+        "/: maxLength: expected at most 1 character, got 2");
+  CHECK(reason(R"({"pattern": "^t-[0-9]+$"})", R"("t-x")") ==
+        R"(/: pattern: expected to match "^t-[0-9]+$")");
+  CHECK(reason(R"({"minItems": 1})", "[]") == "/: minItems: expected at least 1 item, got 0");
+  CHECK(reason(R"({"maxItems": 1})", "[1, 2]") == "/: maxItems: expected at most 1 item, got 2");
+  CHECK(reason(R"({"uniqueItems": true})", "[1, 2, 1.0]") ==
+        "/: uniqueItems: items 0 and 2 are equal");
+  CHECK(reason(R"({"items": [{}, {}], "additionalItems": false})", "[1, 2, 3]") ==
+        "/: additionalItems: expected at most 2 items, got 3");
+  CHECK(reason(R"({"items": [{"type": "string"}], "additionalItems": {"type": "integer"}})",
+               R"(["a", 1, "b"])") == "/2: type: expected integer, got string");
+  CHECK(reason(R"({"contains": {"const": 3}})", "[1, 2]") == "/: contains: no item matches");
+  CHECK(reason(R"({"minProperties": 1})", "{}") ==
+        "/: minProperties: expected at least 1 property, got 0");
+  CHECK(reason(R"({"maxProperties": 1})", R"({"a": 1, "b": 2})") ==
+        "/: maxProperties: expected at most 1 property, got 2");
+  CHECK(reason(R"({"patternProperties": {"^x-": {"type": "string"}}})", R"({"x-a": 1})") ==
+        "/x-a: type: expected string, got integer");
+  CHECK(reason(R"({"patternProperties": {"^x-": {}}, "additionalProperties": false})",
+               R"({"x-a": 1, "y": 2})") == R"(/: additionalProperties: unexpected key "y")");
+  CHECK(reason(R"({"additionalProperties": {"type": "integer"}})", R"({"a/b": "no"})") ==
+        "/a~1b: type: expected integer, got string");
+  CHECK(reason(R"({"propertyNames": {"maxLength": 3}})", R"({"long": 1})") ==
+        R"(/: propertyNames: key "long": maxLength: expected at most 3 characters, got 4)");
+  CHECK(reason(R"({"dependencies": {"card": ["billing"]}})", R"({"card": 1})") ==
+        R"(/: dependencies: key "card" requires key "billing")");
+  CHECK(reason(R"({"dependencies": {"card": {"required": ["cvv"]}}})", R"({"card": 1})") ==
+        R"(/: required: missing key "cvv")");
+  CHECK(reason(R"({"allOf": [{"type": "object"}, {"required": ["a"]}]})", "{}") ==
+        R"(/: required: missing key "a")");
+  CHECK(reason(R"({"anyOf": [{"type": "string"}, {"type": "null"}]})", "1") ==
+        "/: anyOf: no alternative matches");
+  CHECK(reason(R"({"oneOf": [{"type": "integer"}, {"minimum": 0}]})", "1") ==
+        "/: oneOf: expected exactly one alternative to match, got more (#0 and #1)");
+  CHECK(reason(R"({"oneOf": [{"type": "string"}]})", "1") ==
+        "/: oneOf: expected exactly one alternative to match, got none");
+  CHECK(reason(R"({"not": {"type": "null"}})", "null") ==
+        "/: not: value matches the excluded schema");
+  CHECK(
+      reason(
+          R"({"if": {"required": ["a"]}, "then": {"required": ["b"]}, "else": {"required": ["c"]}})",
+          R"({"a": 1})") == R"(/: required: missing key "b")");
+  CHECK(
+      reason(
+          R"({"if": {"required": ["a"]}, "then": {"required": ["b"]}, "else": {"required": ["c"]}})",
+          "{}") == R"(/: required: missing key "c")");
+  CHECK(reason(R"({"properties": {"a": false}})", R"({"a": 1})") ==
+        "/a: false: no value is allowed here");
+  CHECK(reason("false", "1") == "/: false: no value is allowed here");
+  CHECK(reason("true", "1").empty());
+  CHECK(
+      reason(
+          R"({"definitions": {"id": {"type": "string"}}, "properties": {"id": {"$ref": "#/definitions/id"}}})",
+          R"({"id": 7})") == "/id: type: expected string, got integer");
+  CHECK(reason(R"({"$defs": {"id": {"type": "string"}}, "items": {"$ref": "#/$defs/id"}})",
+               R"(["a", 1])") == "/1: type: expected string, got integer");
+}
+
+TEST_CASE("annotations are accepted and change nothing", "[schema]") {
+  CHECK(reason(
+            R"({"$schema": "http://json-schema.org/draft-07/schema#", "$comment": "c", "title": "t",
+                   "description": "d", "default": 1, "examples": [1], "format": "email"})",
+            R"("not an email")")
+            .empty());
+}
+
+TEST_CASE("a recursive schema validates a recursive value", "[schema]") {
+  const auto tree = compiled(R"({"type": "object", "required": ["name"],
+      "properties": {"name": {"type": "string"}, "kids": {"type": "array", "items": {"$ref": "#"}}}})");
+  CHECK(tree(json::parse(R"({"name": "a", "kids": [{"name": "b", "kids": [{"name": "c"}]}]})")).ok);
+  CHECK(tree(json::parse(R"({"name": "a", "kids": [{"name": "b", "kids": [{}]}]})")).reason ==
+        R"(/kids/0/kids/0: required: missing key "name")");
+}
+
+TEST_CASE("$id names resources and anchors inside the document", "[schema]") {
+  const auto s = compiled(R"({"$id": "http://example.com/root.json",
+      "definitions": {"a": {"$id": "#item", "type": "integer"}, "b": {"$id": "b.json", "type": "string"}},
+      "properties": {"x": {"$ref": "#item"}, "y": {"$ref": "b.json"},
+                     "z": {"$ref": "http://example.com/root.json#/definitions/a"}}})");
+  CHECK(s(json::parse(R"({"x": 1, "y": "s", "z": 2})")).ok);
+  CHECK(s(json::parse(R"({"x": "1"})")).reason == "/x: type: expected integer, got string");
+  CHECK(s(json::parse(R"({"y": 1})")).reason == "/y: type: expected string, got integer");
+}
+
+TEST_CASE("unsupported keywords are compile errors naming keyword and place", "[schema]") {
+  CHECK(compile_error(json::parse(R"({"properties": {"a": {"unevaluatedProperties": false}}})")) ==
+        R"(/properties/a: unsupported keyword "unevaluatedProperties")");
+  CHECK(compile_error(json::parse(R"({"prefixItems": [{}]})")) ==
+        R"(/: unsupported keyword "prefixItems")");
+  CHECK(compile_error(json::parse(R"({"definitions": {"x": {"nullable": true}}})")) ==
+        R"(/definitions/x: unsupported keyword "nullable")");
+  // a keyword beside $ref is ignored (draft 7) but must still be known
+  CHECK(compile_error(
+            json::parse(R"({"definitions": {"a": {}}, "$ref": "#/definitions/a", "typo": 1})")) ==
+        R"(/: unsupported keyword "typo")");
+  // an unknown keyword used only as a container of $ref targets is a definitions block
+  CHECK(
+      compile_error(json::parse(R"({"my-defs": {"a": {"type": "string"}}, "$ref": "#/my-defs/a"})"))
+          .empty());
+  CHECK(compile_error(json::parse(R"({"my-defs": {"a": {"type": "string"}}})")) ==
+        R"(/: unsupported keyword "my-defs")");
+}
+
+TEST_CASE("malformed keyword values and references are compile errors", "[schema]") {
+  CHECK(compile_error(json::parse(R"({"items": {"$ref": "http://example.com/s.json"}})")) ==
+        R"(/items/$ref: remote reference "http://example.com/s.json" is not supported)");
+  CHECK(compile_error(json::parse(R"({"$ref": "#/definitions/missing"})")) ==
+        R"(/$ref: reference "#/definitions/missing" points to nothing)");
+  CHECK(compile_error(json::parse(R"({"$ref": "#nowhere"})")) ==
+        R"(/$ref: reference "#nowhere": no $id names this anchor)");
+  CHECK(compile_error(json::parse(R"({"type": "int"})")) == R"(/type: unknown type "int")");
+  CHECK(compile_error(json::parse(R"({"minLength": -1})")) ==
+        "/minLength: expected a non-negative integer");
+  CHECK(compile_error(json::parse(R"({"multipleOf": 0})")) ==
+        "/multipleOf: expected a number greater than 0");
+  CHECK(compile_error(json::parse(R"({"properties": {"a": 3}})")) ==
+        "/properties/a: a schema must be an object or a boolean");
+  CHECK(compile_error(json::parse(R"({"anyOf": []})")) == "/anyOf: expected at least one schema");
+  CHECK(compile_error(json::parse(R"({"$schema": "https://json-schema.org/draft/2020-12/schema"})"))
+            .rfind("/$schema: only draft 7 is supported", 0) == 0);
+  CHECK(compile_error(json::parse(R"x({"pattern": "(?=x)"})x")) ==
+        R"x(/pattern: pattern "(?=x)": lookahead is not supported)x");
+  CHECK(compile_error(json::parse(R"({"patternProperties": {"\\1": {}}})")) ==
+        R"(/patternProperties/\1: pattern "\\1": backreferences are not supported)");
+  CHECK(compile_error(json(3)) == "/: a schema must be an object or a boolean");
+}
+
+TEST_CASE("the throwing constructor carries the same message", "[schema]") {
+  CHECK_THROWS_AS(llmjson::schema(json::parse(R"({"foo": 1})")), llmjson::schema_error);
+  try {
+    llmjson::schema s(json::parse(R"({"foo": 1})"));
+    FAIL("no exception");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()) == R"(/: unsupported keyword "foo")");
+  }
+  const llmjson::schema ok(json::parse(R"({"type": "object"})"));
+  CHECK(ok(json::object()).ok);
+  static_assert(llmjson::schema::default_policy == llmjson::policy::unique);
+}
+
+TEST_CASE("copies share the compiled tree and work from several threads", "[schema]") {
+  const auto s = compiled(R"({"items": {"type": "integer", "minimum": 0}})");
+  std::vector<std::thread> threads;
+  std::vector<int> ok(4, 0);
+  for (std::size_t t = 0; t < ok.size(); ++t) {
+    threads.emplace_back([copy = s, &ok, t] {
+      int count = 0;
+      for (int i = 0; i < 200; ++i)
+        count += copy(json::parse("[1, 2, 3]")).ok && !copy(json::parse("[-1]")).ok;
+      ok[t] = count;
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (const int c : ok) CHECK(c == 200);
+}
+
+TEST_CASE("reference cycles that never descend into the value are compile errors", "[schema]") {
+  CHECK(compile_error(json::parse(R"({"$ref": "#"})")).find("reference cycle") !=
+        std::string::npos);
+  CHECK(
+      compile_error(
+          json::parse(
+              R"({"definitions": {"a": {"$ref": "#/definitions/b"}, "b": {"$ref": "#/definitions/a"}}, "$ref": "#/definitions/a"})"))
+          .find("reference cycle") != std::string::npos);
+  CHECK(
+      compile_error(
+          json::parse(
+              R"({"definitions": {"a": {"anyOf": [{"type": "string"}, {"not": {"$ref": "#/definitions/a"}}]}}})"))
+          .find("reference cycle") != std::string::npos);
+  // recursion through a child value is progress, and fine
+  CHECK(compile_error(json::parse(R"({"properties": {"next": {"$ref": "#"}}})")).empty());
+}
+
+TEST_CASE("hostile depth fails cleanly instead of overflowing the stack", "[schema]") {
+  SECTION("10000 nested not") {
+    std::string text;
+    for (int i = 0; i < 10000; ++i) text += R"({"not": )";
+    text += "true";
+    for (int i = 0; i < 10000; ++i) text += "}";
+    const auto s = compiled(text.c_str());
+    const llmjson::verdict v = s(json(1));
+    CHECK_FALSE(v.ok);
+    CHECK(v.reason.find("schema evaluation too deep") != std::string::npos);
+  }
+  SECTION("100 nested not evaluate exactly") {
+    std::string text;
+    for (int i = 0; i < 100; ++i) text += R"({"not": )";
+    text += "true";
+    for (int i = 0; i < 100; ++i) text += "}";
+    CHECK(compiled(text.c_str())(json(1)).ok);  // an even number of nots around true
+  }
+  SECTION("a deep schema of properties") {
+    std::string text;
+    for (int i = 0; i < 20000; ++i) text += R"({"properties": {"a": )";
+    text += R"({"type": "string"})";
+    for (int i = 0; i < 20000; ++i) text += "}}";
+    const auto s = compiled(text.c_str());
+    CHECK(s(json::object()).ok);
+  }
+  SECTION("a recursive schema on a value 2048 levels deep") {
+    const auto s = compiled(R"({"type": "array", "items": {"$ref": "#"}})");
+    json v = json::array();
+    for (int i = 0; i < 2047; ++i) v = json::array({std::move(v)});
+    CHECK(s(v).ok);
+    json bad = json::array({1});
+    for (int i = 0; i < 10; ++i) bad = json::array({std::move(bad)});
+    CHECK(s(bad).reason == "/0/0/0/0/0/0/0/0/0/0/0: type: expected array, got integer");
+  }
+  SECTION("a const value too deep to copy is refused") {
+    std::string text = R"({"const": )";
+    for (int i = 0; i < 5000; ++i) text += "[";
+    for (int i = 0; i < 5000; ++i) text += "]";
+    text += "}";
+    CHECK(compile_error(json::parse(text)) == "/const: value nested deeper than 2048 levels");
+  }
+}
+
+TEST_CASE("patterns run without backtracking", "[schema][regex]") {
+  const std::string many_a(100000, 'a');
+  CHECK_FALSE(search("(a*)*b", many_a));
+  CHECK(search("(a*)*b", many_a + "b"));
+  CHECK_FALSE(search("^(a|aa)+$", many_a + "!"));
+  CHECK(search("^(a|a?)+$", many_a));
+  const auto s = compiled(R"({"pattern": "^(a+)+$"})");
+  CHECK_FALSE(s(json(many_a + "b")).ok);
+  CHECK(regex_error("(x{100}){100}") == "pattern too large (over 4096 instructions)");
+}
+
+TEST_CASE("patterns: the ECMAScript subset", "[schema][regex]") {
+  CHECK(search("a+", "xxaayy"));  // unanchored search
+  CHECK_FALSE(search("^a+$", "xxaayy"));
+  CHECK(search("^[a-z]{2,3}-\\d+$", "ab-12"));
+  CHECK_FALSE(search("^[a-z]{2,3}-\\d+$", "abcd-12"));
+  CHECK(search("^[^0-9]*$", "abc"));
+  CHECK(search("^\\w+\\s\\W$", "ab_1 !"));
+  CHECK(search("\\bcat\\b", "a cat!"));
+  CHECK_FALSE(search("\\bcat\\b", "concat"));
+  CHECK(search("^(?:ab|cd)+$", "abcdab"));
+  CHECK(search("^(?<year>\\d{4})-\\d{2}$", "2024-05"));
+  CHECK(search("^colou?r$", "color"));
+  CHECK(search("^a.c$", "abc"));
+  CHECK_FALSE(search("^a.c$", "a\nc"));
+  CHECK(search("^\\x41\\u0042[\\-.]$", "AB-"));
+  CHECK(search("^a{2}$", "aa"));
+  CHECK(search("x{", "x{"));  // Annex B: a brace that is not a quantifier is a literal
+  CHECK(regex_error("\\1") == "backreferences are not supported");
+  CHECK(regex_error("(?<=a)b") == "lookbehind is not supported");
+  CHECK(regex_error("(?!a)") == "lookahead is not supported");
+  CHECK(regex_error("\\p{L}") == "Unicode property escapes are not supported");
+  CHECK(regex_error("\\Z") == "unsupported escape \\Z");
+  CHECK(regex_error("a**") == "nothing to repeat");
+  CHECK(regex_error("(a") == "missing ')'");
+  CHECK(regex_error("[z-a]") == "range out of order in character class");
+}
+
+TEST_CASE("patterns and lengths count code points, not bytes", "[schema][regex]") {
+  CHECK(search("^.$", "é"));                 // two bytes, one code point
+  CHECK(search("^.$", "\xF0\x9F\x98\x80"));  // U+1F600, four bytes
+  CHECK(search("^[à-ÿ]+$", "éü"));           // a range of non-ASCII code points
+  CHECK(search("^\\u00e9$", "é"));
+  CHECK(search("^\\ud83d\\ude00$", "\xF0\x9F\x98\x80"));  // a surrogate pair is one code point
+  CHECK_FALSE(search("^..$", "é"));
+  CHECK(search("^\\s$", "\xE3\x80\x80"));  // U+3000 ideographic space
+  CHECK(reason(R"({"maxLength": 2})", R"("日本")").empty());
+  CHECK(reason(R"({"minLength": 3})", R"("日本")") ==
+        "/: minLength: expected at least 3 characters, got 2");
+  CHECK(reason(R"({"propertyNames": {"pattern": "^[a-zé]+$"}})", R"({"café": 1})").empty());
+}
+
+TEST_CASE("numbers compare exactly across integer and float forms", "[schema]") {
+  CHECK(reason(R"({"maximum": 18446744073709551615})", "18446744073709551600").empty());
+  CHECK(reason(R"({"minimum": -1})", "18446744073709551615").empty());
+  CHECK(reason(R"({"maximum": 9007199254740992})", "9007199254740993") ==
+        "/: maximum: expected at most 9007199254740992, got 9007199254740993");
+  CHECK(reason(R"({"multipleOf": 3})", "18446744073709551615").empty());
+  CHECK(reason(R"({"multipleOf": 0.1})", "1e308") ==
+        "/: multipleOf: expected a multiple of 0.1, got 1e+308");
+  CHECK(reason(R"({"const": 1})", "1.0").empty());
+  CHECK(reason(R"({"const": [1, {"a": 2}]})", R"([1.0, {"a": 2.0}])").empty());
+  CHECK(reason(R"({"const": 1})", "true") == "/: const: expected 1");
+}
