@@ -269,39 +269,17 @@ class regex_parser {
     const char32_t c = peek();
     ++pos_;
     switch (c) {
-      case U'd':
-        set = digit_ranges();
-        return true;
-      case U'D':
-        set = complement(digit_ranges());
-        return true;
-      case U'w':
-        set = word_ranges();
-        return true;
-      case U'W':
-        set = complement(word_ranges());
-        return true;
-      case U's':
-        set = space_ranges();
-        return true;
-      case U'S':
-        set = complement(space_ranges());
-        return true;
-      case U't':
-        single = 0x09;
-        return true;
-      case U'n':
-        single = 0x0A;
-        return true;
-      case U'v':
-        single = 0x0B;
-        return true;
-      case U'f':
-        single = 0x0C;
-        return true;
-      case U'r':
-        single = 0x0D;
-        return true;
+      case U'd': set = digit_ranges(); return true;
+      case U'D': set = complement(digit_ranges()); return true;
+      case U'w': set = word_ranges(); return true;
+      case U'W': set = complement(word_ranges()); return true;
+      case U's': set = space_ranges(); return true;
+      case U'S': set = complement(space_ranges()); return true;
+      case U't': single = 0x09; return true;
+      case U'n': single = 0x0A; return true;
+      case U'v': single = 0x0B; return true;
+      case U'f': single = 0x0C; return true;
+      case U'r': single = 0x0D; return true;
       case U'b':
         if (in_class) {
           single = 0x08;
@@ -343,8 +321,7 @@ class regex_parser {
         }
         return fail("malformed \\c escape");
       }
-      default:
-        break;
+      default: break;
     }
     if (c >= U'1' && c <= U'9') return fail("backreferences are not supported");
     if (c == U'k') return fail("named backreferences are not supported");
@@ -528,8 +505,7 @@ class regex_parser {
         }
         case U'*':
         case U'+':
-        case U'?':
-          return fail("nothing to repeat");
+        case U'?': return fail("nothing to repeat");
         case U'{': {
           unsigned a = 0;
           unsigned b = 0;
@@ -604,20 +580,13 @@ class regex_parser {
   bool emit(std::size_t id) {
     const node& n = nodes_[id];
     switch (n.k) {
-      case kind::empty:
-        return true;
-      case kind::cls:
-        return push({regex::op::cls, n.cls, 0});
-      case kind::any:
-        return push({regex::op::any, 0, 0});
-      case kind::bol:
-        return push({regex::op::bol, 0, 0});
-      case kind::eol:
-        return push({regex::op::eol, 0, 0});
-      case kind::word:
-        return push({regex::op::word, 0, 0});
-      case kind::not_word:
-        return push({regex::op::not_word, 0, 0});
+      case kind::empty: return true;
+      case kind::cls: return push({regex::op::cls, n.cls, 0});
+      case kind::any: return push({regex::op::any, 0, 0});
+      case kind::bol: return push({regex::op::bol, 0, 0});
+      case kind::eol: return push({regex::op::eol, 0, 0});
+      case kind::word: return push({regex::op::word, 0, 0});
+      case kind::not_word: return push({regex::op::not_word, 0, 0});
       case kind::concat:
         for (const std::size_t k : n.kids) {
           if (!emit(k)) return false;
@@ -703,9 +672,7 @@ inline bool regex::search(std::string_view text) const {
       mark[pc] = gen;
       const inst& in = code_[pc];
       switch (in.code) {
-        case op::jmp:
-          stack.push_back(in.x);
-          break;
+        case op::jmp: stack.push_back(in.x); break;
         case op::split:
           stack.push_back(in.y);
           stack.push_back(in.x);
@@ -723,13 +690,9 @@ inline bool regex::search(std::string_view text) const {
           if ((before != after) == (in.code == op::word)) stack.push_back(pc + 1);
           break;
         }
-        case op::match:
-          stack.clear();
-          return true;
+        case op::match: stack.clear(); return true;
         case op::cls:
-        case op::any:
-          list.push_back(pc);
-          break;
+        case op::any: list.push_back(pc); break;
       }
     }
     return false;

@@ -30,25 +30,18 @@ inline constexpr std::size_t schema_max_evaluation_depth = 3 * 2048;
 /// Returns the JSON type name used in messages; an integral number is "integer".
 inline std::string_view json_type_name(const nlohmann::json& v) noexcept {
   switch (v.type()) {
-    case nlohmann::json::value_t::null:
-      return "null";
-    case nlohmann::json::value_t::boolean:
-      return "boolean";
-    case nlohmann::json::value_t::object:
-      return "object";
-    case nlohmann::json::value_t::array:
-      return "array";
-    case nlohmann::json::value_t::string:
-      return "string";
+    case nlohmann::json::value_t::null: return "null";
+    case nlohmann::json::value_t::boolean: return "boolean";
+    case nlohmann::json::value_t::object: return "object";
+    case nlohmann::json::value_t::array: return "array";
+    case nlohmann::json::value_t::string: return "string";
     case nlohmann::json::value_t::number_integer:
-    case nlohmann::json::value_t::number_unsigned:
-      return "integer";
+    case nlohmann::json::value_t::number_unsigned: return "integer";
     case nlohmann::json::value_t::number_float: {
       const double d = v.get<double>();
       return std::isfinite(d) && std::floor(d) == d ? "integer" : "number";
     }
-    default:
-      return "unknown";
+    default: return "unknown";
   }
 }
 
@@ -86,12 +79,9 @@ inline int number_compare(const nlohmann::json& a, const nlohmann::json& b) noex
   }
   auto wide = [](const nlohmann::json& v) -> long double {
     switch (v.type()) {
-      case vt::number_unsigned:
-        return static_cast<long double>(v.get<std::uint64_t>());
-      case vt::number_integer:
-        return static_cast<long double>(v.get<std::int64_t>());
-      default:
-        return static_cast<long double>(v.get<double>());
+      case vt::number_unsigned: return static_cast<long double>(v.get<std::uint64_t>());
+      case vt::number_integer: return static_cast<long double>(v.get<std::int64_t>());
+      default: return static_cast<long double>(v.get<double>());
     }
   };
   const long double x = wide(a);
@@ -134,16 +124,11 @@ inline std::size_t shallow_hash(const nlohmann::json& v) {
       if (d == 0) d = 0;  // -0.0 == 0.0
       return std::hash<double>{}(d);
     }
-    case vt::string:
-      return std::hash<std::string>{}(v.get_ref<const std::string&>());
-    case vt::boolean:
-      return v.get<bool>() ? 3 : 5;
-    case vt::array:
-      return 7 + 31 * v.size();
-    case vt::object:
-      return 11 + 37 * v.size();
-    default:
-      return 13;
+    case vt::string: return std::hash<std::string>{}(v.get_ref<const std::string&>());
+    case vt::boolean: return v.get<bool>() ? 3 : 5;
+    case vt::array: return 7 + 31 * v.size();
+    case vt::object: return 11 + 37 * v.size();
+    default: return 13;
   }
 }
 
@@ -301,23 +286,17 @@ class schema_evaluator {
   static bool type_matches(unsigned types, const nlohmann::json& v) {
     using vt = nlohmann::json::value_t;
     switch (v.type()) {
-      case vt::null:
-        return (types & type_null) != 0;
-      case vt::boolean:
-        return (types & type_boolean) != 0;
-      case vt::object:
-        return (types & type_object) != 0;
-      case vt::array:
-        return (types & type_array) != 0;
-      case vt::string:
-        return (types & type_string) != 0;
+      case vt::null: return (types & type_null) != 0;
+      case vt::boolean: return (types & type_boolean) != 0;
+      case vt::object: return (types & type_object) != 0;
+      case vt::array: return (types & type_array) != 0;
+      case vt::string: return (types & type_string) != 0;
       case vt::number_integer:
       case vt::number_unsigned:
       case vt::number_float:
         return (types & type_number) != 0 ||
                ((types & type_integer) != 0 && json_type_name(v) == "integer");
-      default:
-        return false;
+      default: return false;
     }
   }
   static std::string type_list(unsigned types) {
@@ -687,8 +666,7 @@ class schema_evaluator {
           }
           if (n.if_ != no_node) return child(f, n.if_, &v, true);
           return outcome::pass;
-        case phase::branch:
-          return r ? outcome::pass : outcome::fail;
+        case phase::branch: return r ? outcome::pass : outcome::fail;
       }
     }
   }
