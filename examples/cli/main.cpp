@@ -1,0 +1,517 @@
+// llmjson: the command-line tool, the one JSON answer of a saved model output on stdout
+// SPDX-License-Identifier: MIT
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <llmjson/extract.hpp>
+#include <llmjson/schema.hpp>
+#include <llmjson/version.hpp>
+
+#ifdef _WIN32
+#include <fcntl.h>
+#include <io.h>
+#endif
+
+namespace {
+
+// Exit codes: the contract with shell pipelines and other languages.
+constexpr int exit_answer = 0;     // the answer is on stdout
+constexpr int exit_no_answer = 1;  // llmjson: KIND: message (or the report says why)
+constexpr int exit_usage = 2;      // bad flags, unreadable input, invalid schema, internal error
+
+constexpr std::string_view usage_text =
+    R"(usage: llmjson [--keys K1,K2,...] [--schema FILE] [--policy first|unique|last] [--no-fallback]
+               [--explain] [--report] [--pretty] [--max-bytes N] [FILE|-]
+
+Prints the one JSON answer found in a language model's output, read from FILE (or stdin when
+FILE is - or absent).
+
+Which candidate qualifies (default: any JSON object):
+  --keys K1,K2,...   an object with at least one of these top-level keys (repeatable)
+  --schema FILE      a value that validates against the JSON Schema in FILE
+How one is chosen:
+  --policy P         first: the first that qualifies (the default, unique with --schema);
+                     unique: exactly one qualifies, else an error; last: the last that qualifies
+  --no-fallback      with first: when none qualifies, fail instead of taking the first valid one
+Output:
+  --pretty           indent the JSON (default: compact, on one line)
+  --explain          then print a table of every candidate and its verdict on stderr
+  --report           print one JSON object with the answer or the error and every candidate
+  --max-bytes N      refuse inputs longer than N bytes (default: 67108864)
+  --help, --version
+
+Exit status: 0 the answer is on stdout; 1 no answer (stderr: "llmjson: KIND: message", KIND one
+of empty, no_json, truncated, no_match, ambiguous, too_large); 2 usage, input or schema error.
+)";
+
+// ---------------------------------------------------------------------------------------------
+// The command line
+
+struct settings {
+  std::vector<std::string> keys;
+  std::optional<std::string> schema_path;
+  std::optional<llmjson::policy> policy;
+  bool no_fallback = false;
+  bool explain = false;
+  bool report = false;
+  bool pretty = false;
+  bool help = false;
+  bool version = false;
+  std::size_t max_bytes = llmjson::options{}.max_input_bytes;
+  std::string input = "-";
+};
+
+/// A usage error's message, or empty when the command line is fine.
+std::string parse_command_line(int argc, char** argv, settings& s) {
+  bool have_input = false, only_operands = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (only_operands || arg == "-" || arg.substr(0, 1) != "-") {
+      if (have_input)
+        return "more than one input file ('" + s.input + "' and '" + std::string(arg) + "')";
+      s.input = std::string(arg);
+      have_input = true;
+      continue;
+    }
+    if (arg == "--") {
+      only_operands = true;
+      continue;
+    }
+    // --name=value or --name value, for the flags that take a value.
+    std::string_view name = arg, inline_value;
+    bool has_inline = false;
+    if (auto eq = arg.find('='); arg.substr(0, 2) == "--" && eq != std::string_view::npos) {
+      name = arg.substr(0, eq);
+      inline_value = arg.substr(eq + 1);
+      has_inline = true;
+    }
+    auto value = [&](std::string& out) -> std::string {
+      if (has_inline) {
+        out = std::string(inline_value);
+      } else if (i + 1 < argc) {
+        out = argv[++i];
+      } else {
+        return std::string(name) + " needs a value";
+      }
+      return {};
+    };
+    std::string v, problem;
+    if (name == "--keys") {
+      if (problem = value(v); !problem.empty()) return problem;
+      for (std::size_t start = 0;;) {
+        std::size_t comma = v.find(',', start);
+        std::string key =
+            v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (key.empty()) return "--keys: empty key in '" + v + "'";
+        s.keys.push_back(std::move(key));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    } else if (name == "--schema") {
+      if (problem = value(v); !problem.empty()) return problem;
+      if (s.schema_path) return "--schema given twice";
+      s.schema_path = v;
+    } else if (name == "--policy") {
+      if (problem = value(v); !problem.empty()) return problem;
+      if (v == "first") {
+        s.policy = llmjson::policy::first;
+      } else if (v == "unique") {
+        s.policy = llmjson::policy::unique;
+      } else if (v == "last") {
+        s.policy = llmjson::policy::last;
+      } else {
+        return "--policy: '" + v + "' is not one of first, unique, last";
+      }
+    } else if (name == "--max-bytes") {
+      if (problem = value(v); !problem.empty()) return problem;
+      unsigned long long n = 0;
+      auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+      if (v.empty() || ec != std::errc{} || end != v.data() + v.size() ||
+          n > static_cast<unsigned long long>(static_cast<std::size_t>(-1)))
+        return "--max-bytes: '" + v + "' is not a byte count";
+      s.max_bytes = static_cast<std::size_t>(n);
+    } else if (has_inline) {
+      return std::string(name) + " takes no value";
+    } else if (arg == "--no-fallback") {
+      s.no_fallback = true;
+    } else if (arg == "--explain") {
+      s.explain = true;
+    } else if (arg == "--report") {
+      s.report = true;
+    } else if (arg == "--pretty") {
+      s.pretty = true;
+    } else if (arg == "--help" || arg == "-h") {
+      s.help = true;
+    } else if (arg == "--version" || arg == "-V") {
+      s.version = true;
+    } else {
+      return "unknown option '" + std::string(arg) + "'";
+    }
+  }
+  if (!s.keys.empty() && s.schema_path) return "--keys and --schema exclude each other: pick one";
+  if (s.schema_path == "-" && s.input == "-")
+    return "--schema - reads stdin, so the input must be a FILE";
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input
+
+struct input {
+  std::string bytes;
+  bool over_limit = false;  // stopped reading past `limit` bytes
+  std::string problem;      // why it could not be read; empty when it was
+};
+
+/// Reads all of `path` (stdin for "-") in binary mode, but never much more than `limit` bytes.
+input read_input(const std::string& path, std::size_t limit) {
+  input in;
+  std::FILE* f = stdin;
+  if (path != "-") {
+    f = std::fopen(path.c_str(), "rb");
+    if (!f) {
+      in.problem = "cannot open '" + path + "': " + std::strerror(errno);
+      return in;
+    }
+  }
+#ifdef _WIN32
+  else {
+    _setmode(_fileno(stdin), _O_BINARY);
+  }
+#endif
+  constexpr std::size_t chunk = std::size_t{1} << 16;
+  for (;;) {
+    std::size_t had = in.bytes.size();
+    in.bytes.resize(had + chunk);
+    std::size_t got = std::fread(in.bytes.data() + had, 1, chunk, f);
+    in.bytes.resize(had + got);
+    if (in.bytes.size() > limit) {
+      in.over_limit = true;
+      break;
+    }
+    if (got < chunk) {
+      if (std::ferror(f))
+        in.problem = "cannot read '" + (path == "-" ? std::string("stdin") : path) +
+                     "': " + std::strerror(errno);
+      break;
+    }
+  }
+  if (f != stdin) std::fclose(f);
+  return in;
+}
+
+/// Compiles the JSON Schema in `path` into `out`; returns why it could not, or "".
+std::string load_schema(const std::string& path, std::size_t limit,
+                        std::optional<llmjson::schema>& out) {
+  input file = read_input(path, limit);
+  if (!file.problem.empty()) return file.problem;
+  if (file.over_limit) return "longer than " + std::to_string(limit) + " bytes";
+  nlohmann::json source;
+  try {
+    source = nlohmann::json::parse(file.bytes);
+  } catch (const nlohmann::json::parse_error& e) {
+    // The exception carries the position, which the no-throw path drops; one parse of a
+    // user's file, so no exceptions as control flow on the hot path.
+    std::string_view what = e.what();  // "[json.exception.parse_error.101] parse error at ..."
+    if (auto end = what.find("] "); what.substr(0, 1) == "[" && end != std::string_view::npos)
+      what.remove_prefix(end + 2);
+    return "not valid JSON: " + std::string(what);
+  }
+  llmjson::schema_result compiled = llmjson::schema::compile(source);
+  if (!compiled) return "not a schema llmjson can use: " + compiled.error;
+  out = std::move(compiled.value);
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// What came out, and how it is shown
+
+/// The extraction's outcome, seen the same way whether it succeeded or failed.
+struct outcome {
+  const llmjson::extraction* answer = nullptr;  // set on success
+  const llmjson::error* failure = nullptr;      // set on failure
+  llmjson::policy policy = llmjson::policy::first;
+
+  [[nodiscard]] const std::vector<llmjson::candidate>& candidates() const {
+    return answer ? answer->candidates : failure->candidates;
+  }
+  [[nodiscard]] const std::optional<llmjson::cut>& truncation() const {
+    return answer ? answer->truncation : failure->truncation;
+  }
+};
+
+/// The candidate's verdict: chosen, fallback, qualifies, rejected or malformed.
+std::string_view verdict_of(const outcome& o, std::size_t i) {
+  const llmjson::candidate& c = o.candidates()[i];
+  if (o.answer && o.answer->index == i) return o.answer->fallback ? "fallback" : "chosen";
+  if (!c.valid) return "malformed";
+  return c.qualifies ? "qualifies" : "rejected";
+}
+
+/// Why the candidate does not qualify (for a malformed one, what is wrong with it), or "".
+const std::string& reason_of(const llmjson::candidate& c) { return c.valid ? c.reason : c.problem; }
+
+/// `prose`, `fence "json"`, `in fence "json"` or `whole`: where the candidate was found.
+std::string source_label(const llmjson::candidate& c);
+
+/// Returns `s` fit for one line of a terminal: valid UTF-8 (U+FFFD for each bad byte), control
+/// characters written as \n, \t, \r or \xHH.
+std::string one_line(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  std::size_t i = 0;
+  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  while (i < s.size()) {
+    unsigned char b = byte(i);
+    if (b < 0x20 || b == 0x7F) {
+      constexpr char hex[] = "0123456789abcdef";
+      if (b == '\n') {
+        out += "\\n";
+      } else if (b == '\t') {
+        out += "\\t";
+      } else if (b == '\r') {
+        out += "\\r";
+      } else {
+        out += "\\x";
+        out += hex[b >> 4];
+        out += hex[b & 0xF];
+      }
+      ++i;
+      continue;
+    }
+    if (b < 0x80) {
+      out += static_cast<char>(b);
+      ++i;
+      continue;
+    }
+    // A multi-byte sequence: its length from the lead byte, then the range the next byte must be
+    // in (excluding overlong forms and surrogates), then plain continuation bytes.
+    std::size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (b >= 0xC2 && b <= 0xDF) {
+      n = 2;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+      n = 3;
+      if (b == 0xE0) lo = 0xA0;
+      if (b == 0xED) hi = 0x9F;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      n = 4;
+      if (b == 0xF0) lo = 0x90;
+      if (b == 0xF4) hi = 0x8F;
+    }
+    bool ok = n != 0 && i + n <= s.size() && byte(i + 1) >= lo && byte(i + 1) <= hi;
+    for (std::size_t k = 2; ok && k < n; ++k) ok = byte(i + k) >= 0x80 && byte(i + k) <= 0xBF;
+    if (ok) {
+      out.append(s.substr(i, n));
+      i += n;
+    } else {
+      out += "\xEF\xBF\xBD";  // U+FFFD
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::string source_label(const llmjson::candidate& c) {
+  auto quoted_info = [&] { return "\"" + one_line(c.info) + "\""; };
+  switch (c.source) {
+    case llmjson::source::whole: return "whole";
+    case llmjson::source::fence: return "fence " + quoted_info();
+    case llmjson::source::prose: return c.in_fence ? "in fence " + quoted_info() : "prose";
+  }
+  return "unknown";
+}
+
+/// How many columns `s` (valid UTF-8) takes: one per code point.
+std::size_t width(std::string_view s) {
+  std::size_t w = 0;
+  for (char ch : s) w += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+  return w;
+}
+
+/// The --explain table: every candidate, one aligned row each, then the cut if there is one.
+std::string explain_table(const outcome& o) {
+  const auto& cs = o.candidates();
+  std::vector<std::vector<std::string>> rows{
+      {"#", "line:col", "source", "bytes", "verdict", "reason"}};
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    const llmjson::candidate& c = cs[i];
+    const std::string& reason = reason_of(c);
+    rows.push_back({std::to_string(i + 1), std::to_string(c.line) + ":" + std::to_string(c.column),
+                    source_label(c), std::to_string(c.text.size()), std::string(verdict_of(o, i)),
+                    reason.empty() ? "-" : one_line(reason)});
+  }
+  std::vector<std::size_t> widths(rows.front().size(), 0);
+  for (const auto& row : rows)
+    for (std::size_t k = 0; k < row.size(); ++k) widths[k] = std::max(widths[k], width(row[k]));
+  std::string out;
+  for (const auto& row : rows) {
+    for (std::size_t k = 0; k < row.size(); ++k) {
+      out += row[k];
+      if (k + 1 < row.size()) out.append(widths[k] - width(row[k]) + 2, ' ');
+    }
+    out += '\n';
+  }
+  if (cs.empty()) out += "(no candidates)\n";
+  if (const auto& cut = o.truncation()) out += "cut: " + one_line(cut->what) + "\n";
+  return out;
+}
+
+/// The --report object: ok, error, value, truncated, candidates (and policy, fallback), in that
+/// order (ordered_json keeps the order in which members are added).
+nlohmann::ordered_json report(const outcome& o) {
+  using json = nlohmann::ordered_json;
+  json r = json::object();
+  r["ok"] = o.answer != nullptr;
+  r["error"] = o.failure ? json{{"kind", llmjson::to_string(o.failure->kind)},
+                                {"message", o.failure->message},
+                                {"offset", o.failure->offset}}
+                         : json(nullptr);
+  r["value"] = o.answer ? json(o.answer->value()) : json(nullptr);
+  const auto& cut = o.truncation();
+  r["truncated"] = cut ? json{{"offset", cut->offset},
+                              {"line", cut->line},
+                              {"column", cut->column},
+                              {"what", cut->what}}
+                       : json(nullptr);
+  r["policy"] = llmjson::to_string(o.answer ? o.answer->policy : o.policy);
+  r["fallback"] = o.answer && o.answer->fallback;
+  json list = json::array();
+  const auto& cs = o.candidates();
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    const llmjson::candidate& c = cs[i];
+    const bool fenced = c.source == llmjson::source::fence || c.in_fence;
+    list.push_back({{"line", c.line},
+                    {"column", c.column},
+                    {"offset", c.offset},
+                    {"length", c.text.size()},
+                    {"source", llmjson::to_string(c.source)},
+                    {"in_fence", c.in_fence},
+                    {"info", fenced ? json(std::string(c.info)) : json(nullptr)},
+                    {"verdict", verdict_of(o, i)},
+                    {"qualifies", c.qualifies},
+                    {"reason", reason_of(c)}});
+  }
+  r["candidates"] = std::move(list);
+  return r;
+}
+
+/// Dumps `v` so that raw input bytes (in reasons, info strings) can never make it throw.
+template <class Json>
+std::string dump(const Json& v, bool pretty) {
+  return v.dump(pretty ? 2 : -1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+bool write(std::FILE* f, std::string_view s) {
+  return std::fwrite(s.data(), 1, s.size(), f) == s.size() && std::fflush(f) == 0;
+}
+
+/// Prints the outcome as the flags ask and returns the exit code.
+int finish(const settings& s, const outcome& o) {
+  bool written = true;
+  if (s.report) {
+    written = write(stdout, dump(report(o), s.pretty) + "\n");
+  } else if (o.answer) {
+    written = write(stdout, dump(o.answer->value(), s.pretty) + "\n");
+  } else {
+    write(stderr, "llmjson: " + std::string(llmjson::to_string(o.failure->kind)) + ": " +
+                      one_line(o.failure->message) + "\n");
+  }
+  if (!written) {
+    write(stderr, "llmjson: cannot write to stdout\n");
+    return exit_usage;
+  }
+  if (s.explain) write(stderr, explain_table(o));
+  return o.answer ? exit_answer : exit_no_answer;
+}
+
+/// Extracts with `sel` and prints the outcome; returns the exit code.
+template <class S>
+int run(const settings& s, std::string_view text, const S& sel, bool over_limit) {
+  llmjson::options opts;
+  opts.policy = s.policy;
+  opts.fallback = !s.no_fallback;
+  opts.max_input_bytes = s.max_bytes;
+  outcome o;
+  // The selector's own default, as extract() takes it (strict selectors declare `unique`).
+  if constexpr (requires { S::default_policy; }) o.policy = S::default_policy;
+  if (s.policy) o.policy = *s.policy;
+  if (over_limit) {
+    // Reading stopped at the limit, so the full size is unknown: say what is known.
+    llmjson::error e{
+        llmjson::error_kind::too_large,
+        s.max_bytes,
+        "the output is over the limit of " + std::to_string(s.max_bytes) + " bytes (--max-bytes)",
+        {},
+        std::nullopt};
+    o.failure = &e;
+    return finish(s, o);
+  }
+  auto r = llmjson::extract(text, sel, opts);
+  if (r) {
+    o.answer = &*r;
+  } else {
+    o.failure = &r.error();
+  }
+  return finish(s, o);
+}
+
+int usage_error(std::string_view message) {
+  write(stderr, "llmjson: " + std::string(message) + "\n(try 'llmjson --help')\n");
+  return exit_usage;
+}
+
+int main_impl(int argc, char** argv) {
+  settings s;
+  if (std::string problem = parse_command_line(argc, argv, s); !problem.empty())
+    return usage_error(problem);
+  if (s.help) return write(stdout, usage_text) ? exit_answer : exit_usage;
+  if (s.version)
+    return write(stdout, "llmjson " + std::string(llmjson::version_string) + "\n") ? exit_answer
+                                                                                   : exit_usage;
+
+  // The schema first: an invalid one is reported without waiting for stdin.
+  std::optional<llmjson::schema> schema;
+  if (s.schema_path) {
+    std::string problem = load_schema(*s.schema_path, s.max_bytes, schema);
+    if (!problem.empty()) {
+      write(stderr, "llmjson: --schema " + *s.schema_path + ": " + one_line(problem) + "\n");
+      return exit_usage;
+    }
+  }
+
+  input in = read_input(s.input, s.max_bytes);
+  if (!in.problem.empty()) {
+    write(stderr, "llmjson: " + in.problem + "\n");
+    return exit_usage;
+  }
+  if (schema) return run(s, in.bytes, *schema, in.over_limit);
+  if (!s.keys.empty()) return run(s, in.bytes, llmjson::any_key(s.keys), in.over_limit);
+  return run(s, in.bytes, llmjson::any_object{}, in.over_limit);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return main_impl(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "llmjson: internal error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "llmjson: internal error: unknown exception\n");
+  }
+  return exit_usage;
+}

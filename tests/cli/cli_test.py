@@ -1,0 +1,446 @@
+#!/usr/bin/env python3
+# llmjson: tests of the `llmjson` tool, run by ctest on the built binary, one group per ctest entry
+# SPDX-License-Identifier: MIT
+"""Runs the built `llmjson` binary and checks what it prints and how it exits.
+
+usage: cli_test.py --binary PATH --corpus DIR --examples DIR --version-header FILE GROUP
+
+Groups: corpus, stdin_vs_file, report_matches_explain, usage_errors, any_bytes,
+large_input, examples. Exit 0: passed; 1: failed (each failure on its own line).
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+KINDS = ("empty", "no_json", "truncated", "no_match", "ambiguous", "too_large")
+ERROR_LINE = re.compile(r"llmjson: (%s): [^\n]+\n" % "|".join(KINDS))
+
+
+class Checker:
+    def __init__(self, binary):
+        self.binary = binary
+        self.failures = []
+        self.checks = 0
+
+    def run(self, args, stdin=b"", timeout=300):
+        """Runs the tool; returns (exit code, stdout bytes, stderr bytes)."""
+        try:
+            p = subprocess.run([self.binary] + args, input=stdin, capture_output=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None, b"", b"timed out after %d s" % timeout
+        return p.returncode, p.stdout, p.stderr
+
+    def check(self, ok, what):
+        self.checks += 1
+        if not ok:
+            self.failures.append(what)
+        return ok
+
+    def finish(self, group):
+        for f in self.failures:
+            print("FAIL:", f)
+        print("%s: %d checks, %d failed" % (group, self.checks, len(self.failures)))
+        return 1 if self.failures else 0
+
+
+def same_json(a, b):
+    """JSON equality: numbers by value, but true is not 1 (Python's == says it is)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def parse_json(data):
+    """Parses bytes as strict UTF-8 JSON; returns (ok, value)."""
+    try:
+        return True, json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return False, None
+
+
+# ---------------------------------------------------------------------------------------------
+# The corpus
+
+def load_cases(corpus):
+    cases = []
+    for name in sorted(os.listdir(corpus)):
+        if name.endswith(".txt"):
+            stem = name[:-4]
+            with open(os.path.join(corpus, stem + ".expect.json"), encoding="utf-8") as f:
+                cases.append((stem, os.path.join(corpus, name), json.load(f)))
+    if not cases:
+        raise SystemExit("no cases in " + corpus)
+    return cases
+
+
+class Flags:
+    """The case's selection as command-line flags; a schema goes to a temporary file."""
+
+    def __init__(self, case):
+        self.case = case
+        self.tmp = None
+
+    def __enter__(self):
+        select = self.case["select"]
+        args = ["--policy", self.case["policy"]]
+        if "keys" in select:
+            keys = select["keys"]
+            if any("," in k for k in keys):
+                raise ValueError("a key holds a comma: --keys cannot say it")
+            for k in keys:
+                args += ["--keys", k]
+        elif "schema" in select:
+            fd, self.tmp = tempfile.mkstemp(suffix=".schema.json")
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(select["schema"], f)
+            args += ["--schema", self.tmp]
+        return args
+
+    def __exit__(self, *exc):
+        if self.tmp:
+            os.unlink(self.tmp)
+
+
+def check_plain(c, name, case, rc, out, err):
+    """Checks a plain run's exit code and output against the case's expectation."""
+    if case["error"] is None:
+        ok, value = parse_json(out)
+        c.check(rc == 0, "%s: exit %d, expected 0; stderr: %r" % (name, rc, err[:300]))
+        c.check(ok and same_json(value, case["expect"]), "%s: stdout %r is not the expected value" % (name, out[:300]))
+        c.check(out.count(b"\n") == 1 and out.endswith(b"\n"), "%s: stdout is not one line" % name)
+    else:
+        text = err.decode("utf-8", "replace")
+        m = ERROR_LINE.fullmatch(text)
+        c.check(rc == 1, "%s: exit %d, expected 1" % (name, rc))
+        c.check(out == b"", "%s: stdout not empty on failure: %r" % (name, out[:300]))
+        c.check(m is not None and m.group(1) == case["error"],
+                "%s: stderr %r is not one line 'llmjson: %s: ...'" % (name, text[:300], case["error"]))
+
+
+def group_corpus(c, a):
+    for name, path, case in load_cases(a.corpus):
+        with Flags(case) as flags:
+            rc, out, err = c.run(flags + [path])
+            check_plain(c, name, case, rc, out, err)
+            if case["error"] is None:
+                rc, out, _ = c.run(flags + ["--pretty", path])
+                ok, value = parse_json(out)
+                c.check(rc == 0 and ok and same_json(value, case["expect"]), name + ": --pretty gives another value")
+
+
+def group_stdin_vs_file(c, a):
+    for name, path, case in load_cases(a.corpus):
+        with open(path, "rb") as f:
+            data = f.read()
+        with Flags(case) as flags:
+            by_file = c.run(flags + [path])
+            c.check(c.run(flags, data) == by_file, name + ": stdin (no FILE) differs from the file")
+            c.check(c.run(flags + ["-"], data) == by_file, name + ": stdin ('-') differs from the file")
+
+
+# ---------------------------------------------------------------------------------------------
+# --report against --explain
+
+def parse_table(text):
+    """Parses the --explain table (columns start where the header's do); returns (rows, rest)."""
+    lines = text.split("\n")
+    header = lines[0]
+    names = header.split()
+    if names != ["#", "line:col", "source", "bytes", "verdict", "reason"]:
+        raise ValueError("unexpected header %r" % header)
+    starts = [header.index(n) for n in names]  # distinct names, each once
+    rows, rest = [], []
+    for line in lines[1:]:
+        if not line:
+            continue
+        if not re.match(r"\d+ ", line):
+            rest.append(line)
+            continue
+        cells = [line[s:e].rstrip() for s, e in zip(starts, starts[1:])] + [line[starts[-1]:]]
+        for s in starts[1:]:
+            if line[s - 1] != " ":
+                raise ValueError("row not aligned with the header: %r" % line)
+        rows.append(cells)
+    return rows, rest
+
+
+def expected_source(cand):
+    if cand["source"] == "whole":
+        return "whole"
+    if cand["source"] == "fence":
+        return 'fence "%s"' % cand["info"]
+    return 'in fence "%s"' % cand["info"] if cand["in_fence"] else "prose"
+
+
+def printable(s):
+    return all(0x20 <= ord(ch) < 0x7F for ch in s)
+
+
+def check_report_against_explain(c, name, args, stdin=b""):
+    plain_rc, plain_out, plain_err = c.run(args, stdin)
+    rc, out, err = c.run(["--report", "--explain"] + args, stdin)
+    ok, rep = parse_json(out)
+    if not c.check(ok and isinstance(rep, dict), "%s: --report is not one JSON object: %r" % (name, out[:300])):
+        return
+    c.check(rc == plain_rc, "%s: --report exits %d, plain %d" % (name, rc, plain_rc))
+    issue = ["ok", "error", "value", "truncated", "candidates"]  # the issue's members, in its order
+    c.check([k for k in rep if k in issue] == issue, name + ": report members " + str(list(rep)))
+    c.check(rep["ok"] == (rc == 0), name + ": ok does not match the exit code")
+    if rc == 0:
+        _, value = parse_json(plain_out)
+        c.check(rep["error"] is None and same_json(rep["value"], value), name + ": report value differs from the plain output")
+    else:
+        m = ERROR_LINE.fullmatch(plain_err.decode("utf-8", "replace"))
+        c.check(rep["value"] is None and rep["error"] is not None and m is not None and m.group(1) == rep["error"]["kind"],
+                name + ": report error differs from the plain stderr line")
+    try:
+        text = err.decode("utf-8")
+        rows, rest = parse_table(text)
+    except (UnicodeDecodeError, ValueError) as e:
+        c.check(False, "%s: --explain table unreadable: %s" % (name, e))
+        return
+    cands = rep["candidates"]
+    if not c.check(len(rows) == len(cands), "%s: %d table rows, %d report candidates" % (name, len(rows), len(cands))):
+        return
+    chosen = [cand for cand in cands if cand["verdict"] in ("chosen", "fallback")]
+    c.check(len(chosen) == (1 if rc == 0 else 0), name + ": chosen/fallback count does not match the outcome")
+    for i, (row, cand) in enumerate(zip(rows, cands), 1):
+        where = "%s: candidate %d" % (name, i)
+        c.check(row[0] == str(i), where + ": numbered " + row[0])
+        c.check(row[1] == "%d:%d" % (cand["line"], cand["column"]), where + ": line:col %s vs report" % row[1])
+        source = expected_source(cand)
+        c.check(row[2] == source if printable(source) else row[2].startswith(source.split('"')[0]),
+                where + ": source %r vs report %r" % (row[2], source))
+        c.check(row[3] == str(cand["length"]), where + ": bytes %s vs length %d" % (row[3], cand["length"]))
+        c.check(row[4] == cand["verdict"], where + ": verdict %s vs %s" % (row[4], cand["verdict"]))
+        c.check(cand["qualifies"] == (cand["verdict"] in ("chosen", "qualifies")), where + ": qualifies vs verdict")
+        reason = cand["reason"] or "-"
+        if printable(reason):
+            c.check(row[5] == reason, where + ": reason %r vs %r" % (row[5], reason))
+        for k in ("offset", "length", "line", "column"):
+            c.check(isinstance(cand[k], int) and cand[k] >= (0 if k in ("offset", "length") else 1), where + ": bad " + k)
+    cut = rep["truncated"]
+    cut_lines = [r for r in rest if r.startswith("cut: ")]
+    c.check(len(cut_lines) == (1 if cut else 0), name + ": the table's cut line does not match 'truncated'")
+    if cut and cut_lines and printable(cut["what"]):
+        c.check(cut_lines[0] == "cut: " + cut["what"], name + ": the cut differs")
+
+
+def group_report_matches_explain(c, a):
+    for name, path, case in load_cases(a.corpus):
+        with Flags(case) as flags:
+            check_report_against_explain(c, name, flags + [path])
+            check_report_against_explain(c, name + " (no flags)", [path])
+    for args in example_runs(a.examples):
+        check_report_against_explain(c, "examples: " + " ".join(args), args)
+    for name, data in odd_inputs():
+        check_report_against_explain(c, name, [], data)
+        check_report_against_explain(c, name + " (--keys a)", ["--keys", "a"], data)
+
+
+# ---------------------------------------------------------------------------------------------
+# Usage errors, odd bytes, a large input
+
+def group_usage_errors(c, a):
+    sample = os.path.join(a.examples, "02-draft-in-preamble.txt")
+    bad = [
+        ["--bogus"],
+        ["-x", sample],
+        ["--keys"],
+        ["--keys", ""],
+        ["--keys", "a,,b", sample],
+        ["--policy", "best", sample],
+        ["--policy"],
+        ["--max-bytes", "ten", sample],
+        ["--max-bytes", "-1", sample],
+        ["--pretty=yes", sample],
+        ["--keys", "a", "--schema", sample, sample],
+        [sample, sample],
+        [os.path.join(a.examples, "no-such-file.txt")],
+        [a.examples],  # a directory
+        ["--schema", os.path.join(a.examples, "no-such-schema.json"), sample],
+    ]
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        f.write('{"type": "no-such-type"}')
+        invalid_schema = f.name
+    bad += [
+        ["--schema", sample, sample],  # not JSON
+        ["--schema", invalid_schema, sample],
+        ["--schema", "-"],  # the schema and the input cannot both be stdin
+    ]
+    for args in bad:
+        rc, out, err = c.run(args)
+        text = err.decode("utf-8", "replace")
+        c.check(rc == 2, "%s: exit %d, expected 2" % (args, rc))
+        c.check(out == b"", "%s: stdout not empty" % args)
+        c.check(text.startswith("llmjson: ") and len(text) > 12, "%s: stderr %r" % (args, text))
+        c.check("internal error" not in text, "%s: internal error" % args)
+    os.unlink(invalid_schema)
+    rc, out, err = c.run(["--help"])
+    c.check(rc == 0 and out.startswith(b"usage: llmjson") and err == b"", "--help")
+    for flag in (b"--keys", b"--schema", b"--policy", b"--no-fallback", b"--explain", b"--report", b"--pretty"):
+        c.check(flag in out, "--help does not mention " + flag.decode())
+    with open(a.version_header, encoding="utf-8") as f:
+        v = dict(re.findall(r"#define LLMJSON_VERSION_(MAJOR|MINOR|PATCH) (\d+)", f.read()))
+    rc, out, err = c.run(["--version"])
+    c.check(rc == 0 and out == ("llmjson %s.%s.%s\n" % (v["MAJOR"], v["MINOR"], v["PATCH"])).encode(), "--version: %r" % out)
+    # Valid but unusual command lines.
+    rc, out, _ = c.run(["--", "-"], b'{"a": 1}')
+    c.check(rc == 0 and parse_json(out)[1] == {"a": 1}, "'-- -' reads stdin, as cat does")
+    rc, out, _ = c.run(["--keys=a", "--policy=last"], b'{"a": 1} {"a": 2}')
+    c.check(rc == 0 and parse_json(out)[1] == {"a": 2}, "--name=value form")
+    rc, out, _ = c.run(["--keys", "b", "--keys", "a"], b'{"a": 1}')
+    c.check(rc == 0 and parse_json(out)[1] == {"a": 1}, "--keys repeated")
+
+
+def odd_inputs():
+    rnd = random.Random(20240917)
+    yield "NUL bytes", b'\x00\x00{"a":\x00 1}\x00{"a": 2}\x00'
+    yield "NUL in a string", b'{"a": "x\x00y"}'
+    yield "invalid UTF-8 in prose", b'\xff\xfe\xc3( {"a": 1} \xed\xa0\x80'
+    yield "invalid UTF-8 in a candidate", b'{"a": "\xff\xc0\xaf"} and {"b": "\xe2\x82"}'
+    yield "invalid UTF-8 in an info string", b'```\xff\xfejs\x00on\n{"a": 1}\n```\n'
+    yield "only a BOM", b"\xef\xbb\xbf"
+    yield "only NULs", b"\x00" * 100
+    yield "unclosed", b'{"a": [1, 2, {"b": "\xff'
+    yield "braces galore", b"{" * 5000 + b"}" * 4000
+    yield "deep arrays", b'{"a": ' + b"[" * 3000 + b"]" * 3000 + b"}"
+    for i in range(20):
+        alphabet = b'{}[]":,\\ \n\t0123456789abcdefghijklmnopqrstuvwxyz`~\x00\xff\xc3\xa9'
+        yield "random bytes #%d" % i, bytes(rnd.choice(alphabet) for _ in range(rnd.randrange(1, 4000)))
+
+
+def group_any_bytes(c, a):
+    for name, data in odd_inputs():
+        for args in ([], ["--keys", "a"], ["--policy", "unique"], ["--policy", "last", "--no-fallback"]):
+            where = "%s %s" % (name, args)
+            rc, out, err = c.run(args, data)
+            c.check(rc in (0, 1), "%s: exit %d; stderr %r" % (where, rc, err[:300]))
+            if rc == 0:
+                ok, _ = parse_json(out)
+                c.check(ok and out.count(b"\n") == 1, where + ": stdout is not one JSON line")
+            elif rc == 1:
+                c.check(ERROR_LINE.fullmatch(err.decode("utf-8", "replace")) is not None,
+                        where + ": stderr is not one error line: %r" % err[:300])
+                try:
+                    err.decode("utf-8")
+                except UnicodeDecodeError:
+                    c.check(False, where + ": the error line is not valid UTF-8")
+            rc2, out, err = c.run(["--report", "--explain"] + args, data)
+            ok, rep = parse_json(out)
+            c.check(rc2 == rc and ok and isinstance(rep, dict), where + ": --report is not valid UTF-8 JSON: %r" % out[:300])
+            try:
+                err.decode("utf-8")
+            except UnicodeDecodeError:
+                c.check(False, where + ": the --explain table is not valid UTF-8")
+
+
+def large_output(size):
+    """A long reasoning trace full of small objects, then the answer: about `size` bytes."""
+    parts, total, i = [], 0, 0
+    while total < size:
+        line = 'Step %d: checking {"row": %d, "ok": %s} against the ledger, then {note: skip}.\n' % (
+            i, i, "true" if i % 3 else "false")
+        parts.append(line)
+        total += len(line)
+        i += 1
+    parts.append('\nFinal answer:\n```json\n{"answer": {"rows_checked": %d, "mismatches": []}}\n```\n' % i)
+    return "".join(parts).encode(), i
+
+
+def group_large_input(c, a):
+    data, rows = large_output(10 * 1024 * 1024)
+    expect = {"answer": {"rows_checked": rows, "mismatches": []}}
+    for args in (["--keys", "answer"], ["--keys", "answer", "--policy", "last"], ["--keys", "answer", "--policy", "unique"]):
+        start = time.monotonic()
+        rc, out, err = c.run(args, data, timeout=600)
+        took = time.monotonic() - start
+        print("%d bytes, %s: exit %d in %.2f s" % (len(data), " ".join(args), rc, took))
+        ok, value = parse_json(out)
+        c.check(rc == 0 and ok and same_json(value, expect), "%s: exit %d, %r %r" % (args, rc, out[:200], err[:200]))
+    rc, out, err = c.run(["--report", "--keys", "answer"], data, timeout=600)
+    ok, rep = parse_json(out)
+    c.check(rc == 0 and ok and len(rep["candidates"]) == rows + 1, "--report on the large input")
+    rc, out, err = c.run(["--max-bytes", str(len(data) - 1), "--keys", "answer"], data)
+    c.check(rc == 1 and err.startswith(b"llmjson: too_large: "), "--max-bytes below the size: %r" % err[:200])
+    rc, out, err = c.run(["--max-bytes", str(len(data)), "--keys", "answer"], data, timeout=600)
+    c.check(rc == 0, "--max-bytes equal to the size: exit %d" % rc)
+
+
+# ---------------------------------------------------------------------------------------------
+# The bundled examples: what the README shows
+
+def example_runs(examples):
+    p = lambda n: os.path.join(examples, n)
+    return [
+        ["--keys", "steps", p("01-reasoning-plan.txt")],
+        [p("01-reasoning-plan.txt")],
+        ["--keys", "category", p("02-draft-in-preamble.txt")],
+        ["--keys", "category", "--policy", "unique", p("02-draft-in-preamble.txt")],
+        ["--keys", "category", "--policy", "last", p("02-draft-in-preamble.txt")],
+        [p("03-truncated-answer.txt")],
+    ]
+
+
+def group_examples(c, a):
+    runs = example_runs(a.examples)
+    expect = [
+        (0, lambda v: isinstance(v, dict) and "steps" in v and len(v["steps"]) == 4),
+        (0, lambda v: isinstance(v, dict) and "analysis" in v),   # policy first, any object
+        (0, lambda v: isinstance(v, dict) and v.get("category") == "billing"),  # the draft
+        (1, "ambiguous"),
+        (0, lambda v: isinstance(v, dict) and v.get("category") == "incident"),
+        (1, "truncated"),
+    ]
+    for args, (code, what) in zip(runs, expect):
+        rc, out, err = c.run(args)
+        name = " ".join(args)
+        c.check(rc == code, "%s: exit %d, expected %d" % (name, rc, code))
+        if code == 0:
+            ok, value = parse_json(out)
+            c.check(ok and what(value), "%s: unexpected value %r" % (name, out[:300]))
+        else:
+            m = ERROR_LINE.fullmatch(err.decode("utf-8", "replace"))
+            c.check(m is not None and m.group(1) == what, "%s: stderr %r" % (name, err[:300]))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--binary", required=True)
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--examples", required=True)
+    ap.add_argument("--version-header", required=True)
+    ap.add_argument("group")
+    a = ap.parse_args()
+    sys.setrecursionlimit(20000)  # json.loads of the deep values in odd_inputs()
+    c = Checker(a.binary)
+    groups = {
+        "corpus": lambda: group_corpus(c, a),
+        "stdin_vs_file": lambda: group_stdin_vs_file(c, a),
+        "report_matches_explain": lambda: group_report_matches_explain(c, a),
+        "usage_errors": lambda: group_usage_errors(c, a),
+        "any_bytes": lambda: group_any_bytes(c, a),
+        "large_input": lambda: group_large_input(c, a),
+        "examples": lambda: group_examples(c, a),
+    }
+    if a.group not in groups:
+        ap.error("unknown group " + a.group)
+    groups[a.group]()
+    return c.finish(a.group)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
