@@ -1,5 +1,5 @@
-// llmjson: message, api_error, bad_response, completion and the Adapter concept: the caller's model
-// call SPDX-License-Identifier: MIT
+// llmjson: message, api_error, bad_response, completion, and the Adapter concept
+// SPDX-License-Identifier: MIT
 #ifndef LLMJSON_ADAPTER_HPP_INCLUDED
 #define LLMJSON_ADAPTER_HPP_INCLUDED
 
@@ -52,6 +52,22 @@ struct bad_response {
 /// failure is not a completion: the adapter throws, and the exception reaches the caller.
 using completion = std::variant<message, api_error, bad_response>;
 
+namespace detail {
+
+/// Whether `a(request)` returns a completion.
+template <class A, class Req>
+concept takes_request = requires(A& a, const Req& request) {
+  { a(request) } -> std::convertible_to<completion>;
+};
+
+/// Whether `a(request, stop)` returns a completion.
+template <class A, class Req>
+concept takes_stop_token = requires(A& a, const Req& request, std::stop_token stop) {
+  { a(request, stop) } -> std::convertible_to<completion>;
+};
+
+}  // namespace detail
+
 /// An adapter calls the model once with the caller's request and returns what came back.
 ///
 /// Requires: callable on a non-const `a` as `a(const Req& request)` or
@@ -71,25 +87,18 @@ using completion = std::variant<message, api_error, bad_response>;
 /// static_assert(llmjson::Adapter<decltype(adapter), std::string>);
 /// ```
 template <class A, class Req>
-concept Adapter = requires(A& a, const Req& request) {
-  { a(request) } -> std::convertible_to<completion>;
-}
-|| requires(A& a, const Req& request, std::stop_token stop) {
-  { a(request, stop) } -> std::convertible_to<completion>;
-};
+concept Adapter = detail::takes_request<A, Req> || detail::takes_stop_token<A, Req>;
 
 namespace detail {
 
-/// Whether the adapter takes the stop token.
-template <class A, class Req>
-concept takes_stop_token = requires(A& a, const Req& request, std::stop_token stop) {
-  { a(request, stop) } -> std::convertible_to<completion>;
-};
+/// `Adapter<A, Req>`, with the request first: constrains a template parameter,
+/// `template <detail::request_for<A> Req>`.
+template <class Req, class A>
+concept request_for = Adapter<A, Req>;
 
 /// Calls the adapter once, with the stop token when it takes one.
-template <class A, class Req>
-requires Adapter<A, Req> completion call_adapter(A& adapter, const Req& request,
-                                                 const std::stop_token& stop) {
+template <class A, request_for<A> Req>
+completion call_adapter(A& adapter, const Req& request, const std::stop_token& stop) {
   if constexpr (takes_stop_token<A, Req>) {
     return completion(adapter(request, stop));
   } else {

@@ -288,8 +288,7 @@ class retrying {
   /// `bad_response`, with the last `finish_reason`).
   /// Throws: whatever the adapter throws (recorded, then rethrown unchanged, never retried), and
   /// whatever `on_attempt` or the hook throws.
-  template <class Req>
-  requires Adapter<A, Req>
+  template <detail::request_for<A> Req>
   [[nodiscard]] retry_result<message> complete(const Req& request);
 
   /// Returns the answer `sel` qualifies in the first reply that holds one, or why there is none.
@@ -297,20 +296,18 @@ class retrying {
   /// Each attempt is `complete` plus `llmjson::extract(content, sel, options.extraction)`. The
   /// `parse_error`'s `extraction` is the last call's extraction error, with its candidates.
   /// Throws: as `complete`, and whatever `sel` throws (other than nlohmann's exceptions).
-  template <class Req, selector S>
-  requires Adapter<A, Req>
+  template <detail::request_for<A> Req, selector S>
   [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel);
 
   /// As `extract(request, sel)`, under policy `pol` instead of `options.extraction.policy`.
-  template <class Req, selector S>
-  requires Adapter<A, Req>
+  template <detail::request_for<A> Req, selector S>
   [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel, llmjson::policy pol);
 
   /// Returns the one candidate that decodes strictly to a `T` (`decode<T>`), decoded, from the
   /// first reply that holds one, or why there is none. Policy default: `unique`.
-  template <class T, class Req>
-  requires(!selector<T>) && Adapter<A, Req> [[nodiscard]] retry_result<T> extract(
-                                const Req& request);
+  template <class T, detail::request_for<A> Req>
+    requires(!selector<T>)
+  [[nodiscard]] retry_result<T> extract(const Req& request);
 
   /// Returns the wrapped adapter.
   [[nodiscard]] A& adapter() noexcept { return adapter_; }

@@ -9,40 +9,26 @@ namespace llmjson {
 
 constexpr std::string_view to_string(attempt_outcome o) noexcept {
   switch (o) {
-    case attempt_outcome::ok:
-      return "ok";
-    case attempt_outcome::empty_content:
-      return "empty_content";
-    case attempt_outcome::bad_response:
-      return "bad_response";
-    case attempt_outcome::no_json:
-      return "no_json";
-    case attempt_outcome::truncated:
-      return "truncated";
-    case attempt_outcome::no_match:
-      return "no_match";
-    case attempt_outcome::ambiguous:
-      return "ambiguous";
-    case attempt_outcome::too_large:
-      return "too_large";
-    case attempt_outcome::api_error:
-      return "api_error";
-    case attempt_outcome::exception:
-      return "exception";
-    case attempt_outcome::cancelled:
-      return "cancelled";
+    case attempt_outcome::ok: return "ok";
+    case attempt_outcome::empty_content: return "empty_content";
+    case attempt_outcome::bad_response: return "bad_response";
+    case attempt_outcome::no_json: return "no_json";
+    case attempt_outcome::truncated: return "truncated";
+    case attempt_outcome::no_match: return "no_match";
+    case attempt_outcome::ambiguous: return "ambiguous";
+    case attempt_outcome::too_large: return "too_large";
+    case attempt_outcome::api_error: return "api_error";
+    case attempt_outcome::exception: return "exception";
+    case attempt_outcome::cancelled: return "cancelled";
   }
   return "unknown";
 }
 
 constexpr std::string_view to_string(retry_error_kind k) noexcept {
   switch (k) {
-    case retry_error_kind::api_error:
-      return "api_error";
-    case retry_error_kind::cancelled:
-      return "cancelled";
-    case retry_error_kind::parse_error:
-      return "parse_error";
+    case retry_error_kind::api_error: return "api_error";
+    case retry_error_kind::cancelled: return "cancelled";
+    case retry_error_kind::parse_error: return "parse_error";
   }
   return "unknown";
 }
@@ -52,18 +38,12 @@ namespace detail {
 /// The outcome an extraction error stands for. Does not throw.
 constexpr attempt_outcome outcome_of(error_kind k) noexcept {
   switch (k) {
-    case error_kind::empty:
-      return attempt_outcome::empty_content;
-    case error_kind::no_json:
-      return attempt_outcome::no_json;
-    case error_kind::truncated:
-      return attempt_outcome::truncated;
-    case error_kind::no_match:
-      return attempt_outcome::no_match;
-    case error_kind::ambiguous:
-      return attempt_outcome::ambiguous;
-    case error_kind::too_large:
-      return attempt_outcome::too_large;
+    case error_kind::empty: return attempt_outcome::empty_content;
+    case error_kind::no_json: return attempt_outcome::no_json;
+    case error_kind::truncated: return attempt_outcome::truncated;
+    case error_kind::no_match: return attempt_outcome::no_match;
+    case error_kind::ambiguous: return attempt_outcome::ambiguous;
+    case error_kind::too_large: return attempt_outcome::too_large;
   }
   return attempt_outcome::no_json;
 }
@@ -76,11 +56,9 @@ constexpr bool retryable(attempt_outcome o) noexcept {
     case attempt_outcome::no_json:
     case attempt_outcome::truncated:
     case attempt_outcome::no_match:
-    case attempt_outcome::ambiguous:
-      return true;
+    case attempt_outcome::ambiguous: return true;
     // too_large: a model that wrote 64 MiB once will likely do it again, at that price.
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -302,8 +280,8 @@ retry_result<Out> retrying<A, H>::run_(const Req& request, Judge judge) {
 }
 
 template <class A, class H>
-template <class Req>
-requires Adapter<A, Req> retry_result<message> retrying<A, H>::complete(const Req& request) {
+template <detail::request_for<A> Req>
+retry_result<message> retrying<A, H>::complete(const Req& request) {
   return run_<message>(request, [](message&& m, attempt& a) -> detail::judged<message> {
     if (detail::is_blank(m.content)) {
       a.outcome = attempt_outcome::empty_content;
@@ -318,9 +296,8 @@ requires Adapter<A, Req> retry_result<message> retrying<A, H>::complete(const Re
 }
 
 template <class A, class H>
-template <class Req, selector S>
-requires Adapter<A, Req> retry_result<answer> retrying<A, H>::extract(const Req& request,
-                                                                      const S& sel) {
+template <detail::request_for<A> Req, selector S>
+retry_result<answer> retrying<A, H>::extract(const Req& request, const S& sel) {
   const llmjson::options& opts = options_.extraction;
   return run_<answer>(request, [&](message&& m, attempt& a) {
     return detail::judge_extraction<answer>(std::move(m), a, [&](std::string_view text) {
@@ -330,10 +307,9 @@ requires Adapter<A, Req> retry_result<answer> retrying<A, H>::extract(const Req&
 }
 
 template <class A, class H>
-template <class Req, selector S>
-requires Adapter<A, Req> retry_result<answer> retrying<A, H>::extract(const Req& request,
-                                                                      const S& sel,
-                                                                      llmjson::policy pol) {
+template <detail::request_for<A> Req, selector S>
+retry_result<answer> retrying<A, H>::extract(const Req& request, const S& sel,
+                                             llmjson::policy pol) {
   llmjson::options opts = options_.extraction;
   opts.policy = pol;
   return run_<answer>(request, [&](message&& m, attempt& a) {
@@ -344,9 +320,9 @@ requires Adapter<A, Req> retry_result<answer> retrying<A, H>::extract(const Req&
 }
 
 template <class A, class H>
-template <class T, class Req>
-requires(!selector<T>) && Adapter<A, Req> retry_result<T> retrying<A, H>::extract(
-                              const Req& request) {
+template <class T, detail::request_for<A> Req>
+  requires(!selector<T>)
+retry_result<T> retrying<A, H>::extract(const Req& request) {
   const llmjson::options& opts = options_.extraction;
   return run_<T>(request, [&](message&& m, attempt& a) {
     return detail::judge_extraction<T>(
