@@ -539,7 +539,7 @@ TEST_CASE("ambiguous then good: the first reply's candidates are in the record's
   }
 }
 
-TEST_CASE("no_match is retried; the answer tells where it was found", "[retry]") {
+TEST_CASE("no_match is retried, and the answer tells where it was found", "[retry]") {
   script s;
   s.replies = {msg("{\"other\": 1}"), msg(good_plan)};
   std::string prompt = "plan";
@@ -567,7 +567,8 @@ TEST_CASE("too_large is never retried", "[retry]") {
   CHECK(r.error().message.find("(not retried: too_large is never retried)") != std::string::npos);
 }
 
-TEST_CASE("the retry hook builds the next request; the caller's request is untouched", "[retry]") {
+TEST_CASE("the retry hook builds the next request, and the caller's request is untouched",
+          "[retry]") {
   script s;
   s.replies = {msg(two_plans), msg(truncated_plan, "length"), msg(good_plan)};
   std::vector<std::size_t> hook_saw;
