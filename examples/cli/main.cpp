@@ -98,19 +98,19 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
       inline_value = arg.substr(eq + 1);
       has_inline = true;
     }
-    auto value = [&](std::string& out) -> std::string {
-      if (has_inline) {
-        out = std::string(inline_value);
-      } else if (i + 1 < argc) {
-        out = argv[++i];
-      } else {
-        return std::string(name) + " needs a value";
-      }
-      return {};
-    };
-    std::string v, problem;
+    const bool takes_value =
+        name == "--keys" || name == "--schema" || name == "--policy" || name == "--max-bytes";
+    std::string v;
+    if (takes_value && has_inline) {
+      v = std::string(inline_value);
+    } else if (takes_value && i + 1 < argc) {
+      v = argv[++i];
+    } else if (takes_value) {
+      return std::string(name) + " needs a value";
+    } else if (has_inline) {
+      return std::string(name) + " takes no value";
+    }
     if (name == "--keys") {
-      if (problem = value(v); !problem.empty()) return problem;
       for (std::size_t start = 0;;) {
         std::size_t comma = v.find(',', start);
         std::string key =
@@ -121,11 +121,9 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
         start = comma + 1;
       }
     } else if (name == "--schema") {
-      if (problem = value(v); !problem.empty()) return problem;
       if (s.schema_path) return "--schema given twice";
       s.schema_path = v;
     } else if (name == "--policy") {
-      if (problem = value(v); !problem.empty()) return problem;
       if (v == "first") {
         s.policy = llmjson::policy::first;
       } else if (v == "unique") {
@@ -136,15 +134,12 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
         return "--policy: '" + v + "' is not one of first, unique, last";
       }
     } else if (name == "--max-bytes") {
-      if (problem = value(v); !problem.empty()) return problem;
       unsigned long long n = 0;
       auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
       if (v.empty() || ec != std::errc{} || end != v.data() + v.size() ||
           n > static_cast<unsigned long long>(static_cast<std::size_t>(-1)))
         return "--max-bytes: '" + v + "' is not a byte count";
       s.max_bytes = static_cast<std::size_t>(n);
-    } else if (has_inline) {
-      return std::string(name) + " takes no value";
     } else if (arg == "--no-fallback") {
       s.no_fallback = true;
     } else if (arg == "--explain") {
@@ -326,11 +321,17 @@ std::string one_line(std::string_view s) {
 }
 
 std::string source_label(const llmjson::candidate& c) {
-  auto quoted_info = [&] { return "\"" + one_line(c.info) + "\""; };
+  // Appended piece by piece: g++ 12 -O2 warns (-Wrestrict, a false positive) on "literal" + string.
+  auto with_info = [&](std::string label) {
+    label += " \"";
+    label += one_line(c.info);
+    label += '"';
+    return label;
+  };
   switch (c.source) {
     case llmjson::source::whole: return "whole";
-    case llmjson::source::fence: return "fence " + quoted_info();
-    case llmjson::source::prose: return c.in_fence ? "in fence " + quoted_info() : "prose";
+    case llmjson::source::fence: return with_info("fence");
+    case llmjson::source::prose: return c.in_fence ? with_info("in fence") : "prose";
   }
   return "unknown";
 }
