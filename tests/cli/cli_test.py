@@ -391,6 +391,9 @@ def example_runs(examples):
         ["--keys", "category", p("02-draft-in-preamble.txt")],
         ["--keys", "category", "--policy", "unique", p("02-draft-in-preamble.txt")],
         ["--keys", "category", "--policy", "last", p("02-draft-in-preamble.txt")],
+        ["--schema", p("02-ticket.schema.json"), p("02-draft-in-preamble.txt")],
+        ["--schema", p("02-ticket.schema.json"), "--policy", "last", p("02-draft-in-preamble.txt")],
+        ["--schema", p("02-ticket.schema.json"), p("01-reasoning-plan.txt")],
         [p("03-truncated-answer.txt")],
     ]
 
@@ -403,8 +406,12 @@ def group_examples(c, a):
         (0, lambda v: isinstance(v, dict) and v.get("category") == "billing"),  # the draft
         (1, "ambiguous"),
         (0, lambda v: isinstance(v, dict) and v.get("category") == "incident"),
+        (1, "ambiguous"),  # the schema cannot tell the draft from the answer: no guess
+        (0, lambda v: isinstance(v, dict) and v.get("category") == "incident"),
+        (1, "no_match"),
         (1, "truncated"),
     ]
+    assert len(runs) == len(expect)
     for args, (code, what) in zip(runs, expect):
         rc, out, err = c.run(args)
         name = " ".join(args)
