@@ -232,6 +232,18 @@ def check_report_against_explain(c, name, args, stdin=b""):
             c.check(row[5] == reason, where + ": reason %r vs %r" % (row[5], reason))
         for k in ("offset", "length", "line", "column"):
             c.check(isinstance(cand[k], int) and cand[k] >= (0 if k in ("offset", "length") else 1), where + ": bad " + k)
+    # The error message names the candidates' positions, and why each was rejected.
+    err_ = rep["error"]
+    named = []
+    if err_ and err_["kind"] == "no_match":
+        named = cands
+    elif err_ and err_["kind"] == "ambiguous":
+        named = [cand for cand in cands if cand["qualifies"]]
+    for cand in named[:8]:
+        place = "%d:%d" % (cand["line"], cand["column"])
+        c.check(place in err_["message"], "%s: the message does not name %s" % (name, place))
+        if cand["reason"] and printable(cand["reason"]):
+            c.check(cand["reason"] in err_["message"], "%s: the message does not say why %s was rejected" % (name, place))
     cut = rep["truncated"]
     cut_lines = [r for r in rest if r.startswith("cut: ")]
     c.check(len(cut_lines) == (1 if cut else 0), name + ": the table's cut line does not match 'truncated'")
@@ -304,6 +316,14 @@ def group_usage_errors(c, a):
     c.check(rc == 0 and parse_json(out)[1] == {"a": 2}, "--name=value form")
     rc, out, _ = c.run(["--keys", "b", "--keys", "a"], b'{"a": 1}')
     c.check(rc == 0 and parse_json(out)[1] == {"a": 1}, "--keys repeated")
+    rc, out, _ = c.run(["--keys", "b"], b'{"a": 1}')
+    c.check(rc == 0 and parse_json(out)[1] == {"a": 1}, "policy first falls back to the first valid candidate")
+    rc, out, err = c.run(["--keys", "b", "--no-fallback"], b'{"a": 1}')
+    c.check(rc == 1 and err.startswith(b"llmjson: no_match: ") and b"1:1" in err, "--no-fallback: %r" % err)
+    rc, out, _ = c.run(["--pretty"], b'x {"a": [1]}')
+    c.check(rc == 0 and out == b'{\n  "a": [\n    1\n  ]\n}\n', "--pretty: %r" % out)
+    rc, out, err = c.run([], b" \n\t ")
+    c.check(rc == 1 and err.startswith(b"llmjson: empty: "), "white space only: %r" % err)
 
 
 def odd_inputs():
