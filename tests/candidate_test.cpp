@@ -49,7 +49,8 @@ TEST_CASE("a whole output that is an array or a scalar is a candidate too", "[ca
 }
 
 TEST_CASE("prose candidates: maximal valid objects with offset, line and column", "[candidate]") {
-  const std::string text = "Draft: {\"decision\":\"skip\"}\nFinal:\n  {\"decision\":\"reply\",\"n\":{\"x\":1}}";
+  const std::string text =
+      "Draft: {\"decision\":\"skip\"}\nFinal:\n  {\"decision\":\"reply\",\"n\":{\"x\":1}}";
   auto s = llmjson::candidates(text);
   REQUIRE(s.candidates.size() == 2);
   CHECK(s.candidates[0].offset == 7);
@@ -70,7 +71,8 @@ TEST_CASE("columns count code points, not bytes", "[candidate]") {
   CHECK(s.candidates[0].offset == 13);
 }
 
-TEST_CASE("fence bodies that are whole JSON values are candidates, whatever their type", "[candidate]") {
+TEST_CASE("fence bodies that are whole JSON values are candidates, whatever their type",
+          "[candidate]") {
   const std::string text = "Tags:\n```json\n[\"a\", \"b\"]\n```\nPlan:\n~~~\n{\"plan\": 1}\n~~~\n";
   auto s = llmjson::candidates(text);
   REQUIRE(s.candidates.size() == 2);
@@ -88,9 +90,11 @@ TEST_CASE("a fenced array owns the objects inside it", "[candidate]") {
   CHECK(s.candidates[0].value.is_array());
 }
 
-TEST_CASE("an analysis ```json fence before the plan fence: both are candidates, in order", "[candidate]") {
+TEST_CASE("an analysis ```json fence before the plan fence: both are candidates, in order",
+          "[candidate]") {
   const std::string text =
-      "```json\n{\"analysis\": {\"risk\": \"high\"}}\n```\nSo:\n```json\n{\"orders\": [{\"helm\": 1}]}\n```\n";
+      "```json\n{\"analysis\": {\"risk\": \"high\"}}\n```\nSo:\n```json\n{\"orders\": [{\"helm\": "
+      "1}]}\n```\n";
   auto v = values(llmjson::candidates(text));
   REQUIRE(v.size() == 2);
   CHECK(v[0].contains("analysis"));
@@ -98,7 +102,8 @@ TEST_CASE("an analysis ```json fence before the plan fence: both are candidates,
 }
 
 TEST_CASE("quotes in prose mean nothing outside braces", "[candidate]") {
-  auto v = values(llmjson::candidates(std::string_view("He said \"use it's {\"a\": 1} then \" {\"b\": 2}")));
+  auto v = values(
+      llmjson::candidates(std::string_view("He said \"use it's {\"a\": 1} then \" {\"b\": 2}")));
   REQUIRE(v.size() == 2);
   CHECK(v[0] == json::parse(R"({"a":1})"));
   CHECK(v[1] == json::parse(R"({"b":2})"));
@@ -115,7 +120,8 @@ TEST_CASE("prose-like brace spans keep the objects inside them", "[candidate]") 
     CHECK(v == std::vector<json>{json::parse(R"({"a":1})"), json::parse(R"({"b":2})")});
   }
   SECTION("a prose brace holding an odd quote") {
-    auto v = values(llmjson::candidates(std::string_view("Use {format \"like this} shown. {\"v\": 1}")));
+    auto v =
+        values(llmjson::candidates(std::string_view("Use {format \"like this} shown. {\"v\": 1}")));
     CHECK(v == std::vector<json>{json::parse(R"({"v":1})")});
   }
   SECTION("a Python dict with single quotes is prose-like") {
@@ -126,26 +132,30 @@ TEST_CASE("prose-like brace spans keep the objects inside them", "[candidate]") 
 }
 
 TEST_CASE("a stray unbalanced { before the answer keeps the answer", "[candidate]") {
-  auto s = llmjson::candidates(std::string_view("then a { to open the payload.\n\n{\"level\": \"INFO\"}\n"));
+  auto s = llmjson::candidates(
+      std::string_view("then a { to open the payload.\n\n{\"level\": \"INFO\"}\n"));
   CHECK(values(s) == std::vector<json>{json::parse(R"({"level":"INFO"})")});
   CHECK_FALSE(s.truncation);
 }
 
 TEST_CASE("an echoed template that never closes keeps the candidates inside it", "[candidate]") {
-  auto s = llmjson::candidates(std::string_view("Format: {\"decision\": <skip|act>, ...\nAnswer: {\"decision\": \"act\"}\n"));
+  auto s = llmjson::candidates(std::string_view(
+      "Format: {\"decision\": <skip|act>, ...\nAnswer: {\"decision\": \"act\"}\n"));
   CHECK(values(s) == std::vector<json>{json::parse(R"({"decision":"act"})")});
   CHECK_FALSE(s.truncation);
 }
 
 TEST_CASE("braces, escaped quotes and ``` inside JSON strings are text", "[candidate]") {
-  const std::string text = R"(x {"a": "she said \"{not} a brace\"", "b": "```json\n{}\n```", "c": "\\"} y)";
+  const std::string text =
+      R"(x {"a": "she said \"{not} a brace\"", "b": "```json\n{}\n```", "c": "\\"} y)";
   auto s = llmjson::candidates(text);
   REQUIRE(values(s).size() == 1);
   CHECK(values(s)[0]["a"] == "she said \"{not} a brace\"");
   CHECK(values(s)[0]["c"] == "\\");
 }
 
-TEST_CASE("a malformed owner is reported with its reason and position, and owns its insides", "[candidate]") {
+TEST_CASE("a malformed owner is reported with its reason and position, and owns its insides",
+          "[candidate]") {
   SECTION("a trailing comma") {
     const std::string text = "Plan:\n{\"orders\": [{\"helm\": 1}, {\"eng\": 2},],\n \"x\": 1}\n";
     auto s = llmjson::candidates(text);
@@ -159,7 +169,8 @@ TEST_CASE("a malformed owner is reported with its reason and position, and owns 
   SECTION("a Python literal") {
     auto s = llmjson::candidates(std::string_view("{\"done\": True, \"inner\": {\"a\": 1}}"));
     REQUIRE(s.candidates.size() == 1);
-    CHECK(s.candidates[0].problem == "line 1 col 10: invalid literal True (Python; JSON has true, false, null)");
+    CHECK(s.candidates[0].problem ==
+          "line 1 col 10: invalid literal True (Python; JSON has true, false, null)");
   }
   SECTION("a comment") {
     auto s = llmjson::candidates(std::string_view("{\"a\": 1 // one\n}"));
@@ -180,7 +191,8 @@ TEST_CASE("a malformed owner is reported with its reason and position, and owns 
   }
   SECTION("keys of sibling objects may repeat") {
     CHECK(values(llmjson::candidates(std::string_view("x [{\"k\": 1}, {\"k\": 2}]"))).size() == 2);
-    CHECK(values(llmjson::candidates(std::string_view("x {\"a\": {\"k\": 1}, \"b\": {\"k\": 2}}"))).size() == 1);
+    CHECK(values(llmjson::candidates(std::string_view("x {\"a\": {\"k\": 1}, \"b\": {\"k\": 2}}")))
+              .size() == 1);
   }
 }
 
@@ -193,15 +205,21 @@ TEST_CASE("invalid JSON details are llmjson's decision", "[candidate]") {
   CHECK(first_problem("x {\"a\": 1.}") == "line 1 col 11: incomplete number");
   CHECK(first_problem("x {\"a\": NaN}") == "line 1 col 9: invalid literal NaN (not JSON)");
   CHECK(first_problem("x {\"a\": \"\\q\"}") == "line 1 col 11: invalid escape \\q in string");
-  CHECK(first_problem("x {\"a\": \"\\ud800\"}") == "line 1 col 16: unpaired surrogate in \\u escape");
-  CHECK(first_problem("x {\"a\": \"\xff\"}") == "line 1 col 10: invalid UTF-8 in string (byte 0xFF)");
+  CHECK(first_problem("x {\"a\": \"\\ud800\"}") ==
+        "line 1 col 16: unpaired surrogate in \\u escape");
+  CHECK(first_problem("x {\"a\": \"\xff\"}") ==
+        "line 1 col 10: invalid UTF-8 in string (byte 0xFF)");
   CHECK(first_problem("x {\"a\": [1}") == "line 1 col 11: mismatched '}' (an array is open)");
-  CHECK(first_problem("x {\"a\": 1 \"b\": 2}") == "line 1 col 11: unexpected '\"', expected ',' or '}'");
-  CHECK(first_problem("x {\"a\": 1, \"b\" 2}") == "line 1 col 16: unexpected '2', expected ':' after the key");
+  CHECK(first_problem("x {\"a\": 1 \"b\": 2}") ==
+        "line 1 col 11: unexpected '\"', expected ',' or '}'");
+  CHECK(first_problem("x {\"a\": 1, \"b\" 2}") ==
+        "line 1 col 16: unexpected '2', expected ':' after the key");
   // After '{', a string not followed by ':' makes the span prose-like: no JSON claim, no report.
   CHECK(first_problem("x {\"a\" 1}") == "none");
   // Valid: a surrogate pair, escapes, exponents, and a NUL byte is a byte like any other.
-  CHECK(values(llmjson::candidates(std::string_view("x {\"a\": \"\\ud83d\\ude00\", \"b\": -0.5e+3}"))).size() == 1);
+  CHECK(
+      values(llmjson::candidates(std::string_view("x {\"a\": \"\\ud83d\\ude00\", \"b\": -0.5e+3}")))
+          .size() == 1);
   const std::string with_nul("{\"a\":1}\0junk", 12);
   auto s = llmjson::candidates(with_nul);
   REQUIRE(s.candidates.size() == 1);
@@ -249,9 +267,11 @@ TEST_CASE("nesting deeper than the limit disqualifies a candidate", "[candidate]
   CHECK_FALSE(llmjson::candidates(very_deep, opts).candidates[0].valid);
 }
 
-TEST_CASE("truncation: the text ends inside an object whose text is a valid prefix", "[candidate]") {
+TEST_CASE("truncation: the text ends inside an object whose text is a valid prefix",
+          "[candidate]") {
   SECTION("a truncated plan's complete inner objects are parts of it, not candidates") {
-    const std::string text = "Plan follows.\n{\"orders\": [{\"helm\": \"come about\"}, {\"eng\": \"divert\"}, {\"tac";
+    const std::string text =
+        "Plan follows.\n{\"orders\": [{\"helm\": \"come about\"}, {\"eng\": \"divert\"}, {\"tac";
     auto s = llmjson::candidates(text);
     CHECK(s.candidates.empty());
     REQUIRE(s.truncation);
@@ -290,7 +310,8 @@ TEST_CASE("truncation in an unclosed fence", "[candidate]") {
     auto s = llmjson::candidates(std::string_view("Here it is:\n```json\n"));
     REQUIRE(s.truncation);
     CHECK(s.truncation->offset == 20);
-    CHECK(s.truncation->what == "the fence \"json\" opened at line 2 never closes and its body is empty");
+    CHECK(s.truncation->what ==
+          "the fence \"json\" opened at line 2 never closes and its body is empty");
   }
   SECTION("a bare ``` at the end is a prefilled fence's closer, not a cut") {
     auto s = llmjson::candidates(std::string_view("{\"verdict\": \"approve\"}\n```\n"));
@@ -319,7 +340,8 @@ TEST_CASE("fence lines cut the text into segments scanned separately", "[candida
     CHECK_FALSE(s.candidates[0].in_fence);
   }
   SECTION("a four-backtick fence wrapping a ```json fence") {
-    auto s = llmjson::candidates(std::string_view("````markdown\nSnippet:\n```json\n{\"name\": \"x\"}\n```\n````\n"));
+    auto s = llmjson::candidates(
+        std::string_view("````markdown\nSnippet:\n```json\n{\"name\": \"x\"}\n```\n````\n"));
     REQUIRE(s.candidates.size() == 1);
     CHECK(s.candidates[0].in_fence);
     CHECK(s.candidates[0].info == "markdown");
@@ -355,7 +377,8 @@ std::string repeat(std::string_view unit, std::size_t bytes) {
 }
 }  // namespace
 
-TEST_CASE("hostile 1 MB inputs get the right answer (a quadratic scan would not finish)", "[candidate][hostile]") {
+TEST_CASE("hostile 1 MB inputs get the right answer (a quadratic scan would not finish)",
+          "[candidate][hostile]") {
   constexpr std::size_t mb = 1 << 20;
   SECTION("unmatched {") {
     const std::string t = repeat("{", mb) + " {\"a\": 1}";
@@ -382,7 +405,8 @@ TEST_CASE("hostile 1 MB inputs get the right answer (a quadratic scan would not 
   }
   SECTION("deep nesting that closes is one malformed (too deep) owner") {
     const std::size_t levels = mb / 5;
-    const std::string t = "x " + repeat("{\"a\":", levels * 5) + "1" + std::string(levels, '}') + " {\"b\": 1}";
+    const std::string t =
+        "x " + repeat("{\"a\":", levels * 5) + "1" + std::string(levels, '}') + " {\"b\": 1}";
     auto s = llmjson::candidates(t);
     CHECK(values(s) == std::vector<json>{json::parse(R"({"b":1})")});
     CHECK(malformed(s) == 1);
@@ -401,7 +425,8 @@ TEST_CASE("hostile 1 MB inputs get the right answer (a quadratic scan would not 
     CHECK(values(s) == std::vector<json>{json::parse(R"({"a":1})")});
   }
   SECTION("prose full of braces and quotes") {
-    const std::string t = repeat("set {x | x > \"0} and {{name}} \\frac{a}{b} ", mb) + "{\"done\": true}";
+    const std::string t =
+        repeat("set {x | x > \"0} and {{name}} \\frac{a}{b} ", mb) + "{\"done\": true}";
     auto s = llmjson::candidates(t);
     CHECK(values(s) == std::vector<json>{json::parse(R"({"done":true})")});
   }

@@ -45,7 +45,8 @@ llmjson::policy policy_named(const std::string& s) {
 }
 
 /// Runs one case; returns false when it needs a selector this build lacks.
-bool run_case(const std::filesystem::path& txt, const nlohmann::json& spec, const std::string& text) {
+bool run_case(const std::filesystem::path& txt, const nlohmann::json& spec,
+              const std::string& text) {
   llmjson::options opts;
   opts.policy = policy_named(spec.at("policy").get<std::string>());
   const nlohmann::json& sel = spec.at("select");
@@ -68,7 +69,8 @@ bool run_case(const std::filesystem::path& txt, const nlohmann::json& spec, cons
     CHECK(llmjson::to_string(r.error().kind) == spec["error"].get<std::string>());
     CHECK_FALSE(r.error().message.empty());
   } else {
-    INFO((r ? std::string("got ") + r->value().dump() : "error " + std::string(to_string(r.error().kind)) + ": " + r.error().message));
+    INFO((r ? std::string("got ") + r->value().dump()
+            : "error " + std::string(to_string(r.error().kind)) + ": " + r.error().message));
     REQUIRE(r.has_value());
     CHECK(r->value() == spec.at("expect"));
     // The answer's span is a slice of the text that parses to the value.
@@ -99,7 +101,9 @@ TEST_CASE("every corpus case gives its expected answer or error", "[corpus]") {
     }
   }
   std::cout << "corpus: " << ran << " cases run, " << skipped.size() << " skipped\n";
-  for (const auto& s : skipped) std::cout << "  skipped (needs the JSON Schema selector): " << s << "\n";
-  if (!skipped.empty()) WARN(skipped.size() << " corpus cases skipped: they need the JSON Schema selector");
+  for (const auto& s : skipped)
+    std::cout << "  skipped (needs the JSON Schema selector): " << s << "\n";
+  if (!skipped.empty())
+    WARN(skipped.size() << " corpus cases skipped: they need the JSON Schema selector");
   CHECK(ran + skipped.size() == all.size());
 }

@@ -31,7 +31,8 @@ llmjson::options with(policy p, bool fallback = true) {
 TEST_CASE("the plan fence after a ```json analysis fence, chosen by keys", "[extract]") {
   const std::string text =
       "Analysis:\n```json\n{\"analysis\": {\"threat\": \"high\"}, \"confidence\": 0.7}\n```\n"
-      "Orders:\n```json\n{\"orders\": [{\"station\": \"helm\"}], \"helm\": {\"heading\": 320}}\n```\n";
+      "Orders:\n```json\n{\"orders\": [{\"station\": \"helm\"}], \"helm\": {\"heading\": "
+      "320}}\n```\n";
   auto r = llmjson::extract(text, llmjson::any_key({"orders", "helm", "engineering", "tactical"}));
   REQUIRE(r);
   CHECK(r->value()["helm"]["heading"] == 320);
@@ -43,7 +44,8 @@ TEST_CASE("the plan fence after a ```json analysis fence, chosen by keys", "[ext
   CHECK(r->chosen().line == 7);
 }
 
-TEST_CASE("a draft in the preamble: a strict decoder and policy unique take the answer only", "[extract]") {
+TEST_CASE("a draft in the preamble: a strict decoder and policy unique take the answer only",
+          "[extract]") {
   const std::string text =
       "I'll start from draft: {\"decision\":\"skip\"} but thread t-42 needs a reply.\n"
       "{\"thread_id\": \"t-42\", \"decision\": \"reply\"}\n";
@@ -57,17 +59,20 @@ TEST_CASE("a draft in the preamble: a strict decoder and policy unique take the 
 }
 
 TEST_CASE("'not {}.' in the preamble: the empty object does not decode", "[extract]") {
-  const std::string text = "The answer is not {}. It is:\n{\"thread_id\": \"t-1\", \"decision\": \"skip\"}";
+  const std::string text =
+      "The answer is not {}. It is:\n{\"thread_id\": \"t-1\", \"decision\": \"skip\"}";
   auto r = llmjson::extract<reply>(text);
   REQUIRE(r);
   CHECK(r->thread_id == "t-1");
 }
 
 TEST_CASE("the caller's check on the decoded value decides between two that decode", "[extract]") {
-  const std::string text = R"(Old: {"thread_id": "t-7", "decision": "skip"} New: {"thread_id": "t-42", "decision": "reply"})";
+  const std::string text =
+      R"(Old: {"thread_id": "t-7", "decision": "skip"} New: {"thread_id": "t-42", "decision": "reply"})";
   auto check = [](const reply& r) {
     return r.thread_id == "t-42" ? llmjson::verdict::pass()
-                                 : llmjson::verdict::fail("thread_id: expected \"t-42\", got \"" + r.thread_id + "\"");
+                                 : llmjson::verdict::fail("thread_id: expected \"t-42\", got \"" +
+                                                          r.thread_id + "\"");
   };
   auto r = llmjson::extract<reply>(text, check);
   REQUIRE(r);
@@ -83,7 +88,8 @@ TEST_CASE("ambiguous: two qualifying candidates under unique, both positions nam
   REQUIRE_FALSE(r);
   const auto& e = r.error();
   CHECK(e.kind == error_kind::ambiguous);
-  CHECK(e.message == "2 candidates qualify, policy unique takes exactly one: 1:10 prose; 4:1 prose");
+  CHECK(e.message ==
+        "2 candidates qualify, policy unique takes exactly one: 1:10 prose; 4:1 prose");
   CHECK(e.offset == text.find("{\"label\": \"ham\"}"));
   CHECK(e.candidates.size() == 2);
 }
@@ -96,7 +102,8 @@ TEST_CASE("policies first and last", "[extract]") {
   CHECK(llmjson::extract(text, v)->policy == policy::first);  // a key set's default
 }
 
-TEST_CASE("first falls back to the first valid candidate, flagged, unless told not to", "[extract]") {
+TEST_CASE("first falls back to the first valid candidate, flagged, unless told not to",
+          "[extract]") {
   const std::string text = "Tags:\n```json\n[\"billing\", \"refund\"]\n```\n";
   auto r = llmjson::extract(text);
   REQUIRE(r);
@@ -105,15 +112,19 @@ TEST_CASE("first falls back to the first valid candidate, flagged, unless told n
   auto off = llmjson::extract(text, with(policy::first, false));
   REQUIRE_FALSE(off);
   CHECK(off.error().kind == error_kind::no_match);
-  CHECK(off.error().message == "1 candidate, none qualifies: 3:1 fence \"json\": not an object (array)");
+  CHECK(off.error().message ==
+        "1 candidate, none qualifies: 3:1 fence \"json\": not an object (array)");
   // A typed decoder never falls back: the value would not be a T.
   auto typed = llmjson::extract(text, llmjson::decode<reply>{}, with(policy::first));
   REQUIRE_FALSE(typed);
   CHECK(typed.error().kind == error_kind::no_match);
 }
 
-TEST_CASE("truncated: first returns an earlier qualifying candidate, unique and last never do", "[extract]") {
-  const std::string text = "Draft route: {\"route\": [\"a\", \"b\"]}\n\nFinal: {\"route\": [\"b\", \"a\"], \"note\": \"uses the ring";
+TEST_CASE("truncated: first returns an earlier qualifying candidate, unique and last never do",
+          "[extract]") {
+  const std::string text =
+      "Draft route: {\"route\": [\"a\", \"b\"]}\n\nFinal: {\"route\": [\"b\", \"a\"], \"note\": "
+      "\"uses the ring";
   llmjson::any_key route{"route"};
   auto first = llmjson::extract(text, route, with(policy::first));
   REQUIRE(first);
@@ -128,16 +139,20 @@ TEST_CASE("truncated: first returns an earlier qualifying candidate, unique and 
   }
   auto last = llmjson::extract(text, route, with(policy::last));
   CHECK(last.error().message ==
-        "the output was cut: the object opened at 3:8 never closes; 1 earlier candidate qualifies, but under "
+        "the output was cut: the object opened at 3:8 never closes; 1 earlier candidate qualifies, "
+        "but under "
         "policy last the cut value might have been the answer");
 }
 
-TEST_CASE("truncated: with nothing qualifying, first says truncated and never falls back", "[extract]") {
-  const std::string text = "Analysis: {\"risk\": \"high\"}\nPlan: {\"orders\": [{\"helm\": 1}, {\"eng";
+TEST_CASE("truncated: with nothing qualifying, first says truncated and never falls back",
+          "[extract]") {
+  const std::string text =
+      "Analysis: {\"risk\": \"high\"}\nPlan: {\"orders\": [{\"helm\": 1}, {\"eng";
   auto r = llmjson::extract(text, llmjson::any_key({"orders"}), with(policy::first));
   REQUIRE_FALSE(r);
   CHECK(r.error().kind == error_kind::truncated);
-  CHECK(r.error().candidates.size() == 1);  // the analysis; the plan's inner objects are not candidates
+  CHECK(r.error().candidates.size() ==
+        1);  // the analysis; the plan's inner objects are not candidates
 }
 
 TEST_CASE("no_json lists the malformed owners with their positions", "[extract]") {
@@ -146,7 +161,8 @@ TEST_CASE("no_json lists the malformed owners with their positions", "[extract]"
   REQUIRE_FALSE(r);
   CHECK(r.error().kind == error_kind::no_json);
   CHECK(r.error().message ==
-        "no JSON value in the output; 1 malformed candidate: 2:1 in fence \"json\": malformed: line 4 col 16: trailing comma");
+        "no JSON value in the output; 1 malformed candidate: 2:1 in fence \"json\": malformed: "
+        "line 4 col 16: trailing comma");
 }
 
 TEST_CASE("empty, white space, and too large", "[extract]") {
@@ -158,19 +174,22 @@ TEST_CASE("empty, white space, and too large", "[extract]") {
   auto r = llmjson::extract(std::string_view("{\"a\": 12345}"), small);
   REQUIRE_FALSE(r);
   CHECK(r.error().kind == error_kind::too_large);
-  CHECK(r.error().message == "the output is 12 bytes, over the limit of 8 (options::max_input_bytes)");
+  CHECK(r.error().message ==
+        "the output is 12 bytes, over the limit of 8 (options::max_input_bytes)");
 }
 
 TEST_CASE("no_match lists each candidate's reason", "[extract]") {
   const std::string text = R"(A {"a": 1} B {"b": 2})";
   auto r = llmjson::extract(text, llmjson::any_key({"c"}), with(policy::unique));
   REQUIRE_FALSE(r);
-  CHECK(r.error().message ==
-        R"(2 candidates, none qualifies: 1:3 prose: has none of the keys "c"; 1:14 prose: has none of the keys "c")");
+  CHECK(
+      r.error().message ==
+      R"(2 candidates, none qualifies: 1:3 prose: has none of the keys "c"; 1:14 prose: has none of the keys "c")");
 }
 
 TEST_CASE("the fast path: a whole-JSON output is taken as it is", "[extract]") {
-  auto r = llmjson::extract(std::string_view("{\"id\": 17, \"inner\": {\"id\": 1}}"), llmjson::any_key({"id"}));
+  auto r = llmjson::extract(std::string_view("{\"id\": 17, \"inner\": {\"id\": 1}}"),
+                            llmjson::any_key({"id"}));
   REQUIRE(r);
   CHECK(r->chosen().source == llmjson::source::whole);
   CHECK(r->candidates.size() == 1);

@@ -14,7 +14,8 @@ static_assert(llmjson::detail::line_at("ab\r\ncd"sv, 0).end == 2);
 static_assert(llmjson::detail::line_at("ab\r\ncd"sv, 0).next == 4);
 static_assert(llmjson::detail::line_at("ab\rcd"sv, 0).next == 3);
 static_assert(llmjson::detail::fence_marker("   ```json"sv).length == 3);
-static_assert(llmjson::detail::fence_marker("    ```json"sv).marker == 0);  // 4 spaces: indented code
+static_assert(llmjson::detail::fence_marker("    ```json"sv).marker ==
+              0);  // 4 spaces: indented code
 static_assert(llmjson::detail::fence_marker("``"sv).marker == 0);
 static_assert(llmjson::detail::fence_marker("~~~~"sv).length == 4);
 
@@ -61,7 +62,8 @@ TEST_CASE("a four-backtick fence wraps a ```json fence, which stays part of its 
   CHECK(fs[0].closed);
 }
 
-TEST_CASE("a closing line needs the same character, at least as many, and only white space", "[fence]") {
+TEST_CASE("a closing line needs the same character, at least as many, and only white space",
+          "[fence]") {
   SECTION("tildes are not closed by backticks") {
     auto fs = llmjson::fences(std::string_view("~~~\nx\n```\ny\n~~~\n"));
     REQUIRE(fs.size() == 1);

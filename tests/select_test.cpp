@@ -53,11 +53,15 @@ TEST_CASE("decode<T> qualifies what decodes to a T with no unknown key", "[selec
   llmjson::decode<plan> sel;
   CHECK(sel(json::parse(R"({"orders": [{"station": "helm", "action": "turn"}], "eta": 4})")).ok);
   CHECK(sel(json::parse(R"({"eta": 4})")).reason == R"(missing key "orders")");
-  CHECK(sel(json::parse(R"({"orders": [], "eta": "soon"})")).reason == "type must be number, but is string");
-  CHECK(sel(json::parse(R"({"orders": [], "eta": 1, "draft": true})")).reason == R"(unknown key "draft")");
+  CHECK(sel(json::parse(R"({"orders": [], "eta": "soon"})")).reason ==
+        "type must be number, but is string");
+  CHECK(sel(json::parse(R"({"orders": [], "eta": 1, "draft": true})")).reason ==
+        R"(unknown key "draft")");
   // Unknown keys are found at any depth, in arrays of structs too.
-  CHECK(sel(json::parse(R"({"orders": [{"station": "a", "action": "b"}, {"station": "c", "action": "d", "eta_min": 3}], "eta": 1})"))
-            .reason == R"(/orders/1: unknown key "eta_min")");
+  CHECK(
+      sel(json::parse(
+              R"({"orders": [{"station": "a", "action": "b"}, {"station": "c", "action": "d", "eta_min": 3}], "eta": 1})"))
+          .reason == R"(/orders/1: unknown key "eta_min")");
   // A null under a key the encoding lacks is an absent optional, not an unknown key.
   CHECK(sel(json::parse(R"({"orders": [], "eta": 1, "note": null})")).ok);
   CHECK(llmjson::decode<plan>::default_policy == llmjson::policy::unique);
@@ -67,15 +71,19 @@ TEST_CASE("decode<T> runs the caller's check on the decoded value", "[select]") 
   const std::string want = "helm";
   llmjson::decode<step> sel{[&](const step& s) {
     return s.station == want ? llmjson::verdict::pass()
-                             : llmjson::verdict::fail("station: expected \"" + want + "\", got \"" + s.station + "\"");
+                             : llmjson::verdict::fail("station: expected \"" + want + "\", got \"" +
+                                                      s.station + "\"");
   }};
   CHECK(sel(json::parse(R"({"station": "helm", "action": "x"})")).ok);
-  CHECK(sel(json::parse(R"({"station": "tac", "action": "x"})")).reason == R"(station: expected "helm", got "tac")");
+  CHECK(sel(json::parse(R"({"station": "tac", "action": "x"})")).reason ==
+        R"(station: expected "helm", got "tac")");
   llmjson::decode<step> by_bool{[](const step& s) { return !s.action.empty(); }};
-  CHECK(by_bool(json::parse(R"({"station": "a", "action": ""})")).reason == "rejected by the check");
+  CHECK(by_bool(json::parse(R"({"station": "a", "action": ""})")).reason ==
+        "rejected by the check");
 }
 
-TEST_CASE("decode<T> without to_json says so in every reason unless unknown keys are allowed", "[select]") {
+TEST_CASE("decode<T> without to_json says so in every reason unless unknown keys are allowed",
+          "[select]") {
   llmjson::decode<decode_only> strict;
   CHECK(strict(json::parse(R"({"a": 1})")).reason.find("no to_json") != std::string::npos);
   llmjson::decode<decode_only> lax = llmjson::decode<decode_only>{}.allow_unknown_keys();
@@ -83,10 +91,12 @@ TEST_CASE("decode<T> without to_json says so in every reason unless unknown keys
   CHECK(lax.get(json::parse(R"({"a": 7})")).a == 7);
 }
 
-TEST_CASE("judge: bool selectors, nlohmann exceptions become reasons, others propagate", "[select]") {
+TEST_CASE("judge: bool selectors, nlohmann exceptions become reasons, others propagate",
+          "[select]") {
   auto by_bool = [](const json& v) { return v.contains("x"); };
   CHECK(llmjson::detail::judge(by_bool, json::parse(R"({"x": 1})")).ok);
-  CHECK(llmjson::detail::judge(by_bool, json::parse(R"({"y": 1})")).reason == "rejected by the selector");
+  CHECK(llmjson::detail::judge(by_bool, json::parse(R"({"y": 1})")).reason ==
+        "rejected by the selector");
   auto at = [](const json& v) { return v.at("needed").get<int>() > 0; };
   CHECK(llmjson::detail::judge(at, json::parse(R"({"y": 1})")).reason == R"(missing key "needed")");
   auto throws = [](const json&) -> bool { throw std::runtime_error("mine"); };

@@ -49,18 +49,18 @@ struct cut {
 /// with the reason so a person or a re-prompt can act on them, and they never qualify.
 /// `text` and `info` are views into the caller's text: they live as long as it does.
 struct candidate {
-  std::string_view text;                ///< the span, a slice of the caller's text
-  std::size_t offset = 0;               ///< byte offset of `text` in the caller's text
-  std::size_t line = 1;                 ///< 1-based line of the first byte
-  std::size_t column = 1;               ///< 1-based column of the first byte, in code points
+  std::string_view text;   ///< the span, a slice of the caller's text
+  std::size_t offset = 0;  ///< byte offset of `text` in the caller's text
+  std::size_t line = 1;    ///< 1-based line of the first byte
+  std::size_t column = 1;  ///< 1-based column of the first byte, in code points
   llmjson::source source = source::prose;
-  std::string_view info;                ///< the enclosing fence's info string (`json`), if any
-  bool in_fence = false;                ///< the span lies in a fence body
-  bool valid = false;                   ///< valid JSON (RFC 8259, unique keys, depth limit)
-  std::string problem;                  ///< why not valid: `line 7 col 18: trailing comma`
-  nlohmann::json value;                 ///< the value when valid; discarded otherwise
-  bool qualifies = false;               ///< set by selection
-  std::string reason;                   ///< why it does not qualify (the selector's words)
+  std::string_view info;   ///< the enclosing fence's info string (`json`), if any
+  bool in_fence = false;   ///< the span lies in a fence body
+  bool valid = false;      ///< valid JSON (RFC 8259, unique keys, depth limit)
+  std::string problem;     ///< why not valid: `line 7 col 18: trailing comma`
+  nlohmann::json value;    ///< the value when valid; discarded otherwise
+  bool qualifies = false;  ///< set by selection
+  std::string reason;      ///< why it does not qualify (the selector's words)
 };
 
 /// What the scan of one output found: the candidates in document order, and the cut, if any.
@@ -84,8 +84,7 @@ struct scan_result {
 [[nodiscard]] scan_result candidates(std::string_view text, const options& opts = {});
 
 /// Candidates of a temporary string would dangle: pass a named string or a `string_view`.
-template <class S>
-  requires std::same_as<S, std::string>
+template <std::same_as<std::string> S>
 scan_result candidates(S&&, const options& = {}) = delete;
 
 }  // namespace llmjson

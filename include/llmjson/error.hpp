@@ -38,9 +38,10 @@ enum class error_kind {
 }
 
 /// Returns the kind named `name` (`"no_json"`), or nothing for an unknown name.
-[[nodiscard]] constexpr std::optional<error_kind> error_kind_from_string(std::string_view name) noexcept {
-  for (auto k : {error_kind::empty, error_kind::no_json, error_kind::truncated, error_kind::no_match,
-                 error_kind::ambiguous, error_kind::too_large})
+[[nodiscard]] constexpr std::optional<error_kind> error_kind_from_string(
+    std::string_view name) noexcept {
+  for (auto k : {error_kind::empty, error_kind::no_json, error_kind::truncated,
+                 error_kind::no_match, error_kind::ambiguous, error_kind::too_large})
     if (to_string(k) == name) return k;
   return std::nullopt;
 }
@@ -53,8 +54,9 @@ enum class error_kind {
 /// The candidates' `text` views point into the caller's text, as everywhere in llmjson.
 struct error {
   error_kind kind = error_kind::no_json;
-  std::size_t offset = 0;  ///< byte in the input where the problem was seen (the cut, the 2nd match)
-  std::string message;     ///< one line, without the kind: `2 candidates, none qualifies: ...`
+  std::size_t offset =
+      0;                ///< byte in the input where the problem was seen (the cut, the 2nd match)
+  std::string message;  ///< one line, without the kind: `2 candidates, none qualifies: ...`
   std::vector<candidate> candidates;  ///< all candidates, with verdicts (empty for empty/too_large)
   std::optional<cut> truncation;      ///< where the output was cut, when it was
 };

@@ -27,10 +27,10 @@ namespace llmjson {
 /// (`qualifies`, `reason`); `candidates[index]` is the answer. Views point into the caller's text.
 struct extraction {
   std::vector<candidate> candidates;
-  std::size_t index = 0;                    ///< the answer is `candidates[index]`
-  bool fallback = false;                    ///< policy `first` took a candidate that did not qualify
-  llmjson::policy policy = policy::first;   ///< the policy that chose
-  std::optional<cut> truncation;            ///< the output was cut after the answer (policy `first`)
+  std::size_t index = 0;                   ///< the answer is `candidates[index]`
+  bool fallback = false;                   ///< policy `first` took a candidate that did not qualify
+  llmjson::policy policy = policy::first;  ///< the policy that chose
+  std::optional<cut> truncation;           ///< the output was cut after the answer (policy `first`)
 
   /// Returns the chosen candidate.
   [[nodiscard]] const candidate& chosen() const noexcept { return candidates[index]; }
@@ -52,7 +52,8 @@ struct extraction {
 /// if (r) use(r->value()); else log(r.error().message);
 /// ```
 template <selector S>
-[[nodiscard]] result<extraction> extract(std::string_view text, const S& sel, const options& opts = {});
+[[nodiscard]] result<extraction> extract(std::string_view text, const S& sel,
+                                         const options& opts = {});
 
 /// `extract` with `any_object`: the answer is a JSON object.
 [[nodiscard]] inline result<extraction> extract(std::string_view text, const options& opts = {});
@@ -66,17 +67,14 @@ template <class T>
 [[nodiscard]] result<T> extract(std::string_view text, const options& opts = {});
 
 /// As `extract<T>(text)`, with the caller's check on the decoded `T` (returns `verdict` or `bool`).
-template <class T, class F>
-  requires std::invocable<const F&, const T&>
+template <class T, check_for<T> F>
 [[nodiscard]] result<T> extract(std::string_view text, F check, const options& opts = {});
 
 /// Extracting from a temporary string would leave the result's views dangling: keep the text in
 /// a named string (or use the retry wrapper, which owns the model's replies).
-template <selector S, class Str>
-  requires std::same_as<Str, std::string>
+template <selector S, std::same_as<std::string> Str>
 result<extraction> extract(Str&&, const S&, const options& = {}) = delete;
-template <class Str>
-  requires std::same_as<Str, std::string>
+template <std::same_as<std::string> Str>
 result<extraction> extract(Str&&, const options& = {}) = delete;
 
 namespace detail {
@@ -87,7 +85,8 @@ inline std::string describe_place(const candidate& c) {
   switch (c.source) {
     case source::whole: return s + " whole output";
     case source::fence: return s + " fence \"" + std::string(c.info) + "\"";
-    case source::prose: return s + (c.in_fence ? " in fence \"" + std::string(c.info) + "\"" : " prose");
+    case source::prose:
+      return s + (c.in_fence ? " in fence \"" + std::string(c.info) + "\"" : " prose");
   }
   return s;
 }
@@ -111,7 +110,8 @@ void append_candidates(std::string& out, const std::vector<candidate>& cs, Pick 
 inline bool is_blank(std::string_view text) noexcept {
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   for (char ch : text)
-    if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r' && ch != '\f' && ch != '\v') return false;
+    if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r' && ch != '\f' && ch != '\v')
+      return false;
   return true;
 }
 
@@ -124,15 +124,21 @@ inline std::string count_of(std::size_t n, std::string_view one) {
 template <selector S>
 result<extraction> extract(std::string_view text, const S& sel, const options& opts) {
   if (text.size() > opts.max_input_bytes) {
-    return error{error_kind::too_large, opts.max_input_bytes,
+    return error{error_kind::too_large,
+                 opts.max_input_bytes,
                  "the output is " + std::to_string(text.size()) + " bytes, over the limit of " +
                      std::to_string(opts.max_input_bytes) + " (options::max_input_bytes)",
-                 {}, std::nullopt};
+                 {},
+                 std::nullopt};
   }
   if (detail::is_blank(text)) {
-    return error{error_kind::empty, 0,
-                 text.empty() ? "the output is empty" : "the output is only white space (" + std::to_string(text.size()) + " bytes)",
-                 {}, std::nullopt};
+    return error{error_kind::empty,
+                 0,
+                 text.empty()
+                     ? "the output is empty"
+                     : "the output is only white space (" + std::to_string(text.size()) + " bytes)",
+                 {},
+                 std::nullopt};
   }
   scan_result scan = candidates(text, opts);
   std::vector<std::size_t> qualifying;
@@ -156,7 +162,8 @@ result<extraction> extract(std::string_view text, const S& sel, const options& o
   const bool truncated = scan.truncation.has_value();
 
   auto fail = [&](error_kind kind, std::size_t offset, std::string message) -> result<extraction> {
-    return error{kind, offset, std::move(message), std::move(scan.candidates), std::move(scan.truncation)};
+    return error{kind, offset, std::move(message), std::move(scan.candidates),
+                 std::move(scan.truncation)};
   };
   auto take = [&](std::size_t i, bool fallback) -> result<extraction> {
     return extraction{std::move(scan.candidates), i, fallback, pol, std::move(scan.truncation)};
@@ -167,18 +174,20 @@ result<extraction> extract(std::string_view text, const S& sel, const options& o
     std::string m = "the output was cut: " + scan.truncation->what;
     if (!qualifying.empty())
       m += "; " + detail::count_of(qualifying.size(), "earlier candidate") + " qualif" +
-           (qualifying.size() == 1 ? "ies" : "y") + ", but under policy " + std::string(to_string(pol)) +
-           " the cut value might have been the answer";
+           (qualifying.size() == 1 ? "ies" : "y") + ", but under policy " +
+           std::string(to_string(pol)) + " the cut value might have been the answer";
     std::size_t at = scan.truncation->offset;
     return fail(error_kind::truncated, at, std::move(m));
   }
   if (pol == policy::unique && qualifying.size() > 1) {
-    std::string m = detail::count_of(qualifying.size(), "candidate") + " qualify, policy unique takes exactly one: ";
+    std::string m = detail::count_of(qualifying.size(), "candidate") +
+                    " qualify, policy unique takes exactly one: ";
     detail::append_candidates(m, scan.candidates, [](const candidate& c) { return c.qualifies; });
     std::size_t at = scan.candidates[qualifying[1]].offset;
     return fail(error_kind::ambiguous, at, std::move(m));
   }
-  if (!qualifying.empty()) return take(pol == policy::last ? qualifying.back() : qualifying.front(), false);
+  if (!qualifying.empty())
+    return take(pol == policy::last ? qualifying.back() : qualifying.front(), false);
   if (!first_valid) {
     std::string m = "no JSON value in the output";
     if (malformed) {
@@ -188,7 +197,8 @@ result<extraction> extract(std::string_view text, const S& sel, const options& o
     std::size_t at = scan.candidates.empty() ? 0 : scan.candidates.front().offset;
     return fail(error_kind::no_json, at, std::move(m));
   }
-  if (pol == policy::first && opts.fallback && detail::allows_fallback_of<S>()) return take(*first_valid, true);
+  if (pol == policy::first && opts.fallback && detail::allows_fallback_of<S>())
+    return take(*first_valid, true);
   std::string m = detail::count_of(scan.candidates.size(), "candidate") + ", none qualifies: ";
   detail::append_candidates(m, scan.candidates, all);
   std::size_t at = scan.candidates[*first_valid].offset;
@@ -221,8 +231,7 @@ result<T> extract(std::string_view text, const options& opts) {
   return detail::decoded_answer(d, extract(text, d, opts));
 }
 
-template <class T, class F>
-  requires std::invocable<const F&, const T&>
+template <class T, check_for<T> F>
 result<T> extract(std::string_view text, F check, const options& opts) {
   decode<T> d{std::move(check)};
   return detail::decoded_answer(d, extract(text, d, opts));

@@ -14,15 +14,15 @@ namespace llmjson {
 /// One fenced code block (```` ``` ```` or `~~~`), as CommonMark defines it at the top level.
 /// The views point into the caller's text and live as long as it does.
 struct fence {
-  std::string_view text;         ///< the whole block: opening line through closing line (or end)
-  std::size_t offset = 0;        ///< byte offset of `text`
-  std::string_view body;         ///< the lines between the opening and the closing line
-  std::size_t body_offset = 0;   ///< byte offset of `body`
-  std::string_view info;         ///< the info string, trimmed (`json`, `JSON`, `` ``): diagnostics only
-  char marker = '`';             ///< '`' or '~'
-  std::size_t marker_length = 3; ///< how many markers open the fence (3 or more)
-  std::size_t line = 1;          ///< 1-based line of the opening fence
-  bool closed = false;           ///< false when the text ends before a closing line
+  std::string_view text;        ///< the whole block: opening line through closing line (or end)
+  std::size_t offset = 0;       ///< byte offset of `text`
+  std::string_view body;        ///< the lines between the opening and the closing line
+  std::size_t body_offset = 0;  ///< byte offset of `body`
+  std::string_view info;  ///< the info string, trimmed (`json`, `JSON`, `` ``): diagnostics only
+  char marker = '`';      ///< '`' or '~'
+  std::size_t marker_length = 3;  ///< how many markers open the fence (3 or more)
+  std::size_t line = 1;           ///< 1-based line of the opening fence
+  bool closed = false;            ///< false when the text ends before a closing line
 };
 
 /// Returns every fenced code block of `text`, in document order.
@@ -38,8 +38,7 @@ struct fence {
 [[nodiscard]] std::vector<fence> fences(std::string_view text);
 
 /// Fences of a temporary string would dangle: pass a named string or a `string_view`.
-template <class S>
-  requires std::same_as<S, std::string>
+template <std::same_as<std::string> S>
 std::vector<fence> fences(S&&) = delete;
 
 }  // namespace llmjson

@@ -18,7 +18,9 @@ namespace llmjson {
 class bad_result_access : public std::exception {
  public:
   explicit bad_result_access(llmjson::error e) : error_(std::move(e)) {}
-  [[nodiscard]] const char* what() const noexcept override { return "llmjson: result holds an error"; }
+  [[nodiscard]] const char* what() const noexcept override {
+    return "llmjson: result holds an error";
+  }
   [[nodiscard]] const llmjson::error& error() const noexcept { return error_; }
 
  private:
@@ -43,9 +45,9 @@ class [[nodiscard]] result {
   using value_type = T;
   using error_type = llmjson::error;
 
-  result(const T& v) : v_(std::in_place_index<0>, v) {}                  // NOLINT: implicit like expected
-  result(T&& v) : v_(std::in_place_index<0>, std::move(v)) {}            // NOLINT
-  result(const llmjson::error& e) : v_(std::in_place_index<1>, e) {}     // NOLINT
+  result(const T& v) : v_(std::in_place_index<0>, v) {}        // NOLINT: implicit like expected
+  result(T&& v) : v_(std::in_place_index<0>, std::move(v)) {}  // NOLINT
+  result(const llmjson::error& e) : v_(std::in_place_index<1>, e) {}        // NOLINT
   result(llmjson::error&& e) : v_(std::in_place_index<1>, std::move(e)) {}  // NOLINT
 
   /// Returns true when the result holds a value. Does not throw.

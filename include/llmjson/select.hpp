@@ -3,9 +3,9 @@
 #ifndef LLMJSON_SELECT_HPP_INCLUDED
 #define LLMJSON_SELECT_HPP_INCLUDED
 
+#include <algorithm>
 #include <concepts>
 #include <cstddef>
-#include <algorithm>
 #include <functional>
 #include <initializer_list>
 #include <optional>
@@ -31,10 +31,15 @@ namespace llmjson {
 /// declare `unique`) and `static constexpr bool allows_fallback = false` (typed decoders: a
 /// fallback value would not be a `T`).
 template <class S>
-concept selector =
-    std::invocable<const S&, const nlohmann::json&> &&
+concept selector = std::invocable<const S&, const nlohmann::json&> &&
     (std::same_as<std::invoke_result_t<const S&, const nlohmann::json&>, verdict> ||
      std::convertible_to<std::invoke_result_t<const S&, const nlohmann::json&>, bool>);
+
+/// A caller's check on a decoded `T`: callable on `const T&`, returning `verdict` or `bool`.
+template <class F, class T>
+concept check_for = std::invocable<const F&, const T&> &&
+    (std::same_as<std::invoke_result_t<const F&, const T&>, verdict> ||
+     std::convertible_to<std::invoke_result_t<const F&, const T&>, bool>);
 
 /// Any JSON object qualifies; arrays and scalars do not. What `extract(text)` uses.
 struct any_object {
@@ -47,7 +52,8 @@ struct any_object {
 /// **Example**: `llmjson::extract(text, llmjson::any_key({"orders", "helm"}))`
 class any_key {
  public:
-  any_key(std::initializer_list<std::string_view> keys) : any_key(std::span(keys.begin(), keys.size())) {}
+  any_key(std::initializer_list<std::string_view> keys)
+      : any_key(std::span(keys.begin(), keys.size())) {}
   explicit any_key(std::span<const std::string_view> keys) : keys_(keys.begin(), keys.end()) {}
   explicit any_key(std::vector<std::string> keys) : keys_(std::move(keys)) {}
 
@@ -68,7 +74,8 @@ class any_key {
 /// the encoding omits counts as an absent optional, not an unknown key.
 ///
 /// Requires: `T` decodable by nlohmann (`from_json`). Without `to_json`, every candidate is
-/// rejected with a reason that says so, unless `allow_unknown_keys()` is set. Reasons: `missing key "orders"`, `unknown key "draft"`,
+/// rejected with a reason that says so, unless `allow_unknown_keys()` is set. Reasons: `missing key
+/// "orders"`, `unknown key "draft"`,
 /// `/steps/2: unknown key "eta_min"`, `type must be number, but is string`, or the check's own.
 /// Only `nlohmann::json::exception` from `from_json` is turned into a reason; any other exception
 /// (the caller's own) propagates.
@@ -76,7 +83,8 @@ class any_key {
 /// **Example**:
 /// ```cpp
 /// auto check = [&](const reply& r) { return r.thread_id == id ? llmjson::verdict::pass()
-///     : llmjson::verdict::fail("thread_id: expected \"" + id + "\", got \"" + r.thread_id + "\""); };
+///     : llmjson::verdict::fail("thread_id: expected \"" + id + "\", got \"" + r.thread_id + "\"");
+///     };
 /// auto r = llmjson::extract(text, llmjson::decode<reply>{check});
 /// ```
 template <class T>
@@ -88,8 +96,7 @@ class decode {
 
   decode() = default;
   /// A decoder that also runs `check(const T&)`, which returns a `verdict` or a `bool`.
-  template <class F>
-    requires(!std::same_as<std::remove_cvref_t<F>, decode> && std::invocable<const F&, const T&>)
+  template <check_for<T> F>
   explicit decode(F check) : check_(make_check(std::move(check))) {}
 
   /// Turns off the unknown-key check (for types without `to_json`, or on purpose).
@@ -150,9 +157,11 @@ constexpr bool allows_fallback_of() noexcept {
 /// with "key 'x' not found" said as `missing key "x"`.
 inline std::string describe_json_exception(const nlohmann::json::exception& e) {
   std::string_view m = e.what();
-  if (auto close = m.find("] "); m.substr(0, 1) == "[" && close != std::string_view::npos) m.remove_prefix(close + 2);
+  if (auto close = m.find("] "); m.substr(0, 1) == "[" && close != std::string_view::npos)
+    m.remove_prefix(close + 2);
   constexpr std::string_view key_prefix = "key '", key_suffix = "' not found";
-  if (m.size() > key_prefix.size() + key_suffix.size() && m.substr(0, key_prefix.size()) == key_prefix &&
+  if (m.size() > key_prefix.size() + key_suffix.size() &&
+      m.substr(0, key_prefix.size()) == key_prefix &&
       m.substr(m.size() - key_suffix.size()) == key_suffix) {
     auto key = m.substr(key_prefix.size(), m.size() - key_prefix.size() - key_suffix.size());
     return "missing key \"" + std::string(key) + "\"";
@@ -168,7 +177,8 @@ verdict judge(const S& sel, const nlohmann::json& v) {
     if constexpr (std::same_as<std::invoke_result_t<const S&, const nlohmann::json&>, verdict>) {
       return sel(v);
     } else {
-      return static_cast<bool>(sel(v)) ? verdict::pass() : verdict::fail("rejected by the selector");
+      return static_cast<bool>(sel(v)) ? verdict::pass()
+                                       : verdict::fail("rejected by the selector");
     }
   } catch (const nlohmann::json::exception& e) {
     return verdict::fail(describe_json_exception(e));
@@ -179,9 +189,12 @@ verdict judge(const S& sel, const nlohmann::json& v) {
 inline std::string escape_pointer_token(std::string_view key) {
   std::string out;
   for (char ch : key) {
-    if (ch == '~') out += "~0";
-    else if (ch == '/') out += "~1";
-    else out += ch;
+    if (ch == '~')
+      out += "~0";
+    else if (ch == '/')
+      out += "~1";
+    else
+      out += ch;
   }
   return out;
 }
@@ -256,12 +269,14 @@ verdict decode<T>::operator()(const nlohmann::json& v) const {
         return verdict::fail("cannot encode the decoded value to check for unknown keys: " +
                              detail::describe_json_exception(e));
       }
-      if (auto why = detail::first_unknown_key(v, encoded); !why.empty()) return verdict::fail(std::move(why));
+      if (auto why = detail::first_unknown_key(v, encoded); !why.empty())
+        return verdict::fail(std::move(why));
     } else {
       // Not a silent pass: every candidate is rejected with this reason until the caller
       // declares to_json or opts out, so the first test run shows it.
-      return verdict::fail("cannot check for unknown keys: the type has no to_json (declare it, "
-                           "e.g. with NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE, or call allow_unknown_keys())");
+      return verdict::fail(
+          "cannot check for unknown keys: the type has no to_json (declare it, "
+          "e.g. with NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE, or call allow_unknown_keys())");
     }
   }
   if (check_) return check_(*decoded);

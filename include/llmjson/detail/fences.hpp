@@ -23,7 +23,8 @@ constexpr line_span line_at(std::string_view text, std::size_t pos) noexcept {
   std::size_t i = pos;
   while (i < text.size() && text[i] != '\n' && text[i] != '\r') ++i;
   std::size_t next = i;
-  if (i < text.size()) next = (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ? i + 2 : i + 1;
+  if (i < text.size())
+    next = (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ? i + 2 : i + 1;
   return {pos, i, next};
 }
 
@@ -53,7 +54,8 @@ constexpr marker_run fence_marker(std::string_view line) noexcept {
 }
 
 /// Returns whether `line` opens a fence; `info` receives the trimmed info string.
-constexpr bool opens_fence(std::string_view line, marker_run& run, std::string_view& info) noexcept {
+constexpr bool opens_fence(std::string_view line, marker_run& run,
+                           std::string_view& info) noexcept {
   run = fence_marker(line);
   if (!run.marker) return false;
   info = trim_spaces_tabs(line.substr(run.rest));

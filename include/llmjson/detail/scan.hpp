@@ -41,7 +41,9 @@ struct pending_cut {
   std::string body;  // "empty" or "an unfinished JSON array", for fences
 };
 
-constexpr bool is_json_ws(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+constexpr bool is_json_ws(char c) noexcept {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 /// What `[b, e)` holds as one JSON value: a whole value, a valid prefix of one, or neither.
 enum class value_shape { complete, prefix, invalid };
@@ -122,8 +124,8 @@ class brace_scanner {
     std::size_t mark = 0;  // out_.size() when the frame opened: later records lie inside it
     std::size_t base = 0;  // validator depth outside this frame's '{'
     kind k = kind::pending;
-    bool in_chain = true;  // the validator is reading this frame's text
-    bool alive = true;     // this frame's text so far is a valid JSON prefix
+    bool in_chain = true;     // the validator is reading this frame's text
+    bool alive = true;        // this frame's text so far is a valid JSON prefix
     std::size_t problem = 0;  // index into problems_ when !alive
   };
 
@@ -376,8 +378,9 @@ inline scan_result candidates(std::string_view text, const options& opts) {
         if (!f.info.empty()) cut = pending_cut{bb, true, f.line, f.info, "is empty"};
       } else if (!f.closed && body == value_shape::prefix && text[vb] != '{') {
         // An unfinished array or scalar owns all inside it, as an unfinished object does.
-        cut = pending_cut{bb, true, f.line, f.info,
-                          text[vb] == '[' ? "is an unfinished JSON array" : "is an unfinished JSON value"};
+        cut = pending_cut{
+            bb, true, f.line, f.info,
+            text[vb] == '[' ? "is an unfinished JSON array" : "is an unfinished JSON value"};
       } else {
         note_cut(scanner.scan(bb, be, !f.closed, true, f.info));
       }
@@ -404,7 +407,8 @@ inline scan_result candidates(std::string_view text, const options& opts) {
   position_finder finder(text);
   for (std::size_t k = 0; k < offsets.size(); ++k) positions[k] = finder.at(offsets[k]);
   auto position_of = [&](std::size_t offset) {
-    return positions[static_cast<std::size_t>(std::lower_bound(offsets.begin(), offsets.end(), offset) - offsets.begin())];
+    return positions[static_cast<std::size_t>(
+        std::lower_bound(offsets.begin(), offsets.end(), offset) - offsets.begin())];
   };
 
   scan_result out;
@@ -422,7 +426,8 @@ inline scan_result candidates(std::string_view text, const options& opts) {
     if (!c.valid) {
       c.value = nlohmann::json(nlohmann::json::value_t::discarded);
       auto [line, column] = position_of(r.valid ? r.begin : r.problem_offset);
-      c.problem = "line " + std::to_string(line) + " col " + std::to_string(column) + ": " + r.problem;
+      c.problem =
+          "line " + std::to_string(line) + " col " + std::to_string(column) + ": " + r.problem;
     }
     out.candidates.push_back(std::move(c));
   }
@@ -431,10 +436,13 @@ inline scan_result candidates(std::string_view text, const options& opts) {
     k.offset = cut->offset;
     std::tie(k.line, k.column) = position_of(cut->offset);
     if (cut->fence) {
-      k.what = "the fence" + (cut->info.empty() ? std::string{} : " \"" + std::string(cut->info) + "\"") +
-               " opened at line " + std::to_string(cut->fence_line) + " never closes and its body " + cut->body;
+      k.what = "the fence" +
+               (cut->info.empty() ? std::string{} : " \"" + std::string(cut->info) + "\"") +
+               " opened at line " + std::to_string(cut->fence_line) +
+               " never closes and its body " + cut->body;
     } else {
-      k.what = "the object opened at " + std::to_string(k.line) + ":" + std::to_string(k.column) + " never closes";
+      k.what = "the object opened at " + std::to_string(k.line) + ":" + std::to_string(k.column) +
+               " never closes";
     }
     out.truncation = std::move(k);
   }

@@ -28,7 +28,8 @@ class validator {
   validator() = default;
 
   /// Starts over on a new value; offsets and reasons refer to `text`.
-  void reset(std::string_view text, std::size_t max_depth = std::numeric_limits<std::size_t>::max()) {
+  void reset(std::string_view text,
+             std::size_t max_depth = std::numeric_limits<std::size_t>::max()) {
     text_ = text;
     max_depth_ = max_depth;
     stack_.clear();
@@ -49,7 +50,8 @@ class validator {
         case state::string: return string_byte(i, c);
         case state::number:
           if (number_byte(c)) return true;
-          if (number_ == number_state::zero && c >= '0' && c <= '9') return fail(i, "leading zero in number");
+          if (number_ == number_state::zero && c >= '0' && c <= '9')
+            return fail(i, "leading zero in number");
           if (!number_complete()) return fail(i, "incomplete number");
           value_done();
           continue;  // the byte that ended the number is read in the new state
@@ -100,7 +102,16 @@ class validator {
     number,
     literal,
   };
-  enum class number_state : std::uint8_t { minus, zero, integer, dot, fraction, exp, exp_sign, exponent };
+  enum class number_state : std::uint8_t {
+    minus,
+    zero,
+    integer,
+    dot,
+    fraction,
+    exp,
+    exp_sign,
+    exponent
+  };
 
   struct level {
     bool is_object = false;
@@ -108,7 +119,9 @@ class validator {
     std::unique_ptr<std::unordered_set<std::string_view>> index;  // once an object has many keys
   };
 
-  static constexpr bool is_ws(unsigned char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+  static constexpr bool is_ws(unsigned char c) noexcept {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+  }
 
   static std::string show(unsigned char c) {
     if (c >= 0x20 && c < 0x7F) return std::string("'") + static_cast<char>(c) + "'";
@@ -121,7 +134,8 @@ class validator {
     std::size_t j = i;
     while (j < text_.size() && j - i < 24) {
       const auto c = static_cast<unsigned char>(text_[j]);
-      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) break;
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+        break;
       ++j;
     }
     return std::string(text_.substr(i, j - i));
@@ -213,7 +227,8 @@ class validator {
         if (c == ',') return state_ = obj ? state::key_after_comma : state::value_after_comma, true;
         if (c == (obj ? '}' : ']')) return close(), true;
         if (c == (obj ? ']' : '}'))
-          return fail(i, std::string("mismatched ") + show(c) + " (an " + (obj ? "object" : "array") + " is open)");
+          return fail(i, std::string("mismatched ") + show(c) + " (an " +
+                             (obj ? "object" : "array") + " is open)");
         return unexpected(i, c, obj ? "',' or '}'" : "',' or ']'");
       }
       case state::done: return fail(i, "unexpected " + show(c) + " after the value");
@@ -276,7 +291,8 @@ class validator {
     }
     if (c < 0x20) {
       constexpr char hex[] = "0123456789ABCDEF";
-      return fail(i, std::string("unescaped control character U+00") + hex[c >> 4] + hex[c & 15] + " in string");
+      return fail(i, std::string("unescaped control character U+00") + hex[c >> 4] + hex[c & 15] +
+                         " in string");
     }
     if (escape_ >= 6) {
       if (escape_ == 6 && c == '\\') return escape_ = 7, true;
@@ -293,8 +309,12 @@ class validator {
         case 'n': key_byte('\n'); break;
         case 'r': key_byte('\r'); break;
         case 't': key_byte('\t'); break;
-        case 'u': escape_ = 2; unicode_ = 0; return true;
-        default: return fail(i, "invalid escape \\" + std::string(1, static_cast<char>(c)) + " in string");
+        case 'u':
+          escape_ = 2;
+          unicode_ = 0;
+          return true;
+        default:
+          return fail(i, "invalid escape \\" + std::string(1, static_cast<char>(c)) + " in string");
       }
       escape_ = 0;
       return true;
@@ -306,7 +326,8 @@ class validator {
       if (escape_ < 5) return ++escape_, true;
       escape_ = 0;
       if (surrogate_) {
-        if (unicode_ < 0xDC00 || unicode_ > 0xDFFF) return fail(i, "unpaired surrogate in \\u escape");
+        if (unicode_ < 0xDC00 || unicode_ > 0xDFFF)
+          return fail(i, "unpaired surrogate in \\u escape");
         key_code_point(0x10000 + ((surrogate_ - 0xD800) << 10) + (unicode_ - 0xDC00));
         surrogate_ = 0;
       } else if (unicode_ >= 0xD800 && unicode_ <= 0xDBFF) {
@@ -354,7 +375,8 @@ class validator {
     if (l.index) {
       duplicate = l.index->count(key_) != 0;
     } else {
-      for (std::size_t k = l.keys_begin; k < keys_.size() && !duplicate; ++k) duplicate = keys_[k] == key_;
+      for (std::size_t k = l.keys_begin; k < keys_.size() && !duplicate; ++k)
+        duplicate = keys_[k] == key_;
     }
     if (duplicate) return fail(string_begin_, "duplicate key \"" + printable(key_) + "\"");
     keys_.push_back(key_);
