@@ -3,16 +3,16 @@
 #ifndef LLMJSON_LLMJSON_HPP_INCLUDED
 #define LLMJSON_LLMJSON_HPP_INCLUDED
 
-#include <llmjson/version.hpp>
-#include <llmjson/verdict.hpp>
-#include <llmjson/options.hpp>
-#include <llmjson/fence.hpp>
+#include <llmjson/adapter.hpp>
 #include <llmjson/candidate.hpp>
 #include <llmjson/error.hpp>
-#include <llmjson/result.hpp>
-#include <llmjson/select.hpp>
 #include <llmjson/extract.hpp>
-#include <llmjson/adapter.hpp>
+#include <llmjson/fence.hpp>
+#include <llmjson/options.hpp>
+#include <llmjson/result.hpp>
 #include <llmjson/retry.hpp>
+#include <llmjson/select.hpp>
+#include <llmjson/verdict.hpp>
+#include <llmjson/version.hpp>
 
 #endif  // LLMJSON_LLMJSON_HPP_INCLUDED
