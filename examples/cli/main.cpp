@@ -41,14 +41,14 @@ FILE is - or absent).
 
 Which candidate qualifies (default: any JSON object):
   --keys K1,K2,...   an object with at least one of these top-level keys (repeatable)
-  --schema FILE      a value that validates against the JSON Schema in FILE
+  --schema FILE      a value valid under the JSON Schema (draft 7) in FILE
 How one is chosen:
   --policy P         first: the first that qualifies (the default, unique with --schema);
                      unique: exactly one qualifies, else an error; last: the last that qualifies
   --no-fallback      with first: when none qualifies, fail instead of taking the first valid one
 Output:
   --pretty           indent the JSON (default: compact, on one line)
-  --explain          then print a table of every candidate and its verdict on stderr
+  --explain          after the result, a table of every candidate and its verdict on stderr
   --report           print one JSON object with the answer or the error and every candidate
   --max-bytes N      refuse inputs longer than N bytes (default: 67108864)
   --help, --version
