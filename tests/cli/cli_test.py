@@ -261,6 +261,14 @@ def group_report_matches_explain(c, a):
     for name, data in odd_inputs():
         check_report_against_explain(c, name, [], data)
         check_report_against_explain(c, name + " (--keys a)", ["--keys", "a"], data)
+    # A success under policy first still reports the cut that came after the answer.
+    cut_later = b'draft {"a": 1}\nfinal {"a": 2, "b": ['
+    check_report_against_explain(c, "answer then a cut", [], cut_later)
+    rc, out, _ = c.run(["--report"], cut_later)
+    ok, rep = parse_json(out)
+    c.check(rc == 0 and ok and rep["value"] == {"a": 1} and rep["truncated"] is not None
+            and rep["truncated"]["line"] == 2 and rep["truncated"]["column"] == 7,
+            "answer then a cut: %r" % out[:300])
 
 
 # ---------------------------------------------------------------------------------------------
