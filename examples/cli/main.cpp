@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -496,7 +497,7 @@ int main_impl(int argc, char** argv) {
 
   input in = read_input(s.input, s.max_bytes);
   if (!in.problem.empty()) {
-    write(stderr, "llmjson: " + in.problem + "\n");
+    write(stderr, "llmjson: " + one_line(in.problem) + "\n");
     return exit_usage;
   }
   if (schema) return run(s, in.bytes, *schema, in.over_limit);
