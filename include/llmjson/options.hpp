@@ -35,7 +35,7 @@ inline constexpr std::size_t max_depth_limit = 2048;
 struct options {
   /// How to choose. Unset: the selector's own default — `unique` for typed decoders and JSON
   /// Schemas (strict selectors: exactly one should pass), `first` for key sets and predicates.
-  std::optional<llmjson::policy> policy;
+  std::optional<llmjson::policy> policy{};
   /// With `first`: when nothing qualifies, return the first valid candidate, flagged as a
   /// fallback. Never used when the output is truncated, and never by typed decoders.
   bool fallback = true;
