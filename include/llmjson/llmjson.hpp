@@ -11,6 +11,7 @@
 #include <llmjson/options.hpp>
 #include <llmjson/result.hpp>
 #include <llmjson/retry.hpp>
+#include <llmjson/schema.hpp>
 #include <llmjson/select.hpp>
 #include <llmjson/verdict.hpp>
 #include <llmjson/version.hpp>
