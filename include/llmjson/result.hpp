@@ -27,57 +27,49 @@ class bad_result_access : public std::exception {
   llmjson::error error_;
 };
 
-/// Holds either a `T` (the answer) or an `llmjson::error` (why there is none).
-///
-/// The members are named as `std::expected<T, llmjson::error>`'s are (`has_value()`,
-/// `explicit operator bool`, `value()`, `error()`, `*`, `->`, `value_or()`), so code written
-/// against it reads the same as C++23 code. llmjson keeps its own type rather than an alias to
-/// `std::expected` so that the API is the same in C++20 and C++23.
-///
-/// **Example**:
-/// ```cpp
-/// auto r = llmjson::extract(text, llmjson::any_key({"orders"}));
-/// if (!r) std::cerr << r.error().message << '\n';
-/// ```
-template <class T>
-class [[nodiscard]] result {
+namespace detail {
+
+/// The members of `std::expected<T, E>` over a `std::variant<T, E>`: shared by `result<T>` and the
+/// retry wrapper's `retry_result<T>`. `value()` on an error throws `Bad(error)`.
+template <class T, class E, class Bad>
+class expected_base {
  public:
   using value_type = T;
-  using error_type = llmjson::error;
+  using error_type = E;
 
-  result(const T& v) : v_(std::in_place_index<0>, v) {}        // NOLINT: implicit like expected
-  result(T&& v) : v_(std::in_place_index<0>, std::move(v)) {}  // NOLINT
-  result(const llmjson::error& e) : v_(std::in_place_index<1>, e) {}        // NOLINT
-  result(llmjson::error&& e) : v_(std::in_place_index<1>, std::move(e)) {}  // NOLINT
+  expected_base(const T& v) : v_(std::in_place_index<0>, v) {}        // NOLINT: implicit
+  expected_base(T&& v) : v_(std::in_place_index<0>, std::move(v)) {}  // NOLINT
+  expected_base(const E& e) : v_(std::in_place_index<1>, e) {}        // NOLINT
+  expected_base(E&& e) : v_(std::in_place_index<1>, std::move(e)) {}  // NOLINT
 
   /// Returns true when the result holds a value. Does not throw.
   [[nodiscard]] bool has_value() const noexcept { return v_.index() == 0; }
   explicit operator bool() const noexcept { return has_value(); }
 
-  /// Returns the value. Throws `bad_result_access` (carrying the error) when there is none.
+  /// Returns the value. Throws `Bad` (carrying the error) when there is none.
   T& value() & {
-    if (!has_value()) throw bad_result_access(std::get<1>(v_));
+    if (!has_value()) throw Bad(std::get<1>(v_));
     return std::get<0>(v_);
   }
   const T& value() const& {
-    if (!has_value()) throw bad_result_access(std::get<1>(v_));
+    if (!has_value()) throw Bad(std::get<1>(v_));
     return std::get<0>(v_);
   }
   T&& value() && {
-    if (!has_value()) throw bad_result_access(std::get<1>(v_));
+    if (!has_value()) throw Bad(std::get<1>(v_));
     return std::get<0>(std::move(v_));
   }
 
   /// Returns the error. The result must hold one (asserted).
-  [[nodiscard]] const llmjson::error& error() const& noexcept {
+  [[nodiscard]] const E& error() const& noexcept {
     assert(!has_value());
     return *std::get_if<1>(&v_);
   }
-  [[nodiscard]] llmjson::error& error() & noexcept {
+  [[nodiscard]] E& error() & noexcept {
     assert(!has_value());
     return *std::get_if<1>(&v_);
   }
-  [[nodiscard]] llmjson::error&& error() && noexcept {
+  [[nodiscard]] E&& error() && noexcept {
     assert(!has_value());
     return std::move(*std::get_if<1>(&v_));
   }
@@ -109,7 +101,30 @@ class [[nodiscard]] result {
   }
 
  private:
-  std::variant<T, llmjson::error> v_;
+  std::variant<T, E> v_;
+};
+
+}  // namespace detail
+
+/// Holds either a `T` (the answer) or an `llmjson::error` (why there is none).
+///
+/// The members are named as `std::expected<T, llmjson::error>`'s are (`has_value()`,
+/// `explicit operator bool`, `value()`, `error()`, `*`, `->`, `value_or()`), so code written
+/// against it reads the same as C++23 code. llmjson keeps its own type rather than an alias to
+/// `std::expected` so that the API is the same in C++20 and C++23. `value()` on an error throws
+/// `bad_result_access`; `*` and `error()` only assert.
+///
+/// **Example**:
+/// ```cpp
+/// auto r = llmjson::extract(text, llmjson::any_key({"orders"}));
+/// if (!r) std::cerr << r.error().message << '\n';
+/// ```
+template <class T>
+class [[nodiscard]] result : public detail::expected_base<T, llmjson::error, bad_result_access> {
+  using base = detail::expected_base<T, llmjson::error, bad_result_access>;
+
+ public:
+  using base::base;
 };
 
 }  // namespace llmjson

@@ -27,6 +27,7 @@
 #include <llmjson/error.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/options.hpp>
+#include <llmjson/result.hpp>
 #include <llmjson/select.hpp>
 
 namespace llmjson {
@@ -129,85 +130,22 @@ class bad_retry_access : public std::exception {
 /// for (const auto& a : r.attempts) log(a.number, to_string(a.outcome), a.finish_reason);
 /// ```
 template <class T>
-class [[nodiscard]] retry_result {
- public:
-  using value_type = T;
-  using error_type = retry_error;
+class [[nodiscard]] retry_result : public detail::expected_base<T, retry_error, bad_retry_access> {
+  using base = detail::expected_base<T, retry_error, bad_retry_access>;
 
+ public:
   /// Every attempt, in order, on success and on failure. The last one is the one that decided.
   std::vector<attempt> attempts;
 
-  retry_result(T v, std::vector<attempt> a)
-      : attempts(std::move(a)), v_(std::in_place_index<0>, std::move(v)) {}
+  retry_result(T v, std::vector<attempt> a) : base(std::move(v)), attempts(std::move(a)) {}
   retry_result(retry_error e, std::vector<attempt> a)
-      : attempts(std::move(a)), v_(std::in_place_index<1>, std::move(e)) {}
-
-  /// Returns true when the result holds a value. Does not throw.
-  [[nodiscard]] bool has_value() const noexcept { return v_.index() == 0; }
-  explicit operator bool() const noexcept { return has_value(); }
-
-  /// Returns the value. Throws `bad_retry_access` (carrying the error) when there is none.
-  T& value() & {
-    if (!has_value()) throw bad_retry_access(std::get<1>(v_));
-    return std::get<0>(v_);
-  }
-  const T& value() const& {
-    if (!has_value()) throw bad_retry_access(std::get<1>(v_));
-    return std::get<0>(v_);
-  }
-  T&& value() && {
-    if (!has_value()) throw bad_retry_access(std::get<1>(v_));
-    return std::get<0>(std::move(v_));
-  }
-
-  /// Returns the error. The result must hold one (asserted).
-  [[nodiscard]] const retry_error& error() const& noexcept {
-    assert(!has_value());
-    return *std::get_if<1>(&v_);
-  }
-  [[nodiscard]] retry_error& error() & noexcept {
-    assert(!has_value());
-    return *std::get_if<1>(&v_);
-  }
-  [[nodiscard]] retry_error&& error() && noexcept {
-    assert(!has_value());
-    return std::move(*std::get_if<1>(&v_));
-  }
-
-  /// Returns the value; the result must hold one (asserted).
-  T& operator*() & noexcept {
-    assert(has_value());
-    return *std::get_if<0>(&v_);
-  }
-  const T& operator*() const& noexcept {
-    assert(has_value());
-    return *std::get_if<0>(&v_);
-  }
-  T&& operator*() && noexcept {
-    assert(has_value());
-    return std::move(*std::get_if<0>(&v_));
-  }
-  T* operator->() noexcept { return &**this; }
-  const T* operator->() const noexcept { return &**this; }
-
-  /// Returns the value, or `fallback` when the result holds an error.
-  template <class U>
-  T value_or(U&& fallback) const& {
-    return has_value() ? **this : static_cast<T>(std::forward<U>(fallback));
-  }
-  template <class U>
-  T value_or(U&& fallback) && {
-    return has_value() ? std::move(**this) : static_cast<T>(std::forward<U>(fallback));
-  }
+      : base(std::move(e)), attempts(std::move(a)) {}
 
   /// Returns how many times the adapter was called: the attempts not `cancelled`. Does not throw.
   [[nodiscard]] std::size_t calls() const noexcept {
     return static_cast<std::size_t>(std::count_if(attempts.begin(), attempts.end(),
                                                   [](const attempt& a) { return a.called(); }));
   }
-
- private:
-  std::variant<T, retry_error> v_;
 };
 
 /// The answer `retrying::extract(request, selector)` found: the value and where it was, owned.

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <llmjson/detail/pointer.hpp>
 #include <llmjson/options.hpp>
 #include <llmjson/verdict.hpp>
 
@@ -185,20 +186,6 @@ verdict judge(const S& sel, const nlohmann::json& v) {
   }
 }
 
-/// Returns `key` escaped for a JSON Pointer (RFC 6901): `~` as `~0`, `/` as `~1`.
-inline std::string escape_pointer_token(std::string_view key) {
-  std::string out;
-  for (char ch : key) {
-    if (ch == '~')
-      out += "~0";
-    else if (ch == '/')
-      out += "~1";
-    else
-      out += ch;
-  }
-  return out;
-}
-
 /// Returns the first key of `given` (at any depth) that `encoded` lacks, as a reason, or "".
 /// Iterative: no recursion proportional to the value's depth.
 inline std::string first_unknown_key(const nlohmann::json& given, const nlohmann::json& encoded) {
@@ -221,7 +208,7 @@ inline std::string first_unknown_key(const nlohmann::json& given, const nlohmann
           std::string where = it.path.empty() ? std::string{} : it.path + ": ";
           return where + "unknown key \"" + kv.key() + "\"";
         }
-        children.push_back({&kv.value(), &*found, it.path + "/" + escape_pointer_token(kv.key())});
+        children.push_back({&kv.value(), &*found, it.path + "/" + pointer_escape(kv.key())});
       }
       for (auto c = children.rbegin(); c != children.rend(); ++c) todo.push_back(std::move(*c));
     } else if (it.given->is_array() && it.encoded->is_array()) {

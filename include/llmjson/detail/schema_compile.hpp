@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <llmjson/detail/pointer.hpp>
 #include <llmjson/detail/regex.hpp>
 #include <llmjson/options.hpp>
 
@@ -213,21 +214,6 @@ inline std::string percent_decode(std::string_view s) {
       i += 2;
     } else {
       out.push_back(s[i]);
-    }
-  }
-  return out;
-}
-
-/// Escapes a key as a JSON-pointer token (`~` → `~0`, `/` → `~1`).
-inline std::string pointer_escape(std::string_view key) {
-  std::string out;
-  for (const char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out.push_back(c);
     }
   }
   return out;
