@@ -118,6 +118,14 @@ TEST_CASE("a JSON string holding ``` cannot end a fence", "[fence]") {
   CHECK(fs[0].body == "{\"code\": \"```python\\nprint(1)\\n```\"}\n");
 }
 
+TEST_CASE("a leading BOM does not hide a fence on the first line", "[fence]") {
+  auto fs = llmjson::fences(std::string_view("\xEF\xBB\xBF```json\n{\"a\":1}\n```\n"));
+  REQUIRE(fs.size() == 1);
+  CHECK(fs[0].offset == 3);
+  CHECK(fs[0].info == "json");
+  CHECK(fs[0].body == "{\"a\":1}\n");
+}
+
 TEST_CASE("a fence opener on the last line has an empty body", "[fence]") {
   auto fs = llmjson::fences(std::string_view("{\"a\":1}\n```"));
   REQUIRE(fs.size() == 1);

@@ -80,7 +80,9 @@ inline std::vector<fence> fences(std::string_view text) {
   detail::marker_run run{};
   fence f{};
   std::size_t line_no = 1;
-  for (std::size_t pos = 0; pos < text.size(); ++line_no) {
+  // A leading UTF-8 BOM is no part of the first line (as CommonMark implementations strip it).
+  const std::size_t start = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  for (std::size_t pos = start; pos < text.size(); ++line_no) {
     const detail::line_span ln = detail::line_at(text, pos);
     const std::string_view line = text.substr(ln.begin, ln.end - ln.begin);
     if (!open) {
