@@ -8,6 +8,15 @@
 #include <string_view>
 #include <vector>
 
+// The UTF-8 rules strings are held to are constexpr: a broken one fails the build.
+static_assert(llmjson::detail::utf8_sequence_at("\xC3\xA9", 0) == 2);
+static_assert(llmjson::detail::utf8_sequence_at("\xF0\x9F\x8D\xB5", 0) == 4);
+static_assert(llmjson::detail::utf8_sequence_at("\xC0\xAF", 0) == 0);          // overlong
+static_assert(llmjson::detail::utf8_sequence_at("\xE0\x80\x80", 0) == 0);      // overlong
+static_assert(llmjson::detail::utf8_sequence_at("\xED\xA0\x80", 0) == 0);      // a surrogate
+static_assert(llmjson::detail::utf8_sequence_at("\xF4\x90\x80\x80", 0) == 0);  // past U+10FFFF
+static_assert(llmjson::detail::utf8_sequence_at("\xE6\x9D", 0) == 0);          // cut short
+
 namespace {
 
 using json = nlohmann::json;

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <llmjson/detail/utf8.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/schema.hpp>
 #include <llmjson/version.hpp>
@@ -293,23 +294,9 @@ std::string one_line(std::string_view s) {
       ++i;
       continue;
     }
-    // A multi-byte sequence: its length from the lead byte, then the range the next byte must be
-    // in (excluding overlong forms and surrogates), then plain continuation bytes.
-    std::size_t n = 0;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (b >= 0xC2 && b <= 0xDF) {
-      n = 2;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-      n = 3;
-      if (b == 0xE0) lo = 0xA0;
-      if (b == 0xED) hi = 0x9F;
-    } else if (b >= 0xF0 && b <= 0xF4) {
-      n = 4;
-      if (b == 0xF0) lo = 0x90;
-      if (b == 0xF4) hi = 0x8F;
-    }
-    bool ok = n != 0 && i + n <= s.size() && byte(i + 1) >= lo && byte(i + 1) <= hi;
-    for (std::size_t k = 2; ok && k < n; ++k) ok = byte(i + k) >= 0x80 && byte(i + k) <= 0xBF;
+    // A well-formed multi-byte sequence is kept; any other byte becomes U+FFFD.
+    const std::size_t n = llmjson::detail::utf8_sequence_at(s, i);
+    const bool ok = n != 0;
     if (ok) {
       out.append(s.substr(i, n));
       i += n;

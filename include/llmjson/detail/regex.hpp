@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include <llmjson/detail/utf8.hpp>
+
 namespace llmjson::detail {
 
 // Why not std::regex: libstdc++'s matcher backtracks recursively, so `(a*)*b` against a long run
@@ -27,56 +29,6 @@ namespace llmjson::detail {
 inline constexpr std::size_t regex_max_program = 4096;
 /// The deepest group nesting a pattern may have.
 inline constexpr std::size_t regex_max_nesting = 64;
-
-/// Decodes one code point of UTF-8 at `i` and advances `i`; bad bytes decode to U+FFFD.
-/// Does not throw and does not allocate.
-constexpr char32_t utf8_next(std::string_view s, std::size_t& i) noexcept {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  auto cont = [&](std::size_t k) -> int {
-    if (i + k >= s.size()) return -1;
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    return (b & 0xC0U) == 0x80U ? static_cast<int>(b & 0x3FU) : -1;
-  };
-  if (b0 < 0x80U) {
-    ++i;
-    return b0;
-  }
-  int len = 0;
-  char32_t cp = 0;
-  if ((b0 & 0xE0U) == 0xC0U) {
-    len = 2;
-    cp = b0 & 0x1FU;
-  } else if ((b0 & 0xF0U) == 0xE0U) {
-    len = 3;
-    cp = b0 & 0x0FU;
-  } else if ((b0 & 0xF8U) == 0xF0U) {
-    len = 4;
-    cp = b0 & 0x07U;
-  } else {
-    ++i;
-    return 0xFFFD;
-  }
-  for (int k = 1; k < len; ++k) {
-    const int c = cont(static_cast<std::size_t>(k));
-    if (c < 0) {
-      ++i;
-      return 0xFFFD;
-    }
-    cp = (cp << 6U) | static_cast<char32_t>(c);
-  }
-  i += static_cast<std::size_t>(len);
-  return cp;
-}
-
-/// Returns the number of code points in UTF-8 text (continuation bytes are not counted).
-/// Does not throw and does not allocate.
-constexpr std::size_t utf8_length(std::string_view s) noexcept {
-  std::size_t n = 0;
-  for (const char ch : s) {
-    if ((static_cast<unsigned char>(ch) & 0xC0U) != 0x80U) ++n;
-  }
-  return n;
-}
 
 /// A compiled pattern. `search` reports whether the pattern matches anywhere in the text.
 class regex {
@@ -226,21 +178,7 @@ class regex_parser {
 
   static std::string show(char32_t c) {
     std::string s;
-    if (c < 0x80) {
-      s.push_back(static_cast<char>(c));
-    } else if (c < 0x800) {
-      s.push_back(static_cast<char>(0xC0 | (c >> 6)));
-      s.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    } else if (c < 0x10000) {
-      s.push_back(static_cast<char>(0xE0 | (c >> 12)));
-      s.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-      s.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    } else {
-      s.push_back(static_cast<char>(0xF0 | (c >> 18)));
-      s.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-      s.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-      s.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    }
+    append_utf8(s, c);
     return s;
   }
 

@@ -13,6 +13,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include <llmjson/detail/utf8.hpp>
+
 namespace llmjson::detail {
 
 /// Validates JSON text incrementally: `feed(i)` takes the byte `text[i]`. It accepts exactly
@@ -253,22 +255,7 @@ class validator {
   }
 
   void key_code_point(std::uint32_t cp) {
-    if (!is_key_) return;
-    if (cp < 0x80) {
-      key_.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      key_.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      key_.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      key_.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      key_.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      key_.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-      key_.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      key_.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      key_.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      key_.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
+    if (is_key_) append_utf8(key_, cp);
   }
 
   static int hex_value(unsigned char c) noexcept {
@@ -341,29 +328,19 @@ class validator {
       return true;
     }
     if (c == '\\') return escape_ = 1, true;
-    if (c == '"') return end_string(i);
+    if (c == '"') return end_string();
     if (c < 0x80) return key_byte(c), true;
-    // UTF-8 lead byte: the ranges of the first continuation byte exclude overlongs and surrogates.
-    utf8_lo_ = 0x80;
-    utf8_hi_ = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-      utf8_need_ = 1;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      utf8_need_ = 2;
-      if (c == 0xE0) utf8_lo_ = 0xA0;
-      if (c == 0xED) utf8_hi_ = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      utf8_need_ = 3;
-      if (c == 0xF0) utf8_lo_ = 0x90;
-      if (c == 0xF4) utf8_hi_ = 0x8F;
-    } else {
-      return fail(i, "invalid UTF-8 in string (" + show(c) + ")");
-    }
+    // A UTF-8 lead byte: the first continuation byte's range excludes overlongs and surrogates.
+    const utf8_lead lead = utf8_lead_of(c);
+    if (lead.length < 2) return fail(i, "invalid UTF-8 in string (" + show(c) + ")");
+    utf8_need_ = static_cast<int>(lead.length) - 1;
+    utf8_lo_ = lead.lo;
+    utf8_hi_ = lead.hi;
     key_byte(c);
     return true;
   }
 
-  bool end_string(std::size_t i) {
+  bool end_string() {
     if (!is_key_) {
       value_done();
       return true;
@@ -386,7 +363,6 @@ class validator {
       l.index = std::make_unique<std::unordered_set<std::string_view>>();
       for (std::size_t k = l.keys_begin; k < keys_.size(); ++k) l.index->insert(keys_[k]);
     }
-    (void)i;
     state_ = state::colon;
     return true;
   }

@@ -1,0 +1,124 @@
+// llmjson: UTF-8 helpers shared by the validator, the regex engine and the tool
+// SPDX-License-Identifier: MIT
+#ifndef LLMJSON_DETAIL_UTF8_HPP_INCLUDED
+#define LLMJSON_DETAIL_UTF8_HPP_INCLUDED
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace llmjson::detail {
+
+/// What a UTF-8 lead byte asks of the bytes after it: `length` bytes in all (0: not a lead
+/// byte), the second in [`lo`, `hi`] (which rules out overlong forms, surrogates and code
+/// points past U+10FFFF), the others in [0x80, 0xBF]. Does not throw and does not allocate.
+struct utf8_lead {
+  std::size_t length = 0;
+  unsigned char lo = 0x80;
+  unsigned char hi = 0xBF;
+};
+
+constexpr utf8_lead utf8_lead_of(unsigned char b) noexcept {
+  utf8_lead l;
+  if (b < 0x80) {
+    l.length = 1;
+  } else if (b >= 0xC2 && b <= 0xDF) {
+    l.length = 2;
+  } else if (b >= 0xE0 && b <= 0xEF) {
+    l.length = 3;
+    if (b == 0xE0) l.lo = 0xA0;
+    if (b == 0xED) l.hi = 0x9F;
+  } else if (b >= 0xF0 && b <= 0xF4) {
+    l.length = 4;
+    if (b == 0xF0) l.lo = 0x90;
+    if (b == 0xF4) l.hi = 0x8F;
+  }
+  return l;
+}
+
+/// Returns the length of the well-formed UTF-8 sequence at `s[i]`, or 0 when it is ill-formed.
+constexpr std::size_t utf8_sequence_at(std::string_view s, std::size_t i) noexcept {
+  const utf8_lead lead = utf8_lead_of(static_cast<unsigned char>(s[i]));
+  if (lead.length == 0 || i + lead.length > s.size()) return 0;
+  if (lead.length == 1) return 1;
+  const auto second = static_cast<unsigned char>(s[i + 1]);
+  if (second < lead.lo || second > lead.hi) return 0;
+  for (std::size_t k = 2; k < lead.length; ++k) {
+    const auto b = static_cast<unsigned char>(s[i + k]);
+    if (b < 0x80 || b > 0xBF) return 0;
+  }
+  return lead.length;
+}
+
+/// Decodes one code point of UTF-8 at `i` and advances `i`; bad bytes decode to U+FFFD.
+/// Does not throw and does not allocate.
+constexpr char32_t utf8_next(std::string_view s, std::size_t& i) noexcept {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  auto cont = [&](std::size_t k) -> int {
+    if (i + k >= s.size()) return -1;
+    const auto b = static_cast<unsigned char>(s[i + k]);
+    return (b & 0xC0U) == 0x80U ? static_cast<int>(b & 0x3FU) : -1;
+  };
+  if (b0 < 0x80U) {
+    ++i;
+    return b0;
+  }
+  int len = 0;
+  char32_t cp = 0;
+  if ((b0 & 0xE0U) == 0xC0U) {
+    len = 2;
+    cp = b0 & 0x1FU;
+  } else if ((b0 & 0xF0U) == 0xE0U) {
+    len = 3;
+    cp = b0 & 0x0FU;
+  } else if ((b0 & 0xF8U) == 0xF0U) {
+    len = 4;
+    cp = b0 & 0x07U;
+  } else {
+    ++i;
+    return 0xFFFD;
+  }
+  for (int k = 1; k < len; ++k) {
+    const int c = cont(static_cast<std::size_t>(k));
+    if (c < 0) {
+      ++i;
+      return 0xFFFD;
+    }
+    cp = (cp << 6U) | static_cast<char32_t>(c);
+  }
+  i += static_cast<std::size_t>(len);
+  return cp;
+}
+
+/// Returns the number of code points in UTF-8 text (continuation bytes are not counted).
+/// Does not throw and does not allocate.
+constexpr std::size_t utf8_length(std::string_view s) noexcept {
+  std::size_t n = 0;
+  for (const char ch : s) {
+    if ((static_cast<unsigned char>(ch) & 0xC0U) != 0x80U) ++n;
+  }
+  return n;
+}
+
+/// Appends the UTF-8 encoding of the code point `cp` to `out`.
+inline void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+}  // namespace llmjson::detail
+
+#endif  // LLMJSON_DETAIL_UTF8_HPP_INCLUDED
