@@ -76,6 +76,10 @@ template <selector S, std::same_as<std::string> Str>
 result<extraction> extract(Str&&, const S&, const options& = {}) = delete;
 template <std::same_as<std::string> Str>
 result<extraction> extract(Str&&, const options& = {}) = delete;
+template <class T, std::same_as<std::string> Str>
+result<T> extract(Str&&, const options& = {}) = delete;
+template <class T, std::same_as<std::string> Str, check_for<T> F>
+result<T> extract(Str&&, F, const options& = {}) = delete;
 
 namespace detail {
 

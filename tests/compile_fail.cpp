@@ -1,0 +1,43 @@
+// llmjson: calls that would leave views into a temporary string dangling must not compile
+// SPDX-License-Identifier: MIT
+// Built once per LLMJSON_CASE_* by tests that expect the build to fail; LLMJSON_CASE_ok is the
+// control that must build, so a failure for another reason (a missing include) cannot pass.
+#include <llmjson/llmjson.hpp>
+
+#include <string>
+
+namespace {
+
+struct plan {
+  int steps = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(plan, steps)
+
+std::string model_reply() { return R"({"steps": 3})"; }
+
+}  // namespace
+
+int main() {
+  const std::string kept = model_reply();
+#if defined(LLMJSON_CASE_ok)
+  auto a = llmjson::extract(kept, llmjson::any_key({"steps"}));
+  auto b = llmjson::extract<plan>(kept);
+  auto c = llmjson::candidates(kept);
+  auto d = llmjson::fences(kept);
+  return a && b && !c.candidates.empty() && d.empty() ? 0 : 1;
+#elif defined(LLMJSON_CASE_extract_selector)
+  return llmjson::extract(model_reply(), llmjson::any_key({"steps"})) ? 0 : 1;
+#elif defined(LLMJSON_CASE_extract_any)
+  return llmjson::extract(model_reply()) ? 0 : 1;
+#elif defined(LLMJSON_CASE_extract_typed)
+  return llmjson::extract<plan>(model_reply()) ? 0 : 1;
+#elif defined(LLMJSON_CASE_extract_typed_check)
+  return llmjson::extract<plan>(model_reply(), [](const plan& p) { return p.steps > 0; }) ? 0 : 1;
+#elif defined(LLMJSON_CASE_candidates)
+  return llmjson::candidates(model_reply()).candidates.empty() ? 1 : 0;
+#elif defined(LLMJSON_CASE_fences)
+  return llmjson::fences(model_reply()).empty() ? 0 : 1;
+#else
+#error "define one LLMJSON_CASE_*"
+#endif
+}
