@@ -40,6 +40,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       require(parsed == c.value, "a valid candidate's value is its text parsed");
     } else {
       require(!c.problem.empty(), "an invalid candidate says why");
+      // The reason is found again by validating the span alone; it must fail there too.
+      require(c.problem.find("not valid JSON") == std::string::npos,
+              "a malformed span fails on its own as it did in the scan");
     }
   }
   if (scan.truncation) require(scan.truncation->offset <= size, "the cut lies inside the text");
@@ -47,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t start = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
   llmjson::detail::validator v;
   std::size_t vb = 0, ve = 0;
-  const bool ours = llmjson::detail::shape_of(v, text, start, size, 512, vb, ve) ==
+  const bool ours = llmjson::detail::shape_of(v, text, start, size, 512, vb, ve, /*quiet=*/false) ==
                     llmjson::detail::value_shape::complete;
   const bool has_nul = text.find('\0') != std::string_view::npos;  // nlohmann stops at NUL
   const bool theirs = !has_nul && nlohmann::json::accept(text.begin(), text.end());

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,12 +53,13 @@ enum class value_shape { complete, prefix, invalid };
 /// Runs the validator over `[b, e)` (JSON white space around the value allowed). On `complete`,
 /// `[vb, ve)` is the value without the white space.
 inline value_shape shape_of(validator& v, std::string_view text, std::size_t b, std::size_t e,
-                            std::size_t max_depth, std::size_t& vb, std::size_t& ve) {
+                            std::size_t max_depth, std::size_t& vb, std::size_t& ve,
+                            bool quiet = true) {
   while (b < e && is_json_ws(text[b])) ++b;
   vb = b;
   ve = e;
   while (ve > vb && is_json_ws(text[ve - 1])) --ve;
-  v.reset(text, max_depth);
+  v.reset(text, max_depth, quiet);
   for (std::size_t i = b; i < e; ++i)
     if (!v.feed(i)) return value_shape::invalid;
   return v.finish(e) ? value_shape::complete : value_shape::prefix;
@@ -96,7 +98,7 @@ class brace_scanner {
           kill_chain();
         } else {
           joined = c == '{';
-          if (c == '[') check_depth(i);
+          if (c == '[') check_depth();
         }
       }
       if (in_string_) {
@@ -125,14 +127,8 @@ class brace_scanner {
     std::size_t mark = 0;  // out_.size() when the frame opened: later records lie inside it
     std::size_t base = 0;  // validator depth outside this frame's '{'
     kind k = kind::pending;
-    bool in_chain = true;     // the validator is reading this frame's text
-    bool alive = true;        // this frame's text so far is a valid JSON prefix
-    std::size_t problem = 0;  // index into problems_ when !alive
-  };
-
-  struct problem {
-    std::size_t offset;
-    std::string reason;
+    bool in_chain = true;  // the validator is reading this frame's text
+    bool alive = true;     // this frame's text so far is a valid JSON prefix
   };
 
   /// Settles a pending frame's kind on `c`. Returns false when `c` was used up doing so.
@@ -191,7 +187,7 @@ class brace_scanner {
 
   void open_frame(std::size_t i, bool joined) {
     if (!joined) {
-      v_.reset(text_);
+      v_.reset(text_, std::numeric_limits<std::size_t>::max(), /*quiet=*/true);
       v_.feed(i);
       alive_from_ = frames_.size();
     }
@@ -201,7 +197,7 @@ class brace_scanner {
     f.base = v_.depth() - 1;
     frames_.push_back(f);
     pend_ = pend::after_brace;
-    check_depth(i);
+    check_depth();
   }
 
   void close_frame(std::size_t i) {
@@ -215,37 +211,23 @@ class brace_scanner {
     r.end = i + 1;
     r.in_fence = in_fence_;
     r.info = info_;
-    r.valid = f.alive;
-    if (!f.alive) {
-      r.problem_offset = problems_[f.problem].offset;
-      r.problem = problems_[f.problem].reason;
-    }
+    r.valid = f.alive;  // a malformed span's reason is found again when it is reported
     out_.push_back(std::move(r));
   }
 
   /// The validator failed: every frame it was reading contains the failure.
   void kill_chain() {
-    const std::size_t id = problems_.size();
-    problems_.push_back({v_.error_offset(), v_.reason()});
     for (std::size_t k = frames_.size(); k-- > 0 && frames_[k].in_chain;) {
-      frame& f = frames_[k];
-      f.in_chain = false;
-      if (f.alive) {
-        f.alive = false;
-        f.problem = id;
-      }
+      frames_[k].in_chain = false;
+      frames_[k].alive = false;
     }
     alive_from_ = frames_.size();
   }
 
   /// Frames whose nesting now exceeds the limit are dead; frames nested deeper stay valid.
-  void check_depth(std::size_t i) {
-    while (alive_from_ < frames_.size() && v_.depth() - frames_[alive_from_].base > max_depth_) {
-      frame& f = frames_[alive_from_++];
-      f.alive = false;
-      f.problem = problems_.size();
-      problems_.push_back({i, "nesting deeper than " + std::to_string(max_depth_) + " levels"});
-    }
+  void check_depth() {
+    while (alive_from_ < frames_.size() && v_.depth() - frames_[alive_from_].base > max_depth_)
+      frames_[alive_from_++].alive = false;
   }
 
   std::optional<std::size_t> end_segment(std::size_t e, bool runs_to_end) {
@@ -277,7 +259,6 @@ class brace_scanner {
   std::size_t max_depth_;
   std::vector<record>& out_;
   std::vector<frame> frames_;
-  std::vector<problem> problems_;
   validator v_;
   std::size_t alive_from_ = 0;  // frames_[alive_from_..] are the chain's live frames
   pend pend_ = pend::after_brace;
@@ -315,6 +296,18 @@ class position_finder {
   std::size_t line_ = 1;
   std::size_t column_ = 1;
 };
+
+/// Finds again why the span `[r.begin, r.end)` is not valid JSON: validity does not depend on
+/// what surrounds a span, so validating it alone stops at the same byte, for the same reason.
+/// Costs the span's length, once per reported span (reported spans never overlap).
+inline void diagnose(validator& v, std::string_view text, std::size_t max_depth, record& r) {
+  v.reset(text, max_depth);
+  std::size_t i = r.begin;
+  while (i < r.end && v.feed(i)) ++i;
+  if (!v.failed()) v.finish(r.end);
+  r.problem_offset = v.failed() ? v.error_offset() : r.begin;
+  r.problem = v.failed() ? v.reason() : "not valid JSON";
+}
 
 /// Builds the value of a span the validator accepted. nlohmann refuses only numbers that do not
 /// fit a double (`1e400`): that span is valid JSON with no value llmjson could hand out.
@@ -397,9 +390,11 @@ inline scan_result candidates(std::string_view text, const options& opts) {
   // Positions, in one walk over the text.
   std::vector<std::size_t> offsets;
   offsets.reserve(recs.size() * 2 + 1);
-  for (const record& r : recs) {
+  for (record& r : recs) {
     offsets.push_back(r.begin);
-    if (!r.valid) offsets.push_back(r.problem_offset);
+    if (r.valid) continue;
+    if (r.problem.empty()) diagnose(v, text, max_depth, r);
+    offsets.push_back(r.problem_offset);
   }
   if (cut) offsets.push_back(cut->offset);
   std::sort(offsets.begin(), offsets.end());

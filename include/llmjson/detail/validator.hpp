@@ -30,8 +30,11 @@ class validator {
   validator() = default;
 
   /// Starts over on a new value; offsets and reasons refer to `text`.
-  void reset(std::string_view text,
-             std::size_t max_depth = std::numeric_limits<std::size_t>::max()) {
+  /// A quiet validator tells only where the text stops being valid, not why: the brace scan
+  /// runs quiet (a reason is rebuilt for the few spans reported), so no string is built per span.
+  void reset(std::string_view text, std::size_t max_depth = std::numeric_limits<std::size_t>::max(),
+             bool quiet = false) {
+    quiet_ = quiet;
     text_ = text;
     max_depth_ = max_depth;
     stack_.clear();
@@ -82,15 +85,24 @@ class validator {
   [[nodiscard]] std::size_t error_offset() const noexcept { return error_offset_; }
   [[nodiscard]] const std::string& reason() const noexcept { return reason_; }
 
-  /// Marks the validator failed at `i` for `why` (the scanner uses it for the depth limit).
-  bool fail(std::size_t i, std::string why) {
+  /// Marks the validator failed at `i` for `why`. Returns false.
+  bool fail(std::size_t i, std::string_view why) {
     failed_ = true;
     error_offset_ = i;
-    reason_ = std::move(why);
+    if (!quiet_) reason_.assign(why);
     return false;
   }
 
  private:
+  /// As `fail`, with a reason that `make()` builds only when someone will read it.
+  template <class Make>
+  bool fail_with(std::size_t i, Make make) {
+    failed_ = true;
+    error_offset_ = i;
+    if (!quiet_) reason_ = make();
+    return false;
+  }
+
   enum class state : std::uint8_t {
     value,              // a value: top level or after ':'
     value_or_close,     // after '['
@@ -144,6 +156,11 @@ class validator {
   }
 
   bool unexpected(std::size_t i, unsigned char c, std::string_view wanted) {
+    return fail_with(i, [&] { return describe_unexpected(i, c, wanted); });
+  }
+
+  [[nodiscard]] std::string describe_unexpected(std::size_t i, unsigned char c,
+                                                std::string_view wanted) const {
     std::string why;
     if (c == '\'') {
       why = "single quotes are not JSON (strings take double quotes)";
@@ -161,12 +178,13 @@ class validator {
     } else {
       why = "unexpected " + show(c) + ", expected " + std::string(wanted);
     }
-    return fail(i, std::move(why));
+    return why;
   }
 
   bool open(std::size_t i, bool is_object) {
     if (stack_.size() >= max_depth_)
-      return fail(i, "nesting deeper than " + std::to_string(max_depth_) + " levels");
+      return fail_with(
+          i, [&] { return "nesting deeper than " + std::to_string(max_depth_) + " levels"; });
     level l;
     l.is_object = is_object;
     l.keys_begin = keys_.size();
@@ -229,11 +247,14 @@ class validator {
         if (c == ',') return state_ = obj ? state::key_after_comma : state::value_after_comma, true;
         if (c == (obj ? '}' : ']')) return close(), true;
         if (c == (obj ? ']' : '}'))
-          return fail(i, std::string("mismatched ") + show(c) + " (an " +
-                             (obj ? "object" : "array") + " is open)");
+          return fail_with(i, [&] {
+            return std::string("mismatched ") + show(c) + " (an " + (obj ? "object" : "array") +
+                   " is open)";
+          });
         return unexpected(i, c, obj ? "',' or '}'" : "',' or ']'");
       }
-      case state::done: return fail(i, "unexpected " + show(c) + " after the value");
+      case state::done:
+        return fail_with(i, [&] { return "unexpected " + show(c) + " after the value"; });
       default: return fail(i, "internal: bad state");
     }
   }
@@ -269,7 +290,8 @@ class validator {
   // 6 after a high surrogate, wanting '\'; 7 wanting 'u'.
   bool string_byte(std::size_t i, unsigned char c) {
     if (utf8_need_) {
-      if (c < utf8_lo_ || c > utf8_hi_) return fail(i, "invalid UTF-8 in string (" + show(c) + ")");
+      if (c < utf8_lo_ || c > utf8_hi_)
+        return fail_with(i, [&] { return "invalid UTF-8 in string (" + show(c) + ")"; });
       utf8_lo_ = 0x80;
       utf8_hi_ = 0xBF;
       key_byte(c);
@@ -278,8 +300,10 @@ class validator {
     }
     if (c < 0x20) {
       constexpr char hex[] = "0123456789ABCDEF";
-      return fail(i, std::string("unescaped control character U+00") + hex[c >> 4] + hex[c & 15] +
-                         " in string");
+      return fail_with(i, [&] {
+        return std::string("unescaped control character U+00") + hex[c >> 4] + hex[c & 15] +
+               " in string";
+      });
     }
     if (escape_ >= 6) {
       if (escape_ == 6 && c == '\\') return escape_ = 7, true;
@@ -301,7 +325,9 @@ class validator {
           unicode_ = 0;
           return true;
         default:
-          return fail(i, "invalid escape \\" + std::string(1, static_cast<char>(c)) + " in string");
+          return fail_with(i, [&] {
+            return "invalid escape \\" + std::string(1, static_cast<char>(c)) + " in string";
+          });
       }
       escape_ = 0;
       return true;
@@ -332,7 +358,8 @@ class validator {
     if (c < 0x80) return key_byte(c), true;
     // A UTF-8 lead byte: the first continuation byte's range excludes overlongs and surrogates.
     const utf8_lead lead = utf8_lead_of(c);
-    if (lead.length < 2) return fail(i, "invalid UTF-8 in string (" + show(c) + ")");
+    if (lead.length < 2)
+      return fail_with(i, [&] { return "invalid UTF-8 in string (" + show(c) + ")"; });
     utf8_need_ = static_cast<int>(lead.length) - 1;
     utf8_lo_ = lead.lo;
     utf8_hi_ = lead.hi;
@@ -355,7 +382,8 @@ class validator {
       for (std::size_t k = l.keys_begin; k < keys_.size() && !duplicate; ++k)
         duplicate = keys_[k] == key_;
     }
-    if (duplicate) return fail(string_begin_, "duplicate key \"" + printable(key_) + "\"");
+    if (duplicate)
+      return fail_with(string_begin_, [&] { return "duplicate key \"" + printable(key_) + "\""; });
     keys_.push_back(key_);
     if (l.index) {
       l.index->insert(keys_.back());
@@ -466,6 +494,7 @@ class validator {
   bool started_ = false;
   std::size_t error_offset_ = 0;
   std::string reason_;
+  bool quiet_ = false;
 };
 
 }  // namespace llmjson::detail
