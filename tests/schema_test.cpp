@@ -151,6 +151,11 @@ TEST_CASE("annotations are accepted and change nothing", "[schema]") {
                    "description": "d", "default": 1, "examples": [1], "format": "email"})",
             R"("not an email")")
             .empty());
+  CHECK(
+      reason(R"({"properties": {"id": {"type": "integer", "readOnly": true, "writeOnly": false}}})",
+             R"({"id": 7})")
+          .empty());
+  CHECK(compile_error(json::parse(R"({"readOnly": "yes"})")) == "/readOnly: expected a boolean");
 }
 
 TEST_CASE("a recursive schema validates a recursive value", "[schema]") {

@@ -480,6 +480,9 @@ class schema_compiler {
         if (!v.is_string()) return fail_at(id, token, "expected a string");
       } else if (k == "format") {
         if (!v.is_string()) return fail_at(id, token, "expected a string");
+      } else if (k == "readOnly" || k == "writeOnly") {
+        // draft 7 meta-data (generators such as Pydantic emit them): they assert nothing
+        if (!v.is_boolean()) return fail_at(id, token, "expected a boolean");
       } else if (k == "default" || k == "examples") {
         // annotations: any value
       } else if (k == "type") {
