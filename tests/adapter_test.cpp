@@ -81,12 +81,16 @@ TEST_CASE("an object with a call operator, a mutable lambda and a reference are 
   STATIC_REQUIRE(llmjson::Adapter<counting_adapter, chat>);
   STATIC_REQUIRE_FALSE(llmjson::Adapter<counting_adapter, std::string>);
   STATIC_REQUIRE(llmjson::Adapter<std::reference_wrapper<counting_adapter>, chat>);
-  int n = 0;
-  auto mutable_lambda = [n](const std::string&) mutable -> llmjson::completion {
+  auto mutable_lambda = [n = 0](const std::string&) mutable -> llmjson::completion {
     return llmjson::message{std::to_string(++n), "stop", "assistant"};
   };
   STATIC_REQUIRE(llmjson::Adapter<decltype(mutable_lambda), std::string>);
-  CHECK(n == 0);
+  // Called through the wrapper's own path, it keeps its state from call to call.
+  const std::string prompt = "hi";
+  CHECK(std::get<llmjson::message>(llmjson::detail::call_adapter(mutable_lambda, prompt, {}))
+            .content == "1");
+  CHECK(std::get<llmjson::message>(llmjson::detail::call_adapter(mutable_lambda, prompt, {}))
+            .content == "2");
 }
 
 TEST_CASE("an adapter that takes a stop token is an adapter, and gets the token", "[adapter]") {
@@ -143,5 +147,6 @@ TEST_CASE("an adapter with state counts its own calls", "[adapter]") {
   auto c = llmjson::detail::call_adapter(a, turns, {});
   CHECK(std::get<llmjson::message>(c).content == "echo: hello");
   CHECK(a.calls == 1);
-  CHECK(turns.size() == 1);
+  llmjson::detail::call_adapter(a, turns, {});
+  CHECK(a.calls == 2);
 }

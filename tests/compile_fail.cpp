@@ -5,6 +5,7 @@
 #include <llmjson/llmjson.hpp>
 
 #include <string>
+#include <string_view>
 
 namespace {
 
@@ -24,7 +25,10 @@ int main() {
   auto b = llmjson::extract<plan>(kept);
   auto c = llmjson::candidates(kept);
   auto d = llmjson::fences(kept);
-  return a && b && !c.candidates.empty() && d.empty() ? 0 : 1;
+  auto adapter = [](std::string_view) -> llmjson::completion { return llmjson::message{}; };
+  auto hook = [](std::string_view p, const llmjson::attempt&) { return p; };
+  auto e = llmjson::retrying(adapter, {}, hook).complete(std::string_view(kept));
+  return a && b && !c.candidates.empty() && d.empty() && !e ? 0 : 1;
 #elif defined(LLMJSON_CASE_extract_selector)
   return llmjson::extract(model_reply(), llmjson::any_key({"steps"})) ? 0 : 1;
 #elif defined(LLMJSON_CASE_extract_any)
@@ -37,6 +41,11 @@ int main() {
   return llmjson::candidates(model_reply()).candidates.empty() ? 1 : 0;
 #elif defined(LLMJSON_CASE_fences)
   return llmjson::fences(model_reply()).empty() ? 0 : 1;
+#elif defined(LLMJSON_CASE_retry_hook_converts)
+  // A hook that makes a std::string for a std::string_view request: the view would dangle.
+  auto adapter = [](std::string_view) -> llmjson::completion { return llmjson::message{}; };
+  auto hook = [](std::string_view p, const llmjson::attempt&) { return std::string(p) + "!"; };
+  return llmjson::retrying(adapter, {}, hook).complete(std::string_view(kept)) ? 0 : 1;
 #else
 #error "define one LLMJSON_CASE_*"
 #endif

@@ -199,6 +199,16 @@ TEST_CASE("an API error first is surfaced at once, after one call", "[retry]") {
   CHECK(r.attempts[0].content.empty());
 }
 
+TEST_CASE("a provider's message over several lines makes a one-line error message", "[retry]") {
+  script s;
+  s.replies = {llmjson::api_error{503, "overloaded\nplease retry"}};
+  std::string prompt = "plan";
+  auto r = llmjson::retrying(replay(s)).extract<plan>(prompt);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message == "HTTP 503 on attempt 1, not retried: overloaded\\nplease retry");
+  CHECK(r.error().api->message == "overloaded\nplease retry");  // kept as the provider sent it
+}
+
 TEST_CASE("an API error after an empty reply is surfaced at once too", "[retry]") {
   script s;
   s.replies = {msg(""), llmjson::api_error{500, "internal error"}, msg("late")};
@@ -341,6 +351,27 @@ TEST_CASE("stop requested between attempts: no second call", "[retry]") {
   CHECK(r.attempts[1].outcome == attempt_outcome::cancelled);
   CHECK(r.attempts[1].number == 2);
   CHECK(r.calls() == 1);
+}
+
+TEST_CASE("stop requested by on_attempt: the retry hook is not called for a request never sent",
+          "[retry]") {
+  script s;
+  s.replies = {msg("", "stop"), msg(good_plan)};
+  std::stop_source source;
+  llmjson::retry_options opts;
+  opts.stop = source.get_token();
+  opts.on_attempt = [&](const llmjson::attempt&) { source.request_stop(); };
+  std::size_t hook_calls = 0;
+  auto hook = [&](const std::string& previous, const llmjson::attempt&) {
+    ++hook_calls;
+    return previous + " (again)";
+  };
+  std::string prompt = "p";
+  auto r = llmjson::retrying(replay(s), opts, hook).complete(prompt);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == retry_error_kind::cancelled);
+  CHECK(s.calls == 1);
+  CHECK(hook_calls == 0);
 }
 
 TEST_CASE("an adapter that takes the stop token gets it, and a stop during a call ends the retries",

@@ -52,12 +52,14 @@ Output:
   --pretty           indent the JSON (default: compact, on one line)
   --explain          after the result, a table of every candidate and its verdict on stderr
   --report           print one JSON object with the answer or the error and every candidate
-  --max-bytes N      refuse inputs longer than N bytes (default: 67108864)
+  --max-bytes N      refuse inputs longer than N bytes (default: 64 MiB, 67108864)
   --help, --version
 
 Exit status: 0 the answer is on stdout; 1 no answer (stderr: "llmjson: KIND: message", KIND one
 of empty, no_json, truncated, no_match, ambiguous, too_large); 2 usage, input or schema error.
 )";
+
+static_assert(llmjson::options{}.max_input_bytes == 67108864, "update --max-bytes in usage_text");
 
 // ---------------------------------------------------------------------------------------------
 // The command line
@@ -264,49 +266,7 @@ const std::string& reason_of(const llmjson::candidate& c) { return c.valid ? c.r
 /// `prose`, `fence "json"`, `in fence "json"` or `whole`: where the candidate was found.
 std::string source_label(const llmjson::candidate& c);
 
-/// Returns `s` fit for one line of a terminal: valid UTF-8 (U+FFFD for each bad byte), control
-/// characters written as \n, \t, \r or \xHH.
-std::string one_line(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  std::size_t i = 0;
-  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  while (i < s.size()) {
-    unsigned char b = byte(i);
-    if (b < 0x20 || b == 0x7F) {
-      constexpr char hex[] = "0123456789abcdef";
-      if (b == '\n') {
-        out += "\\n";
-      } else if (b == '\t') {
-        out += "\\t";
-      } else if (b == '\r') {
-        out += "\\r";
-      } else {
-        out += "\\x";
-        out += hex[b >> 4];
-        out += hex[b & 0xF];
-      }
-      ++i;
-      continue;
-    }
-    if (b < 0x80) {
-      out += static_cast<char>(b);
-      ++i;
-      continue;
-    }
-    // A well-formed multi-byte sequence is kept; any other byte becomes U+FFFD.
-    const std::size_t n = llmjson::detail::utf8_sequence_at(s, i);
-    const bool ok = n != 0;
-    if (ok) {
-      out.append(s.substr(i, n));
-      i += n;
-    } else {
-      out += "\xEF\xBF\xBD";  // U+FFFD
-      ++i;
-    }
-  }
-  return out;
-}
+using llmjson::detail::one_line;
 
 std::string source_label(const llmjson::candidate& c) {
   // Appended piece by piece: g++ 12 -O2 warns (-Wrestrict, a false positive) on "literal" + string.
@@ -436,8 +396,7 @@ int run(const settings& s, std::string_view text, const S& sel, bool over_limit)
   opts.max_input_bytes = s.max_bytes;
   outcome o;
   // The selector's own default, as extract() takes it (strict selectors declare `unique`).
-  if constexpr (requires { S::default_policy; }) o.policy = S::default_policy;
-  if (s.policy) o.policy = *s.policy;
+  o.policy = s.policy.value_or(llmjson::detail::default_policy_of<S>());
   if (over_limit) {
     // Reading stopped at the limit, so the full size is unknown: say what is known.
     llmjson::error e{
@@ -459,7 +418,7 @@ int run(const settings& s, std::string_view text, const S& sel, bool over_limit)
 }
 
 int usage_error(std::string_view message) {
-  write(stderr, "llmjson: " + std::string(message) + "\n(try 'llmjson --help')\n");
+  write(stderr, "llmjson: " + one_line(message) + "\n(try 'llmjson --help')\n");
   return exit_usage;
 }
 
@@ -475,9 +434,11 @@ int main_impl(int argc, char** argv) {
   // The schema first: an invalid one is reported without waiting for stdin.
   std::optional<llmjson::schema> schema;
   if (s.schema_path) {
-    std::string problem = load_schema(*s.schema_path, s.max_bytes, schema);
+    // The schema is the caller's own file, not model output: --max-bytes does not apply to it.
+    std::string problem = load_schema(*s.schema_path, llmjson::options{}.max_input_bytes, schema);
     if (!problem.empty()) {
-      write(stderr, "llmjson: --schema " + *s.schema_path + ": " + one_line(problem) + "\n");
+      write(stderr,
+            "llmjson: --schema " + one_line(*s.schema_path) + ": " + one_line(problem) + "\n");
       return exit_usage;
     }
   }

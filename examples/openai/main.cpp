@@ -37,8 +37,13 @@ int main(int argc, char** argv) {
   openai_example::chat_request request;
   std::vector<std::string> keys;
   std::string prompt;
+  bool only_prompt = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
+    if (only_prompt) {
+      prompt += (prompt.empty() ? "" : " ") + std::string(arg);
+      continue;
+    }
     auto number = [&](long& out) {
       if (i + 1 >= argc) return false;
       char* end = nullptr;
@@ -58,6 +63,13 @@ int main(int argc, char** argv) {
     } else if (arg == "--key") {
       if (i + 1 >= argc) return usage("--key takes a key");
       keys.emplace_back(argv[++i]);
+    } else if (arg == "--") {
+      only_prompt = true;
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      // A mistyped flag must not be sent to the model (and paid for) as part of the prompt.
+      return usage(
+          ("unknown option " + std::string(arg) + " (use -- before a prompt that starts with -)")
+              .c_str());
     } else {
       prompt += (prompt.empty() ? "" : " ") + std::string(arg);
     }
@@ -91,6 +103,9 @@ int main(int argc, char** argv) {
   } catch (const openai_example::transport_error& e) {
     std::cerr << "llmjson_openai: no response: " << e.what() << "\n";
     status = 3;
+  } catch (const std::exception& e) {  // e.g. a prompt that is not UTF-8 cannot be sent as JSON
+    std::cerr << "llmjson_openai: " << e.what() << "\n";
+    status = 2;
   }
   curl_global_cleanup();
   return status;

@@ -142,8 +142,19 @@ inline llmjson::completion read_response(long status, std::string_view body) {
 
 namespace detail {
 
-inline std::size_t append(char* data, std::size_t size, std::size_t n, void* out) {
-  static_cast<std::string*>(out)->append(data, size * n);
+/// The most of a response body kept; a longer one fails the transfer (a transport error).
+inline constexpr std::size_t max_response_bytes = std::size_t{256} << 20;
+
+/// libcurl's write callback: no exception may cross its C frames, so a failure to store the bytes
+/// (too long, or out of memory) is reported to curl as a short write, which ends the transfer.
+inline std::size_t append(char* data, std::size_t size, std::size_t n, void* out) noexcept {
+  auto* body = static_cast<std::string*>(out);
+  if (body->size() + size * n > max_response_bytes) return 0;
+  try {
+    body->append(data, size * n);
+  } catch (...) {
+    return 0;
+  }
   return size * n;
 }
 

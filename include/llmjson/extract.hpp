@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <llmjson/candidate.hpp>
+#include <llmjson/detail/utf8.hpp>
 #include <llmjson/error.hpp>
 #include <llmjson/options.hpp>
 #include <llmjson/result.hpp>
@@ -106,7 +107,7 @@ void append_candidates(std::string& out, const std::vector<candidate>& cs, Pick 
     if (shown == most) continue;
     out += shown++ ? "; " : "";
     out += describe_place(c);
-    if (!c.qualifies) out += ": " + c.reason;
+    if (!c.qualifies) out += ": " + one_line(c.reason);
   }
   if (total > shown) out += "; and " + std::to_string(total - shown) + " more";
 }

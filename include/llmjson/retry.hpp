@@ -4,7 +4,6 @@
 #define LLMJSON_RETRY_HPP_INCLUDED
 
 #include <algorithm>
-#include <cassert>
 #include <chrono>
 #include <concepts>
 #include <cstddef>
@@ -254,6 +253,9 @@ class retrying {
  private:
   template <class Out, class Req, class Judge>
   retry_result<Out> run_(const Req& request, Judge judge);
+  template <class Req, class S>
+  retry_result<answer> extract_with_(const Req& request, const S& sel,
+                                     const llmjson::options& opts);
 
   A adapter_;
   retry_options options_;

@@ -91,10 +91,8 @@ inline std::string describe_current_exception() {
 inline std::string describe_attempt(const attempt& a) {
   std::string s(to_string(a.outcome));
   if (a.outcome == attempt_outcome::api_error) return s + ", HTTP " + std::to_string(a.status);
-  if (a.outcome == attempt_outcome::bad_response || !a.called() ||
-      a.outcome == attempt_outcome::exception)
-    return s;
-  return s + ", finish_reason \"" + a.finish_reason + "\"";
+  if (a.outcome == attempt_outcome::bad_response) return s;
+  return s + ", finish_reason \"" + one_line(a.finish_reason) + "\"";
 }
 
 /// `1: empty_content, finish_reason "stop"; 2: ...` over the called attempts.
@@ -245,7 +243,7 @@ retry_result<Out> retrying<A, H>::run_(const Req& request, Judge judge) {
 
     if (failed.outcome == attempt_outcome::api_error) {
       std::string m = "HTTP " + std::to_string(failed.status) + " on attempt " + std::to_string(n) +
-                      ", not retried: " + failed.detail;
+                      ", not retried: " + detail::one_line(failed.detail);
       return fail(retry_error_kind::api_error, std::move(m));
     }
     std::string not_retried;
@@ -256,23 +254,30 @@ retry_result<Out> retrying<A, H>::run_(const Req& request, Judge judge) {
     auto give_up = [&](std::string why) {
       std::string m = "no answer after " + detail::count_attempts(n);
       if (!why.empty()) m += " (not retried: " + why + ")";
-      m += " [" + detail::describe_attempts(attempts) + "]: " + attempts.back().detail;
+      m += " [" + detail::describe_attempts(attempts) +
+           "]: " + detail::one_line(attempts.back().detail);
       return fail(retry_error_kind::parse_error, std::move(m));
     };
     if (!not_retried.empty()) return give_up(std::move(not_retried));
     if (n >= most) return give_up({});
 
     if constexpr (!std::same_as<H, resend>) {
+      static_assert(!std::is_array_v<Req>,
+                    "a next_request hook needs a request object: pass a std::string or a "
+                    "std::string_view rather than a string literal");
       using made_t = std::remove_cvref_t<std::invoke_result_t<H&, const Req&, const attempt&>>;
+      static_assert(std::same_as<made_t, Req> || std::same_as<made_t, std::optional<Req>>,
+                    "the next_request hook must return the request type itself or a std::optional "
+                    "of it: a request converted from another type (a std::string made into a "
+                    "std::string_view request) would point into a temporary");
+      // A stop requested meanwhile (by on_attempt, say): the loop's top records the cancellation.
+      if (options_.stop.stop_requested()) continue;
       if constexpr (detail::is_optional_v<made_t>) {
         std::optional<Req> made = next_(*current, failed);
         if (!made) return give_up("the next_request hook returned no request");
-        changed.reset();
         changed.emplace(std::move(*made));
       } else {
-        Req made = next_(*current, failed);
-        changed.reset();
-        changed.emplace(std::move(made));
+        changed.emplace(next_(*current, failed));
       }
       current = &*changed;
     }
@@ -298,12 +303,7 @@ retry_result<message> retrying<A, H>::complete(const Req& request) {
 template <class A, class H>
 template <detail::request_for<A> Req, selector S>
 retry_result<answer> retrying<A, H>::extract(const Req& request, const S& sel) {
-  const llmjson::options& opts = options_.extraction;
-  return run_<answer>(request, [&](message&& m, attempt& a) {
-    return detail::judge_extraction<answer>(std::move(m), a, [&](std::string_view text) {
-      return ::llmjson::extract(text, sel, opts);
-    });
-  });
+  return extract_with_(request, sel, options_.extraction);
 }
 
 template <class A, class H>
@@ -312,6 +312,13 @@ retry_result<answer> retrying<A, H>::extract(const Req& request, const S& sel,
                                              llmjson::policy pol) {
   llmjson::options opts = options_.extraction;
   opts.policy = pol;
+  return extract_with_(request, sel, opts);
+}
+
+template <class A, class H>
+template <class Req, class S>
+retry_result<answer> retrying<A, H>::extract_with_(const Req& request, const S& sel,
+                                                   const llmjson::options& opts) {
   return run_<answer>(request, [&](message&& m, attempt& a) {
     return detail::judge_extraction<answer>(std::move(m), a, [&](std::string_view text) {
       return ::llmjson::extract(text, sel, opts);

@@ -119,6 +119,39 @@ inline void append_utf8(std::string& out, char32_t cp) {
   }
 }
 
+/// Returns `s` fit for one line of a log or a terminal: valid UTF-8 (U+FFFD for each byte of
+/// an ill-formed sequence), control characters written as \n, \t, \r or \xHH. Messages built
+/// from the model's text and the caller's words go through it.
+inline std::string one_line(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b < 0x20 || b == 0x7F) {
+      constexpr char hex[] = "0123456789abcdef";
+      if (b == '\n') {
+        out += "\\n";
+      } else if (b == '\t') {
+        out += "\\t";
+      } else if (b == '\r') {
+        out += "\\r";
+      } else {
+        out += "\\x";
+        out += hex[b >> 4];
+        out += hex[b & 0xF];
+      }
+      ++i;
+    } else if (const std::size_t n = utf8_sequence_at(s, i); n != 0) {
+      out.append(s.substr(i, n));
+      i += n;
+    } else {
+      out += "\xEF\xBF\xBD";  // U+FFFD
+      ++i;
+    }
+  }
+  return out;
+}
+
 }  // namespace llmjson::detail
 
 #endif  // LLMJSON_DETAIL_UTF8_HPP_INCLUDED
