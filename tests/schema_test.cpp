@@ -373,3 +373,89 @@ TEST_CASE("numbers compare exactly across integer and float forms", "[schema]") 
   CHECK(reason(R"({"const": [1, {"a": 2}]})", R"([1.0, {"a": 2.0}])").empty());
   CHECK(reason(R"({"const": 1})", "true") == "/: const: expected 1");
 }
+
+TEST_CASE("multipleOf: exact for whole numbers, no absolute slack for fractions", "[schema]") {
+  CHECK_FALSE(reason(R"({"multipleOf": 1})", "1.0000000001").empty());
+  CHECK_FALSE(reason(R"({"multipleOf": 1})", "1e-10").empty());
+  CHECK_FALSE(reason(R"({"multipleOf": 1000000})", "1000000.0001").empty());
+  CHECK_FALSE(reason(R"({"multipleOf": 3})", "1e20").empty());  // 10^20 mod 3 == 1
+  CHECK(reason(R"({"multipleOf": 5})", "1e20").empty());
+  CHECK(reason(R"({"multipleOf": 0.0001})", "0.0075").empty());
+  CHECK(reason(R"({"multipleOf": 0.01})", "19.99").empty());
+}
+
+TEST_CASE("uniqueItems compares whole items, and is not quadratic on structured ones", "[schema]") {
+  CHECK_FALSE(
+      reason(R"({"uniqueItems": true})", R"([{"a": [1, {"b": 2}]}, {"a": [1.0, {"b": 2}]}])")
+          .empty());
+  CHECK(reason(R"({"uniqueItems": true})", R"([{"a": [1, {"b": 2}]}, {"a": [1, {"b": 3}]}])")
+            .empty());
+  // 50k distinct small objects: one bucket each (a size-only hash made this quadratic).
+  json items = json::array();
+  for (int i = 0; i < 50000; ++i) items.push_back({{"k", i}, {"v", json::array({i, -i})}});
+  CHECK(compiled(R"({"uniqueItems": true})")(items).ok);
+  items.push_back({{"k", 7}, {"v", json::array({7, -7})}});
+  CHECK(compiled(R"({"uniqueItems": true})")(items).reason.find("uniqueItems") !=
+        std::string::npos);
+}
+
+TEST_CASE("a value deeper than the limit is refused before nlohmann's recursive == sees it",
+          "[schema]") {
+  // Built in place: copying such a value would itself recurse in nlohmann.
+  json pair = json::array();
+  for (int k = 0; k < 2; ++k) {
+    json* at = &pair.emplace_back(json::array());
+    for (int i = 0; i < 5000; ++i) at = &at->emplace_back(json::array());
+  }
+  const llmjson::verdict v = compiled(R"({"uniqueItems": true})")(pair);
+  CHECK(v.reason == "/: the value nests deeper than 2048 levels");
+}
+
+TEST_CASE("the evaluation-depth limit inside propertyNames fails cleanly, at the member's place",
+          "[schema]") {
+  std::string schema = R"({"properties": {"a": {"propertyNames": {"type": "string"}}}})";
+  for (int i = 0; i < 6200; ++i) schema = R"({"allOf": [)" + schema + "]}";
+  const llmjson::verdict v = compiled(schema.c_str())(json::parse(R"({"a": {"k": 1}})"));
+  CHECK_FALSE(v.ok);
+  CHECK(v.reason.find("schema evaluation too deep") != std::string::npos);
+}
+
+TEST_CASE("a schema whose refs fan out exponentially fails cleanly on its step budget",
+          "[schema]") {
+  json defs = json::object();
+  for (int i = 0; i < 40; ++i) {
+    const std::string next = "#/definitions/a" + std::to_string(i + 1);
+    defs["a" + std::to_string(i)] = {{"allOf", json::array({{{"$ref", next}}, {{"$ref", next}}})}};
+  }
+  defs["a40"] = json::object();
+  const json schema = {{"definitions", defs}, {"$ref", "#/definitions/a0"}};
+  auto r = llmjson::schema::compile(schema);
+  REQUIRE(r);
+  const llmjson::verdict v = (*r.value)(json(1));
+  CHECK(v.reason.find("schema evaluation too costly") != std::string::npos);
+}
+
+TEST_CASE("an empty group repeated a million times compiles at once to nothing",
+          "[schema][regex]") {
+  CHECK(search("^((?:){1000000}){1000000}a$", "a"));
+  CHECK(compile_error(json::parse(R"({"pattern": "((?:){1000000}){1000000}"})")).empty());
+}
+
+TEST_CASE("patterns and lengths agree on ill-formed UTF-8: one U+FFFD per bad byte",
+          "[schema][regex]") {
+  // nlohmann strings built by a program may hold any bytes; extraction never makes such values.
+  const json stray = std::string("\x80");
+  CHECK(compiled(R"({"minLength": 1, "maxLength": 1})")(stray).ok);
+  CHECK(search("^.$", "\x80"));
+  CHECK_FALSE(search("^[a-z]+$", "\xC1\xA1"));       // overlong 'a' is not 'a'
+  CHECK_FALSE(search("^\\ud800$", "\xED\xA0\x80"));  // encoded surrogates are ill-formed
+}
+
+TEST_CASE("a deeply nested keyword value gets a compile error, not a recursive dump", "[schema]") {
+  json type = json::array();
+  json* at = &type;
+  for (int i = 0; i < 100000; ++i) at = &at->emplace_back(json::array());
+  json schema = json::object();
+  schema["type"] = std::move(type);
+  CHECK(compile_error(schema) == "/type: unknown type a deeply nested array");
+}

@@ -119,6 +119,11 @@ inline schema::schema(const nlohmann::json& source) {
 }
 
 inline verdict schema::operator()(const nlohmann::json& value) const {
+  // nlohmann's == (enum, const, uniqueItems) recurses: no deeper value may reach it. Values from
+  // extraction are never this deep; a value built by the caller may be.
+  if (detail::deeper_than(value, max_depth_limit))
+    return verdict::fail("/: the value nests deeper than " + std::to_string(max_depth_limit) +
+                         " levels");
   detail::schema_evaluator e(*tree_);
   if (e.run(value)) return verdict::pass();
   return verdict::fail(std::move(e.reason()));

@@ -554,7 +554,9 @@ class regex_parser {
         const unsigned mn = n.min;
         const unsigned mx = n.max;
         for (unsigned i = 0; i < mn; ++i) {
+          const std::uint32_t before = here();
           if (!emit(kid)) return false;
+          if (here() == before) break;  // an empty kid (`(?:){1000000}`): its copies are nothing
         }
         if (mx == unbounded) {
           const std::uint32_t loop = here();

@@ -225,18 +225,6 @@ inline std::string json_quote(std::string_view s) {
       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-/// Returns `v` as compact JSON, cut to about `limit` bytes (for messages).
-inline std::string show_value(const nlohmann::json& v, std::size_t limit = 80) {
-  std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (s.size() > limit) {
-    std::size_t cut = limit;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0U) == 0x80U) --cut;
-    s.resize(cut);
-    s += "...";
-  }
-  return s;
-}
-
 /// Returns whether `v` nests deeper than `limit` levels (an object or array is one level).
 /// Iterative, so it is safe on values too deep for nlohmann's recursive copy.
 inline bool deeper_than(const nlohmann::json& v, std::size_t limit) {
@@ -249,6 +237,20 @@ inline bool deeper_than(const nlohmann::json& v, std::size_t limit) {
     for (const auto& child : *p) stack.emplace_back(&child, d + 1);
   }
   return false;
+}
+
+/// Returns `v` as compact JSON, cut to about `limit` bytes (for messages).
+inline std::string show_value(const nlohmann::json& v, std::size_t limit = 80) {
+  // nlohmann's dump recurses: a value nested deeper than a message needs is named, not printed.
+  if (deeper_than(v, 16)) return v.is_array() ? "a deeply nested array" : "a deeply nested object";
+  std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (s.size() > limit) {
+    std::size_t cut = limit;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0U) == 0x80U) --cut;
+    s.resize(cut);
+    s += "...";
+  }
+  return s;
 }
 
 // --- the compiler ----------------------------------------------------------------------------

@@ -26,6 +26,10 @@ namespace llmjson::detail {
 /// value `max_depth_limit` levels deep. Evaluation keeps its own stack (on the heap), so the
 /// thread's stack use does not grow with the depth of the schema or the value.
 inline constexpr std::size_t schema_max_evaluation_depth = 3 * 2048;
+/// The most subschema applications one validation may make: a schema whose `$ref`s fan out
+/// (`allOf` of two refs to the next level, thirty levels deep) fails cleanly instead of taking
+/// exponential time.
+inline constexpr std::size_t schema_max_evaluation_steps = std::size_t{1} << 24;
 
 /// Returns the JSON type name used in messages; an integral number is "integer".
 inline std::string_view json_type_name(const nlohmann::json& v) noexcept {
@@ -107,29 +111,53 @@ inline bool is_multiple(const nlohmann::json& value, const nlohmann::json& divis
                                 : static_cast<std::uint64_t>(divisor.get<std::int64_t>());
     return d != 0 && mag % d == 0;
   }
-  const double q = value.get<double>() / divisor.get<double>();
+  const double x = value.get<double>(), d = divisor.get<double>();
+  // Whole numbers (1e20 as a float, say): fmod is exact, so the answer is too.
+  if (std::nearbyint(x) == x && std::nearbyint(d) == d) return d != 0 && std::fmod(x, d) == 0;
+  const double q = x / d;
   if (!std::isfinite(q)) return false;
-  const double tolerance = std::fmax(1e-9, 4 * DBL_EPSILON * std::fabs(q));
+  // Otherwise the quotient must be whole up to the rounding of one division (0.0075 / 0.0001),
+  // relative to its size: no absolute floor, which would take 1.0000000001 for a multiple of 1.
+  const double tolerance = 4 * DBL_EPSILON * std::fmax(1.0, std::fabs(q));
   return std::fabs(q - std::nearbyint(q)) <= tolerance;
 }
 
-/// A shallow hash that agrees with nlohmann's `==` (1 and 1.0 hash alike); buckets `uniqueItems`.
-inline std::size_t shallow_hash(const nlohmann::json& v) {
+/// A hash of the whole value that agrees with nlohmann's `==` (1 and 1.0 hash alike, objects
+/// are ordered maps), so `uniqueItems` compares only items in the same bucket. Iterative.
+inline std::size_t deep_hash(const nlohmann::json& root) {
   using vt = nlohmann::json::value_t;
-  switch (v.type()) {
-    case vt::number_integer:
-    case vt::number_unsigned:
-    case vt::number_float: {
-      double d = v.get<double>();
-      if (d == 0) d = 0;  // -0.0 == 0.0
-      return std::hash<double>{}(d);
+  std::size_t h = 0;
+  auto mix = [&h](std::size_t x) { h = (h ^ x) * 0x100000001B3ULL + 0x9E3779B97F4A7C15ULL; };
+  std::vector<const nlohmann::json*> todo{&root};
+  while (!todo.empty()) {
+    const nlohmann::json& v = *todo.back();
+    todo.pop_back();
+    switch (v.type()) {
+      case vt::number_integer:
+      case vt::number_unsigned:
+      case vt::number_float: {
+        double d = v.get<double>();
+        if (d == 0) d = 0;  // -0.0 == 0.0
+        mix(std::hash<double>{}(d));
+        break;
+      }
+      case vt::string: mix(std::hash<std::string>{}(v.get_ref<const std::string&>())); break;
+      case vt::boolean: mix(v.get<bool>() ? 3 : 5); break;
+      case vt::array:
+        mix(7 + 31 * v.size());
+        for (auto it = v.rbegin(); it != v.rend(); ++it) todo.push_back(&*it);
+        break;
+      case vt::object:
+        mix(11 + 37 * v.size());
+        for (auto it = v.begin(); it != v.end(); ++it) {
+          mix(std::hash<std::string>{}(it.key()));
+          todo.push_back(&it.value());
+        }
+        break;
+      default: mix(13); break;
     }
-    case vt::string: return std::hash<std::string>{}(v.get_ref<const std::string&>());
-    case vt::boolean: return v.get<bool>() ? 3 : 5;
-    case vt::array: return 7 + 31 * v.size();
-    case vt::object: return 11 + 37 * v.size();
-    default: return 13;
   }
+  return h;
 }
 
 // Validation never recurses: each subschema being applied is a `frame` on a heap-allocated
@@ -196,8 +224,16 @@ class schema_evaluator {
     std::string saved_reason;
   };
 
+  static inline const std::string too_deep = ": schema evaluation too deep (over " +
+                                             std::to_string(schema_max_evaluation_depth) +
+                                             " nested subschemas)";
+  static inline const std::string too_costly = ": schema evaluation too costly (over " +
+                                               std::to_string(schema_max_evaluation_steps) +
+                                               " subschema applications)";
+
   const schema_tree& t_;
   std::deque<frame> stack_;
+  std::size_t steps_ = 0;
   std::vector<step> path_;
   int quiet_ = 0;  // > 0 inside anyOf/oneOf/not/if/contains: failures are expected, no reason
   bool aborted_ = false;
@@ -211,8 +247,12 @@ class schema_evaluator {
             std::size_t index) {
     if (stack_.size() >= schema_max_evaluation_depth) {
       aborted_ = true;
-      reason_ = where() + ": schema evaluation too deep (over " +
-                std::to_string(schema_max_evaluation_depth) + " nested subschemas)";
+      reason_ = where() + too_deep;
+      return false;
+    }
+    if (++steps_ > schema_max_evaluation_steps) {
+      aborted_ = true;
+      reason_ = where() + too_costly;
       return false;
     }
     // $ref chains are acyclic (checked when compiling), so this loop ends.
@@ -404,7 +444,7 @@ class schema_evaluator {
     if (n.unique_items && size > 1) {
       std::unordered_map<std::size_t, std::vector<std::size_t>> seen;
       for (std::size_t i = 0; i < size; ++i) {
-        auto& bucket = seen[shallow_hash(v[i])];
+        auto& bucket = seen[deep_hash(v[i])];
         for (const std::size_t j : bucket) {
           if (v[j] == v[i]) {
             if (silent()) return outcome::fail;
@@ -555,7 +595,12 @@ class schema_evaluator {
             path_.swap(f.saved_path);
             f.saved_reason.clear();
             reason_.swap(f.saved_reason);
-            return child(f, n.property_names, &f.name, false);
+            if (child(f, n.property_names, &f.name, false) == outcome::called)
+              return outcome::called;
+            // Too deep: put the member's place back before the frames are popped.
+            path_.swap(f.saved_path);
+            reason_ = where() + too_deep;
+            return outcome::fail;
           }
           f.at = phase::members;
           f.i = 0;

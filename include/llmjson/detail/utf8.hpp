@@ -50,54 +50,32 @@ constexpr std::size_t utf8_sequence_at(std::string_view s, std::size_t i) noexce
   return lead.length;
 }
 
-/// Decodes one code point of UTF-8 at `i` and advances `i`; bad bytes decode to U+FFFD.
-/// Does not throw and does not allocate.
+/// Decodes one code point of UTF-8 at `i` and advances `i`. Each byte of an ill-formed sequence
+/// (overlong, a surrogate, cut short, a stray continuation byte) decodes to U+FFFD, as
+/// `utf8_sequence_at` judges it. Does not throw and does not allocate.
 constexpr char32_t utf8_next(std::string_view s, std::size_t& i) noexcept {
+  const std::size_t n = utf8_sequence_at(s, i);
   const auto b0 = static_cast<unsigned char>(s[i]);
-  auto cont = [&](std::size_t k) -> int {
-    if (i + k >= s.size()) return -1;
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    return (b & 0xC0U) == 0x80U ? static_cast<int>(b & 0x3FU) : -1;
-  };
-  if (b0 < 0x80U) {
-    ++i;
-    return b0;
-  }
-  int len = 0;
-  char32_t cp = 0;
-  if ((b0 & 0xE0U) == 0xC0U) {
-    len = 2;
-    cp = b0 & 0x1FU;
-  } else if ((b0 & 0xF0U) == 0xE0U) {
-    len = 3;
-    cp = b0 & 0x0FU;
-  } else if ((b0 & 0xF8U) == 0xF0U) {
-    len = 4;
-    cp = b0 & 0x07U;
-  } else {
+  if (n == 0) {
     ++i;
     return 0xFFFD;
   }
-  for (int k = 1; k < len; ++k) {
-    const int c = cont(static_cast<std::size_t>(k));
-    if (c < 0) {
-      ++i;
-      return 0xFFFD;
-    }
-    cp = (cp << 6U) | static_cast<char32_t>(c);
-  }
-  i += static_cast<std::size_t>(len);
+  char32_t cp = n == 1 ? b0 : n == 2 ? (b0 & 0x1FU) : n == 3 ? (b0 & 0x0FU) : (b0 & 0x07U);
+  for (std::size_t k = 1; k < n; ++k)
+    cp = (cp << 6U) | (static_cast<unsigned char>(s[i + k]) & 0x3FU);
+  i += n;
   return cp;
 }
 
-/// Returns the number of code points in UTF-8 text (continuation bytes are not counted).
-/// Does not throw and does not allocate.
+/// Returns the number of code points in UTF-8 text, counting each byte of an ill-formed
+/// sequence as one (as `utf8_next` decodes it). Does not throw and does not allocate.
 constexpr std::size_t utf8_length(std::string_view s) noexcept {
-  std::size_t n = 0;
-  for (const char ch : s) {
-    if ((static_cast<unsigned char>(ch) & 0xC0U) != 0x80U) ++n;
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < s.size(); ++count) {
+    const std::size_t n = utf8_sequence_at(s, i);
+    i += n == 0 ? 1 : n;
   }
-  return n;
+  return count;
 }
 
 /// Appends the UTF-8 encoding of the code point `cp` to `out`.
