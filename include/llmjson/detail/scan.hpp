@@ -340,13 +340,19 @@ inline scan_result candidates(std::string_view text, const options& opts) {
   std::size_t vb = 0, ve = 0;
 
   const value_shape whole = shape_of(v, text, start, text.size(), max_depth, vb, ve);
-  if (whole == value_shape::complete) {
+  // A whole value (the output, or a fence body) is a candidate that owns all inside it.
+  auto whole_value = [&](source src, const fence* f) {
     record r;
     r.begin = vb;
     r.end = ve;
-    r.src = source::whole;
+    r.src = src;
+    r.in_fence = f != nullptr;
+    if (f) r.info = f->info;
     r.valid = true;
     recs.push_back(std::move(r));
+  };
+  if (whole == value_shape::complete) {
+    whole_value(source::whole, nullptr);
   } else {
     brace_scanner scanner(text, max_depth, recs);
     auto note_cut = [&](std::optional<std::size_t> at) {
@@ -359,14 +365,7 @@ inline scan_result candidates(std::string_view text, const options& opts) {
       const std::size_t bb = f.body_offset, be = f.body_offset + f.body.size();
       const value_shape body = shape_of(v, text, bb, be, max_depth, vb, ve);
       if (body == value_shape::complete) {
-        record r;
-        r.begin = vb;
-        r.end = ve;
-        r.src = source::fence;
-        r.in_fence = true;
-        r.info = f.info;
-        r.valid = true;
-        recs.push_back(std::move(r));
+        whole_value(source::fence, &f);
       } else if (!f.closed && vb == ve) {
         // `` ```json `` and nothing after it was cut; a bare ``` is a prefilled fence's closer.
         if (!f.info.empty()) cut = pending_cut{bb, true, f.line, f.info, "is empty"};
