@@ -210,6 +210,7 @@ TEST_CASE("malformed keyword values and references are compile errors", "[schema
   CHECK(compile_error(json::parse(R"({"properties": {"a": 3}})")) ==
         "/properties/a: a schema must be an object or a boolean");
   CHECK(compile_error(json::parse(R"({"anyOf": []})")) == "/anyOf: expected at least one schema");
+  CHECK(compile_error(json::parse(R"({"items": []})")) == "/items: expected at least one schema");
   CHECK(compile_error(json::parse(R"({"$schema": "https://json-schema.org/draft/2020-12/schema"})"))
             .rfind("/$schema: only draft 7 is supported", 0) == 0);
   CHECK(compile_error(json::parse(R"x({"pattern": "(?=x)"})x")) ==

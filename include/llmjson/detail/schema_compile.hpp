@@ -534,7 +534,7 @@ class schema_compiler {
       } else if (k == "items") {
         if (v.is_array()) {
           n.items_is_tuple = true;
-          ok = schema_list(v, token, n.tuple, false);
+          ok = schema_list(v, token, n.tuple, true);
         } else {
           ok = schema_at(v, token, n.items);
         }
