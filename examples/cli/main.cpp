@@ -59,7 +59,7 @@ Exit status: 0 the answer is on stdout; 1 no answer (stderr: "llmjson: KIND: mes
 of empty, no_json, truncated, no_match, ambiguous, too_large); 2 usage, input or schema error.
 )";
 
-static_assert(llmjson::options{}.max_input_bytes == 67108864, "update --max-bytes in usage_text");
+static_assert(llmjson::default_max_input_bytes == 67108864, "update --max-bytes in usage_text");
 
 // ---------------------------------------------------------------------------------------------
 // The command line
@@ -278,6 +278,7 @@ std::string source_label(const llmjson::candidate& c) {
   };
   switch (c.source) {
     case llmjson::source::whole: return "whole";
+    case llmjson::source::part: return "part";
     case llmjson::source::fence: return with_info("fence");
     case llmjson::source::prose: return c.in_fence ? with_info("in fence") : "prose";
   }
@@ -404,7 +405,8 @@ int run(const settings& s, std::string_view text, const S& sel, bool over_limit)
         s.max_bytes,
         "the output is over the limit of " + std::to_string(s.max_bytes) + " bytes (--max-bytes)",
         {},
-        std::nullopt};
+        std::nullopt,
+        {}};
     o.failure = &e;
     return finish(s, o);
   }

@@ -19,9 +19,10 @@ namespace llmjson {
 
 /// Where a candidate was found.
 enum class source {
-  prose,  ///< a balanced `{...}` span found by the brace scan (in prose or inside a fence body)
+  prose,  ///< a balanced `{...}` or `[...]` span found by the scan (in prose or in a fence body)
   fence,  ///< the whole body of a fenced code block
   whole,  ///< the whole output (a leading BOM and white space aside)
+  part,   ///< the whole of an answer part: the text after a reasoning region, a harmony message
 };
 
 /// Returns the source's name: `"prose"`, `"fence"`, `"whole"`. Does not throw.
@@ -30,16 +31,24 @@ enum class source {
     case source::prose: return "prose";
     case source::fence: return "fence";
     case source::whole: return "whole";
+    case source::part: return "part";
   }
   return "unknown";
 }
 
-/// Where a truncated output was cut: the start of the value that never ended.
+/// Where a truncated output was cut: the start of the value, or of the reasoning, that never ended.
 struct cut {
-  std::size_t offset = 0;  ///< byte offset of the unclosed `{`, or of the unclosed fence's body
+  std::size_t offset = 0;  ///< byte offset of the unclosed `{` or `[`, of the unclosed fence's
+                           ///< body, or of the reasoning region that never closes
   std::size_t line = 1;    ///< 1-based line of `offset`
   std::size_t column = 1;  ///< 1-based column of `offset`, in code points
-  std::string what;        ///< one line: `an object opened at 3:1 never closes`
+  std::string what;        ///< one line: `the object opened at 3:1 never closes`
+  /// The cut is a reasoning region that never closes: the model was still thinking when it
+  /// stopped (with `finish_reason` `length`, the token budget went to reasoning).
+  bool reasoning = false;
+  /// With `reasoning`: the marker that opened the region, as written (`<think>`,
+  /// `<|channel|>analysis`); empty when the prompt opened it (`options::start`).
+  std::string marker;
 };
 
 /// One span of the output that is, or claims to be, a JSON answer.
@@ -61,13 +70,36 @@ struct candidate {
   nlohmann::json value;    ///< the value when valid; discarded otherwise
   bool qualifies = false;  ///< set by selection
   std::string reason;      ///< why it does not qualify (the selector's words)
+  /// The span lies in a reasoning region (`<think>`...`</think>`, a harmony analysis message):
+  /// listed for diagnostics, it never qualifies and is never the fallback.
+  bool in_reasoning = false;
+  /// With `in_reasoning`: the marker that opened the region, as written in the text (`<think>`,
+  /// `<|channel|>analysis`), or, when the prompt opened it, the marker that closed it (`</think>`).
+  std::string_view marker;
+};
+
+/// A closed `{...}` span in answer text that is not JSON but looks like an object the model
+/// meant (`{'city': 'Paris'}`, `{name: "x"}`): named in `no_json` errors with the first reason it
+/// is not JSON, so a re-prompt can say what to fix. Never a candidate: it never qualifies.
+struct near_miss {
+  std::string_view text;   ///< the span, a slice of the caller's text
+  std::size_t offset = 0;  ///< byte offset of `text`
+  std::size_t line = 1;    ///< 1-based line of the first byte
+  std::size_t column = 1;  ///< 1-based column of the first byte, in code points
+  std::string reason;      ///< the first reason it is not JSON: `single quotes are not JSON strings`
 };
 
 /// What the scan of one output found: the candidates in document order, and the cut, if any.
 struct scan_result {
   std::vector<candidate> candidates;
   std::optional<cut> truncation;
+  /// The first near misses in answer text (at most `max_near_misses`), in document order.
+  std::vector<near_miss> near_misses;
+  std::size_t near_miss_count = 0;  ///< all the near misses found, shown or not
 };
+
+/// How many near misses a scan keeps (and an error message names).
+inline constexpr std::size_t max_near_misses = 3;
 
 /// Returns every candidate of `text`, valid or malformed, in document order, and where the text
 /// was cut if it was truncated. The rules are tests/corpus/README.md's, summed up in the README.

@@ -89,6 +89,7 @@ inline std::string describe_place(const candidate& c) {
   std::string s = std::to_string(c.line) + ":" + std::to_string(c.column);
   switch (c.source) {
     case source::whole: return s + " whole output";
+    case source::part: return s + " whole part";
     case source::fence: return s + " fence \"" + std::string(c.info) + "\"";
     case source::prose:
       return s + (c.in_fence ? " in fence \"" + std::string(c.info) + "\"" : " prose");
@@ -134,7 +135,8 @@ result<extraction> extract(std::string_view text, const S& sel, const options& o
                  "the output is " + std::to_string(text.size()) + " bytes, over the limit of " +
                      std::to_string(opts.max_input_bytes) + " (options::max_input_bytes)",
                  {},
-                 std::nullopt};
+                 std::nullopt,
+                 {}};
   }
   if (detail::is_blank(text)) {
     return error{error_kind::empty,
@@ -143,7 +145,8 @@ result<extraction> extract(std::string_view text, const S& sel, const options& o
                      ? "the output is empty"
                      : "the output is only white space (" + std::to_string(text.size()) + " bytes)",
                  {},
-                 std::nullopt};
+                 std::nullopt,
+                 {}};
   }
   scan_result scan = candidates(text, opts);
   std::vector<std::size_t> qualifying;
@@ -168,7 +171,7 @@ result<extraction> extract(std::string_view text, const S& sel, const options& o
 
   auto fail = [&](error_kind kind, std::size_t offset, std::string message) -> result<extraction> {
     return error{kind, offset, std::move(message), std::move(scan.candidates),
-                 std::move(scan.truncation)};
+                 std::move(scan.truncation), std::move(scan.near_misses)};
   };
   auto take = [&](std::size_t i, bool fallback) -> result<extraction> {
     return extraction{std::move(scan.candidates), i, fallback, pol, std::move(scan.truncation)};
@@ -224,7 +227,7 @@ result<T> decoded_answer(const decode<T>& d, result<extraction>&& r) {
     // Only reachable when from_json is not deterministic: say so rather than guess.
     return error{error_kind::no_match, r->chosen().offset,
                  "the chosen candidate no longer decodes: " + describe_json_exception(e),
-                 std::move(r->candidates), std::move(r->truncation)};
+                 std::move(r->candidates), std::move(r->truncation), {}};
   }
 }
 }  // namespace detail

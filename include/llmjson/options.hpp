@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace llmjson {
 
@@ -30,6 +32,39 @@ enum class policy {
 /// copy, `dump` and `==` recurse, and values much deeper than this overflow a thread's stack.
 inline constexpr std::size_t max_depth_limit = 2048;
 
+/// The longest output `extract` scans by default (64 MiB): `options::max_input_bytes`.
+inline constexpr std::size_t default_max_input_bytes = std::size_t{64} << 20;
+
+/// A reasoning region's markers of the caller's own, such as `<scratchpad>` and `</scratchpad>`.
+/// Matched as the built-in ones are: a plain search, ASCII letters case-insensitively.
+struct marker_pair {
+  std::string open;   ///< opens a region; must not be empty
+  std::string close;  ///< closes it; must not be empty
+};
+
+/// What the caller knows of how its prompt leaves the start of the output.
+enum class output_start {
+  /// The default: a closing marker before any opening one means the chat template opened the
+  /// reasoning in the prompt, so the output starts inside it (the already-open rule).
+  unknown,
+  /// The prompt opened the reasoning (a template that prefills `<think>`): everything up to the
+  /// first closing marker is reasoning, and all of the output when there is none.
+  reasoning,
+  /// The output starts in answer text (no reasoning model, or reasoning sent apart): a closing
+  /// marker before any opening one is text.
+  answer,
+};
+
+/// Returns the name: `"unknown"`, `"reasoning"`, `"answer"`. Does not throw.
+[[nodiscard]] constexpr std::string_view to_string(output_start s) noexcept {
+  switch (s) {
+    case output_start::unknown: return "unknown";
+    case output_start::reasoning: return "reasoning";
+    case output_start::answer: return "answer";
+  }
+  return "unknown";
+}
+
 /// Options of `extract`, `candidates` and the retry wrapper. Designated initializers read well:
 /// `llmjson::options{.policy = llmjson::policy::unique, .fallback = false}`.
 struct options {
@@ -43,7 +78,14 @@ struct options {
   /// ("too deep"). Values above `max_depth_limit` count as `max_depth_limit`.
   std::size_t max_depth = 512;
   /// Longer outputs are the error `too_large` and are not scanned. `candidates()` ignores it.
-  std::size_t max_input_bytes = std::size_t{64} << 20;
+  std::size_t max_input_bytes = default_max_input_bytes;
+  /// Reasoning regions (`<think>`...`</think>`, harmony analysis messages, ...) are found and
+  /// their candidates never qualify. Off: the whole output is answer text, markers included.
+  bool reasoning_regions = true;
+  /// Marker pairs of the caller's own, searched besides the built-in ones.
+  std::vector<marker_pair> reasoning_markers{};
+  /// What the caller knows of the prompt: may the output start inside reasoning?
+  output_start start = output_start::unknown;
 };
 
 }  // namespace llmjson
