@@ -86,7 +86,7 @@ struct near_miss {
   std::size_t offset = 0;  ///< byte offset of `text`
   std::size_t line = 1;    ///< 1-based line of the first byte
   std::size_t column = 1;  ///< 1-based column of the first byte, in code points
-  std::string reason;      ///< the first reason it is not JSON: `single quotes are not JSON strings`
+  std::string reason;  ///< the first reason it is not JSON: `single quotes are not JSON strings`
 };
 
 /// What the scan of one output found: the candidates in document order, and the cut, if any.

@@ -170,8 +170,12 @@ result<extraction> extract(std::string_view text, const S& sel, const options& o
   const bool truncated = scan.truncation.has_value();
 
   auto fail = [&](error_kind kind, std::size_t offset, std::string message) -> result<extraction> {
-    return error{kind, offset, std::move(message), std::move(scan.candidates),
-                 std::move(scan.truncation), std::move(scan.near_misses)};
+    return error{kind,
+                 offset,
+                 std::move(message),
+                 std::move(scan.candidates),
+                 std::move(scan.truncation),
+                 std::move(scan.near_misses)};
   };
   auto take = [&](std::size_t i, bool fallback) -> result<extraction> {
     return extraction{std::move(scan.candidates), i, fallback, pol, std::move(scan.truncation)};
@@ -225,9 +229,12 @@ result<T> decoded_answer(const decode<T>& d, result<extraction>&& r) {
     return d.get(r->value());
   } catch (const nlohmann::json::exception& e) {
     // Only reachable when from_json is not deterministic: say so rather than guess.
-    return error{error_kind::no_match, r->chosen().offset,
+    return error{error_kind::no_match,
+                 r->chosen().offset,
                  "the chosen candidate no longer decodes: " + describe_json_exception(e),
-                 std::move(r->candidates), std::move(r->truncation), {}};
+                 std::move(r->candidates),
+                 std::move(r->truncation),
+                 {}};
   }
 }
 }  // namespace detail
