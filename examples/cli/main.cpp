@@ -36,6 +36,7 @@ constexpr int exit_usage = 2;      // bad flags, unreadable input, invalid schem
 
 constexpr std::string_view usage_text =
     R"(usage: llmjson [--keys K1,K2,...] [--schema FILE] [--policy first|unique|last] [--no-fallback]
+               [--include-reasoning] [--reasoning-tags OPEN,CLOSE] [--starts-in WHERE]
                [--explain] [--report] [--pretty] [--max-bytes N] [FILE|-]
 
 Prints the one JSON answer found in a language model's output, read from FILE (or stdin when
@@ -48,6 +49,13 @@ How one is chosen:
   --policy P         first: the first that qualifies (the default, unique with --schema);
                      unique: exactly one qualifies, else an error; last: the last that qualifies
   --no-fallback      with first: when none qualifies, fail instead of taking the first valid one
+Reasoning (<think>...</think>, [THINK], harmony analysis, ...: never the answer):
+  --include-reasoning  treat reasoning markers as text: the whole output is answer text
+  --reasoning-tags OPEN,CLOSE
+                     a marker pair of your own, besides the built-in ones (repeatable)
+  --starts-in WHERE  what your prompt leaves at the output's start: reasoning (the template
+                     prefilled <think>), answer (no already-open rule), or auto (the default:
+                     a closing marker before any opening one means the prompt opened it)
 Output:
   --pretty           indent the JSON (default: compact, on one line)
   --explain          after the result, a table of every candidate and its verdict on stderr
@@ -72,6 +80,9 @@ struct settings {
   bool explain = false;
   bool report = false;
   bool pretty = false;
+  bool include_reasoning = false;
+  std::vector<llmjson::marker_pair> reasoning_tags;
+  llmjson::output_start starts_in = llmjson::output_start::unknown;
   bool help = false;
   bool version = false;
   std::size_t max_bytes = llmjson::options{}.max_input_bytes;
@@ -102,8 +113,9 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
       inline_value = arg.substr(eq + 1);
       has_inline = true;
     }
-    const bool takes_value =
-        name == "--keys" || name == "--schema" || name == "--policy" || name == "--max-bytes";
+    const bool takes_value = name == "--keys" || name == "--schema" || name == "--policy" ||
+                             name == "--max-bytes" || name == "--reasoning-tags" ||
+                             name == "--starts-in";
     std::string v;
     if (takes_value && has_inline) {
       v = std::string(inline_value);
@@ -144,6 +156,24 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
           n > static_cast<unsigned long long>(static_cast<std::size_t>(-1)))
         return "--max-bytes: '" + v + "' is not a byte count";
       s.max_bytes = static_cast<std::size_t>(n);
+    } else if (name == "--reasoning-tags") {
+      const std::size_t comma = v.find(',');
+      if (comma == std::string::npos || comma == 0 || comma + 1 == v.size() ||
+          v.find(',', comma + 1) != std::string::npos)
+        return "--reasoning-tags: '" + v + "' is not OPEN,CLOSE (two non-empty tags, one comma)";
+      s.reasoning_tags.push_back({v.substr(0, comma), v.substr(comma + 1)});
+    } else if (name == "--starts-in") {
+      if (v == "auto") {
+        s.starts_in = llmjson::output_start::unknown;
+      } else if (v == "reasoning") {
+        s.starts_in = llmjson::output_start::reasoning;
+      } else if (v == "answer") {
+        s.starts_in = llmjson::output_start::answer;
+      } else {
+        return "--starts-in: '" + v + "' is not one of auto, reasoning, answer";
+      }
+    } else if (arg == "--include-reasoning") {
+      s.include_reasoning = true;
     } else if (arg == "--no-fallback") {
       s.no_fallback = true;
     } else if (arg == "--explain") {
@@ -161,6 +191,10 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
     }
   }
   if (!s.keys.empty() && s.schema_path) return "--keys and --schema exclude each other: pick one";
+  if (s.include_reasoning &&
+      (!s.reasoning_tags.empty() || s.starts_in != llmjson::output_start::unknown))
+    return "--include-reasoning turns markers off: --reasoning-tags and --starts-in would do "
+           "nothing";
   if (s.schema_path == "-" && s.input == "-")
     return "--schema - reads stdin, so the input must be a FILE";
   return {};
@@ -252,16 +286,26 @@ struct outcome {
   }
 };
 
-/// The candidate's verdict: chosen, fallback, qualifies, rejected or malformed.
+/// The candidate's verdict: chosen, fallback, qualifies, rejected, malformed or reasoning.
 std::string_view verdict_of(const outcome& o, std::size_t i) {
   const llmjson::candidate& c = o.candidates()[i];
   if (o.answer && o.answer->index == i) return o.answer->fallback ? "fallback" : "chosen";
+  if (c.in_reasoning) return "reasoning";
   if (!c.valid) return "malformed";
   return c.qualifies ? "qualifies" : "rejected";
 }
 
 /// Why the candidate does not qualify (for a malformed one, what is wrong with it), or "".
-const std::string& reason_of(const llmjson::candidate& c) { return c.valid ? c.reason : c.problem; }
+const std::string& reason_of(const llmjson::candidate& c) {
+  return c.valid || c.in_reasoning ? c.reason : c.problem;
+}
+
+const std::vector<llmjson::near_miss> no_near_misses;
+
+/// The near misses of a `no_json` failure: closed spans that look like objects, not JSON.
+const std::vector<llmjson::near_miss>& near_misses_of(const outcome& o) {
+  return o.failure ? o.failure->near_misses : no_near_misses;
+}
 
 /// `prose`, `fence "json"`, `in fence "json"` or `whole`: where the candidate was found.
 std::string source_label(const llmjson::candidate& c);
@@ -317,6 +361,12 @@ std::string explain_table(const outcome& o) {
   }
   if (cs.empty()) out += "(no candidates)\n";
   if (const auto& cut = o.truncation()) out += "cut: " + one_line(cut->what) + "\n";
+  for (const llmjson::near_miss& m : near_misses_of(o)) {
+    out += "near miss: " + std::to_string(m.line) + ":" + std::to_string(m.column) + " ";
+    out += one_line(m.text.substr(0, 60));
+    if (m.text.size() > 60) out += "...";
+    out += ": " + one_line(m.reason) + "\n";
+  }
   return out;
 }
 
@@ -335,7 +385,10 @@ nlohmann::ordered_json report(const outcome& o) {
   r["truncated"] = cut ? json{{"offset", cut->offset},
                               {"line", cut->line},
                               {"column", cut->column},
-                              {"what", cut->what}}
+                              {"what", cut->what},
+                              {"reasoning", cut->reasoning},
+                              {"marker", cut->reasoning && !cut->marker.empty() ? json(cut->marker)
+                                                                                : json(nullptr)}}
                        : json(nullptr);
   r["policy"] = llmjson::to_string(o.answer ? o.answer->policy : o.policy);
   r["fallback"] = o.answer && o.answer->fallback;
@@ -353,9 +406,20 @@ nlohmann::ordered_json report(const outcome& o) {
                     {"info", fenced ? json(std::string(c.info)) : json(nullptr)},
                     {"verdict", verdict_of(o, i)},
                     {"qualifies", c.qualifies},
-                    {"reason", reason_of(c)}});
+                    {"reason", reason_of(c)},
+                    {"in_reasoning", c.in_reasoning},
+                    {"marker", c.in_reasoning ? json(std::string(c.marker)) : json(nullptr)}});
   }
   r["candidates"] = std::move(list);
+  json near = json::array();
+  for (const llmjson::near_miss& m : near_misses_of(o))
+    near.push_back({{"line", m.line},
+                    {"column", m.column},
+                    {"offset", m.offset},
+                    {"length", m.text.size()},
+                    {"text", std::string(m.text)},
+                    {"reason", m.reason}});
+  r["near_misses"] = std::move(near);
   return r;
 }
 
@@ -395,6 +459,9 @@ int run(const settings& s, std::string_view text, const S& sel, bool over_limit)
   opts.policy = s.policy;
   opts.fallback = !s.no_fallback;
   opts.max_input_bytes = s.max_bytes;
+  opts.reasoning_regions = !s.include_reasoning;
+  opts.reasoning_markers = s.reasoning_tags;
+  opts.start = s.starts_in;
   outcome o;
   // The selector's own default, as extract() takes it (strict selectors declare `unique`).
   o.policy = s.policy.value_or(llmjson::detail::default_policy_of<S>());

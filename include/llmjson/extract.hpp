@@ -113,6 +113,61 @@ void append_candidates(std::string& out, const std::vector<candidate>& cs, Pick 
   if (total > shown) out += "; and " + std::to_string(total - shown) + " more";
 }
 
+/// `<think>` for a candidate in the region `<think>` opened; `the reasoning before </think>` for
+/// one in a region the prompt opened (its marker is the closing one, after the candidate).
+inline std::string region_label(const candidate& c) {
+  if (c.marker.empty()) return "the reasoning that the prompt opened";
+  const bool closing = c.marker.data() >= c.text.data() + c.text.size();
+  return (closing ? "the reasoning before " : "") + one_line(c.marker);
+}
+
+/// `2 candidates inside <think> at 2:9, 5:1`, or `... inside the reasoning at 2:9 (<think>),
+/// 5:1 (<|channel|>analysis)` when the regions' markers differ. At most 8 positions.
+inline std::string describe_reasoning(const std::vector<candidate>& cs, std::size_t count) {
+  constexpr std::size_t most = 8;
+  bool same = true;
+  const candidate* first = nullptr;
+  for (const candidate& c : cs) {
+    if (!c.in_reasoning) continue;
+    if (!first) first = &c;
+    same = same && region_label(c) == region_label(*first);
+  }
+  std::string out = std::to_string(count) + (count == 1 ? " candidate" : " candidates") +
+                    " inside " + (same ? region_label(*first) : "the reasoning") + " at ";
+  std::size_t shown = 0;
+  for (const candidate& c : cs) {
+    if (!c.in_reasoning || shown == most) continue;
+    out += shown++ ? ", " : "";
+    out += std::to_string(c.line) + ":" + std::to_string(c.column);
+    if (!same) out += " (" + region_label(c) + ")";
+  }
+  if (count > shown) out += ", and " + std::to_string(count - shown) + " more";
+  return out;
+}
+
+/// `1 near miss: 2:1 {'city': 'Paris'}: single quotes are not JSON strings`.
+inline std::string describe_near_misses(const scan_result& scan) {
+  constexpr std::size_t excerpt = 40;
+  const std::size_t n = scan.near_miss_count;
+  std::string out = std::to_string(n) + (n == 1 ? " near miss: " : " near misses: ");
+  for (std::size_t k = 0; k < scan.near_misses.size(); ++k) {
+    const near_miss& m = scan.near_misses[k];
+    std::string_view text = m.text;
+    std::string tail;
+    if (text.size() > excerpt) {
+      std::size_t cut = excerpt;
+      while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+      text = text.substr(0, cut);
+      tail = "...";
+    }
+    out += (k ? "; " : "") + std::to_string(m.line) + ":" + std::to_string(m.column) + " " +
+           one_line(text) + tail + ": " + one_line(m.reason);
+  }
+  if (n > scan.near_misses.size())
+    out += "; and " + std::to_string(n - scan.near_misses.size()) + " more";
+  return out;
+}
+
 inline bool is_blank(std::string_view text) noexcept {
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   for (char ch : text)
@@ -151,12 +206,18 @@ result<extraction> extract(std::string_view text, const S& sel, const options& o
   scan_result scan = candidates(text, opts);
   std::vector<std::size_t> qualifying;
   std::optional<std::size_t> first_valid;
-  std::size_t malformed = 0;
+  std::size_t malformed = 0, reasoning = 0, answer_text = 0;
   for (std::size_t i = 0; i < scan.candidates.size(); ++i) {
     candidate& c = scan.candidates[i];
+    c.qualifies = false;
+    if (c.in_reasoning) {  // what the model thinks is never its answer
+      ++reasoning;
+      c.reason = "inside " + detail::region_label(c);
+      continue;
+    }
+    ++answer_text;
     if (!c.valid) {
       ++malformed;
-      c.qualifies = false;
       c.reason = "malformed: " + c.problem;
       continue;
     }
@@ -170,17 +231,18 @@ result<extraction> extract(std::string_view text, const S& sel, const options& o
   const bool truncated = scan.truncation.has_value();
 
   auto fail = [&](error_kind kind, std::size_t offset, std::string message) -> result<extraction> {
-    return error{kind,
-                 offset,
-                 std::move(message),
-                 std::move(scan.candidates),
-                 std::move(scan.truncation),
-                 std::move(scan.near_misses)};
+    return error{
+        kind,
+        offset,
+        std::move(message),
+        std::move(scan.candidates),
+        std::move(scan.truncation),
+        kind == error_kind::no_json ? std::move(scan.near_misses) : std::vector<near_miss>{}};
   };
   auto take = [&](std::size_t i, bool fallback) -> result<extraction> {
     return extraction{std::move(scan.candidates), i, fallback, pol, std::move(scan.truncation)};
   };
-  auto all = [](const candidate&) { return true; };
+  auto answer_candidate = [](const candidate& c) { return !c.in_reasoning; };
 
   if (truncated && (pol != policy::first || qualifying.empty())) {
     std::string m = "the output was cut: " + scan.truncation->what;
@@ -201,18 +263,28 @@ result<extraction> extract(std::string_view text, const S& sel, const options& o
   if (!qualifying.empty())
     return take(pol == policy::last ? qualifying.back() : qualifying.front(), false);
   if (!first_valid) {
-    std::string m = "no JSON value in the output";
+    std::string m =
+        reasoning ? "no JSON value outside the reasoning" : "no JSON value in the output";
     if (malformed) {
       m += "; " + detail::count_of(malformed, "malformed candidate") + ": ";
-      detail::append_candidates(m, scan.candidates, all);
+      detail::append_candidates(m, scan.candidates, answer_candidate);
     }
-    std::size_t at = scan.candidates.empty() ? 0 : scan.candidates.front().offset;
+    if (reasoning) m += "; " + detail::describe_reasoning(scan.candidates, reasoning);
+    if (scan.near_miss_count) m += "; " + detail::describe_near_misses(scan);
+    std::size_t at = 0;
+    for (const candidate& c : scan.candidates)
+      if (!c.in_reasoning) {
+        at = c.offset;
+        break;
+      }
+    if (!malformed && !scan.near_misses.empty()) at = scan.near_misses.front().offset;
     return fail(error_kind::no_json, at, std::move(m));
   }
   if (pol == policy::first && opts.fallback && detail::allows_fallback_of<S>())
     return take(*first_valid, true);
-  std::string m = detail::count_of(scan.candidates.size(), "candidate") + ", none qualifies: ";
-  detail::append_candidates(m, scan.candidates, all);
+  std::string m = detail::count_of(answer_text, "candidate") + ", none qualifies: ";
+  detail::append_candidates(m, scan.candidates, answer_candidate);
+  if (reasoning) m += "; " + detail::describe_reasoning(scan.candidates, reasoning);
   std::size_t at = scan.candidates[*first_valid].offset;
   return fail(error_kind::no_match, at, std::move(m));
 }

@@ -37,9 +37,10 @@ inline constexpr std::size_t default_max_input_bytes = std::size_t{64} << 20;
 
 /// A reasoning region's markers of the caller's own, such as `<scratchpad>` and `</scratchpad>`.
 /// Matched as the built-in ones are: a plain search, ASCII letters case-insensitively.
+/// A pair with an empty side is left out (it would match everywhere).
 struct marker_pair {
-  std::string open;   ///< opens a region; must not be empty
-  std::string close;  ///< closes it; must not be empty
+  std::string open;   ///< opens a region
+  std::string close;  ///< closes it
 };
 
 /// What the caller knows of how its prompt leaves the start of the output.

@@ -178,6 +178,8 @@ def parse_table(text):
 
 
 def expected_source(cand):
+    if cand["source"] == "part":
+        return "part"
     if cand["source"] == "whole":
         return "whole"
     if cand["source"] == "fence":
@@ -236,7 +238,12 @@ def check_report_against_explain(c, name, args, stdin=b""):
     err_ = rep["error"]
     named = []
     if err_ and err_["kind"] == "no_match":
-        named = cands
+        named = [cand for cand in cands if not cand["in_reasoning"]]
+        for cand in cands:
+            if cand["in_reasoning"]:
+                c.check(cand["verdict"] == "reasoning" and cand["marker"], "%s: a reasoning candidate's verdict/marker" % name)
+                place = "%d:%d" % (cand["line"], cand["column"])
+                c.check(place in err_["message"], "%s: the message does not name the reasoning candidate at %s" % (name, place))
     elif err_ and err_["kind"] == "ambiguous":
         named = [cand for cand in cands if cand["qualifies"]]
     for cand in named[:8]:
@@ -249,6 +256,17 @@ def check_report_against_explain(c, name, args, stdin=b""):
     c.check(len(cut_lines) == (1 if cut else 0), name + ": the table's cut line does not match 'truncated'")
     if cut and cut_lines and printable(cut["what"]):
         c.check(cut_lines[0] == "cut: " + cut["what"], name + ": the cut differs")
+    if cut:
+        c.check(isinstance(cut["reasoning"], bool) and (cut["marker"] is None or cut["reasoning"]),
+                name + ": the cut's reasoning/marker")
+    near = rep["near_misses"]
+    near_lines = [r for r in rest if r.startswith("near miss: ")]
+    c.check(len(near_lines) == len(near), name + ": %d near-miss lines, %d in the report" % (len(near_lines), len(near)))
+    c.check(not near or (err_ and err_["kind"] == "no_json"), name + ": near misses outside a no_json error")
+    for line, m in zip(near_lines, near):
+        place = "%d:%d" % (m["line"], m["column"])
+        c.check(line.startswith("near miss: " + place + " "), name + ": near miss line %r vs %s" % (line, place))
+        c.check(place in err_["message"], name + ": the message does not name the near miss at " + place)
 
 
 def group_report_matches_explain(c, a):

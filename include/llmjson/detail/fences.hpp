@@ -72,22 +72,23 @@ constexpr bool closes_fence(std::string_view line, const marker_run& open) noexc
 
 }  // namespace llmjson::detail
 
-namespace llmjson {
+namespace llmjson::detail {
 
-inline std::vector<fence> fences(std::string_view text) {
+/// The fences of `text[b, e)`, read as a text of its own: `b` starts a line, and a fence that
+/// never closes runs to `e`. `line` counts from 1 at `b`.
+inline std::vector<fence> fences_in(std::string_view text, std::size_t b, std::size_t e) {
   std::vector<fence> out;
   bool open = false;
-  detail::marker_run run{};
+  marker_run run{};
   fence f{};
   std::size_t line_no = 1;
-  // A leading UTF-8 BOM is no part of the first line (as CommonMark implementations strip it).
-  const std::size_t start = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
-  for (std::size_t pos = start; pos < text.size(); ++line_no) {
-    const detail::line_span ln = detail::line_at(text, pos);
-    const std::string_view line = text.substr(ln.begin, ln.end - ln.begin);
+  const std::string_view t = text.substr(0, e);
+  for (std::size_t pos = b; pos < e; ++line_no) {
+    const line_span ln = line_at(t, pos);
+    const std::string_view line = t.substr(ln.begin, ln.end - ln.begin);
     if (!open) {
       std::string_view info;
-      if (detail::opens_fence(line, run, info)) {
+      if (opens_fence(line, run, info)) {
         open = true;
         f = fence{};
         f.offset = ln.begin;
@@ -97,9 +98,9 @@ inline std::vector<fence> fences(std::string_view text) {
         f.marker_length = run.length;
         f.line = line_no;
       }
-    } else if (detail::closes_fence(line, run)) {
-      f.body = text.substr(f.body_offset, ln.begin - f.body_offset);
-      f.text = text.substr(f.offset, ln.end - f.offset);
+    } else if (closes_fence(line, run)) {
+      f.body = t.substr(f.body_offset, ln.begin - f.body_offset);
+      f.text = t.substr(f.offset, ln.end - f.offset);
       f.closed = true;
       out.push_back(f);
       open = false;
@@ -107,12 +108,21 @@ inline std::vector<fence> fences(std::string_view text) {
     pos = ln.next;
   }
   if (open) {
-    f.body = text.substr(f.body_offset);
-    f.text = text.substr(f.offset);
+    f.body = t.substr(f.body_offset);
+    f.text = t.substr(f.offset);
     f.closed = false;
     out.push_back(f);
   }
   return out;
+}
+
+}  // namespace llmjson::detail
+
+namespace llmjson {
+
+inline std::vector<fence> fences(std::string_view text) {
+  // A leading UTF-8 BOM is no part of the first line (as CommonMark implementations strip it).
+  return detail::fences_in(text, text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0, text.size());
 }
 
 }  // namespace llmjson

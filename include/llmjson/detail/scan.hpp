@@ -17,6 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include <llmjson/candidate.hpp>
+#include <llmjson/detail/regions.hpp>
+#include <llmjson/detail/utf8.hpp>
 #include <llmjson/detail/validator.hpp>
 #include <llmjson/fence.hpp>
 
@@ -28,135 +30,243 @@ struct record {
   std::size_t end = 0;
   source src = source::prose;
   bool in_fence = false;
+  bool in_reasoning = false;
   std::string_view info;
+  std::string_view marker;
   bool valid = false;
   std::size_t problem_offset = 0;
   std::string problem;  // the reason, without its position
 };
 
+/// A near miss as the scan records it.
+struct span {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
 /// Where the scan found the output cut, before positions are known.
 struct pending_cut {
+  enum class what : unsigned char { object, array, value, fence, region };
+  what kind = what::object;
   std::size_t offset = 0;
-  bool fence = false;  // an unclosed fence (else an unclosed object)
-  std::size_t fence_line = 0;
-  std::string_view info;
-  std::string body;  // "empty" or "an unfinished JSON array", for fences
+  std::size_t fence_offset = 0;  // fences: where the opening line starts
+  std::string_view info;         // fences: the info string
+  std::string_view body;         // fences: "is empty", "is an unfinished JSON array", ...
+  std::string_view marker;       // regions: the opening marker ("" when the prompt opened it)
 };
 
 constexpr bool is_json_ws(char c) noexcept {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-/// What `[b, e)` holds as one JSON value: a whole value, a valid prefix of one, or neither.
-enum class value_shape { complete, prefix, invalid };
+/// What `[b, e)` holds as one JSON value: a whole value, a valid prefix of one, neither, or
+/// nothing but JSON white space.
+enum class value_shape { complete, prefix, invalid, blank };
 
-/// Runs the validator over `[b, e)` (JSON white space around the value allowed). On `complete`,
-/// `[vb, ve)` is the value without the white space.
+/// Runs the validator over `[b, e)` (JSON white space around the value allowed). `[vb, ve)` is
+/// the text without the white space around it.
 inline value_shape shape_of(validator& v, std::string_view text, std::size_t b, std::size_t e,
-                            std::size_t max_depth, std::size_t& vb, std::size_t& ve,
-                            bool quiet = true) {
+                            std::size_t max_depth, std::size_t& vb, std::size_t& ve) {
   while (b < e && is_json_ws(text[b])) ++b;
   vb = b;
   ve = e;
   while (ve > vb && is_json_ws(text[ve - 1])) --ve;
-  v.reset(text, max_depth, quiet);
+  if (vb == ve) return value_shape::blank;
+  v.reset(text, max_depth, /*quiet=*/true);
   for (std::size_t i = b; i < e; ++i)
     if (!v.feed(i)) return value_shape::invalid;
   return v.finish(e) ? value_shape::complete : value_shape::prefix;
 }
 
-/// The brace scan of section 3 of the rules, over one segment at a time, with a stack of frames
-/// and one validator shared by the chain of nested frames it is validating. Linear: every byte
-/// is looked at once by the frame logic and at most once by the validator, and every frame is
-/// pushed, killed and popped at most once.
-class brace_scanner {
+/// The scan of section 3 of the rules, over one segment at a time, with a stack of brace and
+/// bracket frames and one validator shared by the chain of nested frames it is validating.
+/// Linear: every byte is looked at once by the frame logic and at most once by the validator,
+/// and every frame is pushed, killed and popped at most once.
+class frame_scanner {
  public:
-  brace_scanner(std::string_view text, std::size_t max_depth, std::vector<record>& out)
-      : text_(text), max_depth_(max_depth), out_(out) {}
+  /// What every record of a segment shares.
+  struct context {
+    bool in_fence = false;
+    std::string_view info;
+    bool in_reasoning = false;
+    std::string_view marker;
+  };
 
-  /// Scans `[b, e)`. Returns the offset of the `{` where the text was cut when the segment runs
-  /// to the end of the text and ends inside an object.
-  std::optional<std::size_t> scan(std::size_t b, std::size_t e, bool runs_to_end, bool in_fence,
-                                  std::string_view info) {
-    in_fence_ = in_fence;
-    info_ = info;
+  frame_scanner(std::string_view text, std::size_t max_depth, std::vector<record>& out,
+                std::vector<span>& near)
+      : text_(text), max_depth_(max_depth), out_(out), near_misses_(near) {}
+
+  /// Scans the segment `[b, e)`. When it runs to the end of the text and ends inside a frame
+  /// whose text is a valid JSON prefix, returns where the output was cut; when it ends inside
+  /// such a frame otherwise, that frame is malformed, cut by `cut_by` ("a fence line").
+  std::optional<pending_cut> scan(std::size_t b, std::size_t e, bool runs_to_end,
+                                  const context& ctx, std::string_view cut_by) {
+    ctx_ = ctx;
     frames_.clear();
     in_string_ = false;
     escaped_ = false;
+    alive_from_ = 0;
     for (std::size_t i = b; i < e; ++i) {
       if (frames_.empty()) {
-        const void* p = std::memchr(text_.data() + i, '{', e - i);
-        if (!p) break;
-        i = static_cast<std::size_t>(static_cast<const char*>(p) - text_.data());
-        open_frame(i, false);
-        continue;
-      }
-      const char c = text_[i];
-      bool joined = false;
-      if (frames_.back().in_chain) {
-        if (!v_.feed(i)) {
-          kill_chain();
+        while (i < e && text_[i] != '{' && text_[i] != '[') ++i;
+        if (i == e) break;
+        if (text_[i] == '{') {
+          open_brace(i, false);
         } else {
-          joined = c == '{';
-          if (c == '[') check_depth();
+          open_bracket(i);
         }
-      }
-      if (in_string_) {
-        string_byte(c);
         continue;
       }
-      frame& top = frames_.back();
-      if (top.k == kind::pending && !decide_kind(top, c)) continue;
-      if (c == '{') {
-        open_frame(i, joined);
-      } else if (c == '}') {
-        close_frame(i);
-      } else if (c == '"' && top.k == kind::json) {
-        in_string_ = true;
-      }
+      step(i);
     }
-    return end_segment(e, runs_to_end);
+    return end_segment(e, runs_to_end, cut_by);
   }
 
  private:
-  enum class kind : unsigned char { pending, json, prose };
+  enum class kind : unsigned char {
+    brace_pending,
+    brace_json,
+    brace_prose,
+    bracket_pending,
+    bracket
+  };
   enum class pend : unsigned char { after_brace, first_string, after_first_string };
+  enum class probe : unsigned char { none, name, after_name };  // `{name :` makes a near miss
+  static constexpr std::size_t alive = static_cast<std::size_t>(-1);
 
   struct frame {
     std::size_t open = 0;
-    std::size_t mark = 0;  // out_.size() when the frame opened: later records lie inside it
-    std::size_t base = 0;  // validator depth outside this frame's '{'
-    kind k = kind::pending;
+    std::size_t mark = 0;         // out_.size() when the frame opened: later records lie inside it
+    std::size_t near_mark = 0;    // near_misses_.size() likewise
+    std::size_t base = 0;         // validator depth outside this frame's opener
+    std::size_t dead_at = alive;  // the byte where its text stopped being a valid JSON prefix
+    std::size_t nest = 0;         // brackets: the `[` open inside it (outside strings)
+    kind k = kind::brace_pending;
     bool in_chain = true;  // the validator is reading this frame's text
-    bool alive = true;     // this frame's text so far is a valid JSON prefix
+    bool looks = false;    // brace frames: starts like an object (`{"`, `{'`, `{name:`)
   };
 
-  /// Settles a pending frame's kind on `c`. Returns false when `c` was used up doing so.
+  static bool json_like(const frame& f) noexcept {
+    return f.k == kind::brace_json || f.k == kind::bracket;
+  }
+
+  void step(std::size_t i) {
+    const char c = text_[i];
+    bool joined = false;
+    if (frames_.back().in_chain) {
+      if (!v_.feed(i)) {
+        kill_chain(i);
+      } else {
+        joined = c == '{';
+        if (c == '[') check_depth(i);
+      }
+    }
+    if (in_string_) {
+      string_byte(c);
+      return;
+    }
+    // Settle a frame whose kind is still open; the byte is then read as in that kind.
+    for (;;) {
+      frame& top = frames_.back();
+      if (top.k == kind::brace_pending) {
+        if (!decide_kind(top, c)) return;
+      } else if (top.k == kind::bracket_pending) {
+        if (is_json_ws(c)) return;
+        if (c != '{' && c != '[' && c != '"') {
+          // `[1]`, `[text](url)`, `[ ]`: no frame after all; read the byte where it stands.
+          frames_.pop_back();
+          alive_from_ = std::min(alive_from_, frames_.size());
+          if (frames_.empty()) return;  // outside every frame only `{` and `[` matter
+          continue;
+        }
+        top.k = kind::bracket;
+      }
+      break;
+    }
+    frame& top = frames_.back();
+    switch (top.k) {
+      case kind::bracket:
+        if (c == '"') {
+          in_string_ = true;
+        } else if (c == '[') {
+          ++top.nest;
+        } else if (c == ']') {
+          if (top.nest == 0) {
+            close_frame(i);
+          } else {
+            --top.nest;
+          }
+        } else if (c == '{') {
+          open_brace(i, joined);
+        }
+        break;
+      case kind::brace_json:
+        if (c == '"') {
+          in_string_ = true;
+        } else if (c == '{') {
+          open_brace(i, joined);
+        } else if (c == '}') {
+          close_frame(i);
+        }
+        break;
+      case kind::brace_prose:
+        if (probe_ != probe::none) near_miss_byte(top, c);
+        if (c == '{') {
+          open_brace(i, joined);
+        } else if (c == '}') {
+          close_frame(i);
+        } else if (c == '[') {
+          open_bracket(i);
+        }
+        break;
+      default: break;
+    }
+  }
+
+  static bool is_name_byte(char c) noexcept {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  }
+
+  /// Settles a pending brace frame's kind on `c`. Returns false when `c` was used up doing so.
   bool decide_kind(frame& top, char c) {
     switch (pend_) {
       case pend::after_brace:
         if (is_json_ws(c)) return false;
         if (c == '}') {
-          top.k = kind::json;
+          top.k = kind::brace_json;
           return true;
         }
         if (c == '"') {
           in_string_ = true;
+          top.looks = true;
           pend_ = pend::first_string;
           return false;
         }
+        top.looks = c == '\'';
+        if (is_name_byte(c) && !(c >= '0' && c <= '9')) probe_ = probe::name;
         break;
       case pend::after_first_string:
         if (is_json_ws(c)) return false;
         if (c == ':') {
-          top.k = kind::json;
+          top.k = kind::brace_json;
           return false;
         }
         break;
       case pend::first_string: break;  // unreachable: the string is read by string_byte
     }
-    top.k = kind::prose;
+    top.k = kind::brace_prose;
     return true;
+  }
+
+  /// `{name :` in a prose-like frame: it starts like an object with an unquoted key.
+  void near_miss_byte(frame& top, char c) {
+    if (probe_ == probe::name && is_name_byte(c)) return;
+    if (is_json_ws(c)) {
+      probe_ = probe::after_name;
+      return;
+    }
+    if (c == ':') top.looks = true;
+    probe_ = probe::none;
   }
 
   void string_byte(char c) {
@@ -177,95 +287,152 @@ class brace_scanner {
 
   void string_ended(bool by_quote) {
     frame& top = frames_.back();
-    if (top.k != kind::pending) return;
+    if (top.k != kind::brace_pending) return;
     if (by_quote) {
       pend_ = pend::after_first_string;
     } else {
-      top.k = kind::prose;
+      top.k = kind::brace_prose;
     }
   }
 
-  void open_frame(std::size_t i, bool joined) {
-    if (!joined) {
-      v_.reset(text_, std::numeric_limits<std::size_t>::max(), /*quiet=*/true);
-      v_.feed(i);
-      alive_from_ = frames_.size();
-    }
+  void push_frame(std::size_t i, kind k) {
     frame f;
     f.open = i;
     f.mark = out_.size();
+    f.near_mark = near_misses_.size();
     f.base = v_.depth() - 1;
+    f.k = k;
     frames_.push_back(f);
+    probe_ = probe::none;
+    check_depth(i);
+  }
+
+  void open_brace(std::size_t i, bool joined) {
+    if (!joined) start_chain(i);
+    push_frame(i, kind::brace_pending);
     pend_ = pend::after_brace;
-    check_depth();
+  }
+
+  /// A `[` outside every frame or in a prose-like frame: a frame if what follows it says so.
+  /// Such a `[` never continues a chain (a prose-like frame's text is no JSON prefix).
+  void open_bracket(std::size_t i) {
+    start_chain(i);
+    push_frame(i, kind::bracket_pending);
+  }
+
+  void start_chain(std::size_t i) {
+    v_.reset(text_, std::numeric_limits<std::size_t>::max(), /*quiet=*/true);
+    v_.feed(i);
+    alive_from_ = frames_.size();
   }
 
   void close_frame(std::size_t i) {
-    frame f = frames_.back();
+    const frame f = frames_.back();
     frames_.pop_back();
     alive_from_ = std::min(alive_from_, frames_.size());
-    if (f.k != kind::json) return;  // a prose-like frame keeps what lies inside it
-    out_.resize(f.mark);            // the parts of a JSON-like frame are never answers
+    probe_ = probe::none;
+    if (f.k == kind::brace_prose) {  // keeps what lies inside it
+      if (f.looks && !ctx_.in_reasoning) {
+        near_misses_.resize(f.near_mark);  // only the outermost near miss is named
+        near_misses_.push_back(span{f.open, i + 1});
+      }
+      return;
+    }
+    out_.resize(f.mark);  // the parts of a JSON-like frame are never answers
+    near_misses_.resize(f.near_mark);
+    push_record(f.open, i + 1, f.dead_at == alive);  // a malformed span's reason is found later
+  }
+
+  void push_record(std::size_t begin, std::size_t end, bool valid) {
     record r;
-    r.begin = f.open;
-    r.end = i + 1;
-    r.in_fence = in_fence_;
-    r.info = info_;
-    r.valid = f.alive;  // a malformed span's reason is found again when it is reported
+    r.begin = begin;
+    r.end = end;
+    r.in_fence = ctx_.in_fence;
+    r.info = ctx_.info;
+    r.in_reasoning = ctx_.in_reasoning;
+    r.marker = ctx_.marker;
+    r.valid = valid;
     out_.push_back(std::move(r));
   }
 
-  /// The validator failed: every frame it was reading contains the failure.
-  void kill_chain() {
+  /// The validator failed at `i`: every frame it was reading contains the failure.
+  void kill_chain(std::size_t i) {
     for (std::size_t k = frames_.size(); k-- > 0 && frames_[k].in_chain;) {
       frames_[k].in_chain = false;
-      frames_[k].alive = false;
+      if (frames_[k].dead_at == alive) frames_[k].dead_at = i;
     }
     alive_from_ = frames_.size();
   }
 
   /// Frames whose nesting now exceeds the limit are dead; frames nested deeper stay valid.
-  void check_depth() {
+  void check_depth(std::size_t i) {
     while (alive_from_ < frames_.size() && v_.depth() - frames_[alive_from_].base > max_depth_)
-      frames_[alive_from_++].alive = false;
+      frames_[alive_from_++].dead_at = i;
   }
 
-  std::optional<std::size_t> end_segment(std::size_t e, bool runs_to_end) {
-    std::optional<std::size_t> cut;
+  std::optional<pending_cut> end_segment(std::size_t e, bool runs_to_end, std::string_view cut_by) {
+    std::optional<pending_cut> cut;
+    if (frames_.empty()) return cut;
+    // The outermost open frame whose text is a valid prefix swallows all inside it; the dead
+    // JSON-like frames outside it drop what starts before the byte where they went wrong.
+    std::vector<span> drops;
+    const std::size_t mark = frames_.front().mark, near_mark = frames_.front().near_mark;
     for (const frame& f : frames_) {
-      if (!f.alive) continue;
-      // The outermost open frame whose text is a valid prefix swallows all inside it.
-      out_.resize(f.mark);
-      if (runs_to_end) {
-        cut = f.open;
-      } else {
-        record r;
-        r.begin = f.open;
-        r.end = e;
-        r.in_fence = in_fence_;
-        r.info = info_;
-        r.valid = false;
-        r.problem_offset = e;
-        r.problem = "the object never closes: a fence line cuts it";
-        out_.push_back(std::move(r));
+      if (f.dead_at == alive) {
+        out_.resize(f.mark);
+        near_misses_.resize(f.near_mark);
+        const bool array = f.k == kind::bracket || f.k == kind::bracket_pending;
+        if (runs_to_end) {
+          pending_cut k;
+          k.kind = array ? pending_cut::what::array : pending_cut::what::object;
+          k.offset = f.open;
+          cut = k;
+        } else {
+          push_record(f.open, e, false);
+          out_.back().problem_offset = e;
+          out_.back().problem = std::string(array ? "the array" : "the object") +
+                                " never closes: " + std::string(cut_by) + " cuts it";
+        }
+        break;
       }
-      break;
+      if (json_like(f)) drops.push_back(span{f.open, f.dead_at});
+    }
+    if (!drops.empty()) {
+      drop_starting_in(out_, mark, drops);
+      drop_starting_in(near_misses_, near_mark, drops);
     }
     frames_.clear();
     return cut;
   }
 
+  /// Removes the items of `v[from..]` (sorted by `begin`) that start in one of the spans of
+  /// `drops` (sorted by `begin`; each contains every item from its `begin` on).
+  template <class T>
+  static void drop_starting_in(std::vector<T>& v, std::size_t from,
+                               const std::vector<span>& drops) {
+    std::size_t d = 0, until = 0, to = from;
+    for (std::size_t k = from; k < v.size(); ++k) {
+      while (d < drops.size() && drops[d].begin <= v[k].begin)
+        until = std::max(until, drops[d++].end);
+      if (v[k].begin < until) continue;
+      if (to != k) v[to] = std::move(v[k]);
+      ++to;
+    }
+    v.resize(to);
+  }
+
   std::string_view text_;
   std::size_t max_depth_;
   std::vector<record>& out_;
+  std::vector<span>& near_misses_;
   std::vector<frame> frames_;
   validator v_;
+  context ctx_;
   std::size_t alive_from_ = 0;  // frames_[alive_from_..] are the chain's live frames
   pend pend_ = pend::after_brace;
+  probe probe_ = probe::none;
   bool in_string_ = false;
   bool escaped_ = false;
-  bool in_fence_ = false;
-  std::string_view info_;
 };
 
 /// Turns byte offsets into 1-based lines and code-point columns, walking the text once for a
@@ -297,17 +464,148 @@ class position_finder {
   std::size_t column_ = 1;
 };
 
-/// Finds again why the span `[r.begin, r.end)` is not valid JSON: validity does not depend on
+/// Finds again why the span `[begin, end)` is not valid JSON: validity does not depend on
 /// what surrounds a span, so validating it alone stops at the same byte, for the same reason.
 /// Costs the span's length, once per reported span (reported spans never overlap).
-inline void diagnose(validator& v, std::string_view text, std::size_t max_depth, record& r) {
+inline void diagnose(validator& v, std::string_view text, std::size_t max_depth, std::size_t begin,
+                     std::size_t end, std::size_t& offset, std::string& why) {
   v.reset(text, max_depth);
-  std::size_t i = r.begin;
-  while (i < r.end && v.feed(i)) ++i;
-  if (!v.failed()) v.finish(r.end);
-  r.problem_offset = v.failed() ? v.error_offset() : r.begin;
-  r.problem = v.failed() ? v.reason() : "not valid JSON";
+  std::size_t i = begin;
+  while (i < end && v.feed(i)) ++i;
+  if (!v.failed()) v.finish(end);
+  offset = v.failed() ? v.error_offset() : begin;
+  why = v.failed() ? v.reason() : "not valid JSON";
 }
+
+/// Section 2 and 3 of the rules over one output: the whole output, then its parts (reasoning
+/// regions and answer text), each cut into segments by its fences, each segment scanned.
+class output_scanner {
+ public:
+  output_scanner(std::string_view text, const options& opts)
+      : text_(text),
+        opts_(opts),
+        max_depth_(std::min(opts.max_depth, max_depth_limit)),
+        frames_(text, max_depth_, records_, near_) {}
+
+  void run() {
+    const std::size_t start = text_.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+    std::size_t vb = 0, ve = 0;
+    // The whole output: one value, or one value cut by the end of the text.
+    switch (shape_of(v_, text_, start, text_.size(), max_depth_, vb, ve)) {
+      case value_shape::complete: return whole_value(vb, ve, source::whole, {}, {});
+      case value_shape::prefix: return value_cut(vb);
+      case value_shape::blank: return;
+      case value_shape::invalid: break;
+    }
+    const std::vector<part> parts = region_finder(text_, opts_).parts(start);
+    for (const part& p : parts) scan_part(p);
+    // A region that never closes holds the end of the text: it is the outermost cut.
+    if (!parts.empty() && parts.back().region && !parts.back().closed) {
+      pending_cut k;
+      k.kind = pending_cut::what::region;
+      k.offset = parts.back().marker_at;
+      k.marker = parts.back().marker;
+      cut_ = k;
+    }
+  }
+
+  std::vector<record> records_;
+  std::vector<span> near_;
+  std::optional<pending_cut> cut_;
+  validator v_;
+  std::size_t max_depth() const noexcept { return max_depth_; }
+
+ private:
+  void scan_part(const part& p) {
+    frame_scanner::context ctx;
+    ctx.in_reasoning = p.region;
+    ctx.marker = p.marker;
+    const std::size_t n = text_.size();
+    std::size_t vb = 0, ve = 0;
+    if (!p.region) {  // a whole answer part: one value, or one value cut by the end of the text
+      switch (shape_of(v_, text_, p.begin, p.end, max_depth_, vb, ve)) {
+        case value_shape::complete: return whole_value(vb, ve, source::part, ctx, {});
+        case value_shape::prefix:
+          if (p.end == n) return value_cut(vb);
+          break;
+        case value_shape::blank: return;
+        case value_shape::invalid: break;
+      }
+    }
+    const std::string_view part_end =
+        p.region ? "the end of the reasoning" : "a reasoning or harmony marker";
+    std::size_t pos = p.begin;
+    for (const fence& f : fences_in(text_, p.begin, p.end)) {
+      segment(pos, f.offset, false, ctx, "a fence line");
+      const std::size_t bb = f.body_offset, be = f.body_offset + f.body.size();
+      frame_scanner::context body = ctx;
+      body.in_fence = true;
+      body.info = f.info;
+      const bool reaches_end = !f.closed && be == n;
+      const value_shape shape = shape_of(v_, text_, bb, be, max_depth_, vb, ve);
+      if (shape == value_shape::complete) {
+        whole_value(vb, ve, source::fence, body, f.info);
+      } else if (shape == value_shape::blank) {
+        // `` ```json `` and nothing after it was cut; a bare ``` is a prefilled fence's closer.
+        if (reaches_end && !f.info.empty()) fence_cut(f, "is empty");
+      } else if (reaches_end && shape == value_shape::prefix && text_[vb] != '{') {
+        // An unfinished array or scalar owns all inside it, as an unfinished object does.
+        fence_cut(f,
+                  text_[vb] == '[' ? "is an unfinished JSON array" : "is an unfinished JSON value");
+      } else {
+        segment(bb, be, reaches_end, body, f.closed ? "the fence's closing line" : part_end);
+      }
+      if (!f.closed) return;  // it runs to the end of the part
+      pos = f.offset + f.text.size();
+    }
+    segment(pos, p.end, p.end == n, ctx, part_end);
+  }
+
+  void segment(std::size_t b, std::size_t e, bool runs_to_end, const frame_scanner::context& ctx,
+               std::string_view cut_by) {
+    if (b >= e) return;
+    std::optional<pending_cut> k = frames_.scan(b, e, runs_to_end, ctx, cut_by);
+    if (k && !cut_) cut_ = k;
+  }
+
+  void whole_value(std::size_t vb, std::size_t ve, source src, const frame_scanner::context& ctx,
+                   std::string_view info) {
+    record r;
+    r.begin = vb;
+    r.end = ve;
+    r.src = src;
+    r.in_fence = ctx.in_fence;
+    r.info = info;
+    r.in_reasoning = ctx.in_reasoning;
+    r.marker = ctx.marker;
+    r.valid = true;
+    records_.push_back(std::move(r));
+  }
+
+  void value_cut(std::size_t vb) {
+    pending_cut k;
+    k.kind = text_[vb] == '{'   ? pending_cut::what::object
+             : text_[vb] == '[' ? pending_cut::what::array
+                                : pending_cut::what::value;
+    k.offset = vb;
+    cut_ = k;
+  }
+
+  void fence_cut(const fence& f, std::string_view body) {
+    pending_cut k;
+    k.kind = pending_cut::what::fence;
+    k.offset = f.body_offset;
+    k.fence_offset = f.offset;
+    k.info = f.info;
+    k.body = body;
+    cut_ = k;
+  }
+
+  std::string_view text_;
+  const options& opts_;
+  std::size_t max_depth_;
+  frame_scanner frames_;
+};
 
 /// Builds the value of a span the validator accepted. nlohmann refuses only numbers that do not
 /// fit a double (`1e400`): that span is valid JSON with no value llmjson could hand out.
@@ -332,70 +630,27 @@ namespace llmjson {
 
 inline scan_result candidates(std::string_view text, const options& opts) {
   using namespace detail;
-  const std::size_t max_depth = std::min(opts.max_depth, max_depth_limit);
-  std::vector<record> recs;
-  std::optional<pending_cut> cut;
-  validator v;
-  const std::size_t start = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
-  std::size_t vb = 0, ve = 0;
-
-  const value_shape whole = shape_of(v, text, start, text.size(), max_depth, vb, ve);
-  // A whole value (the output, or a fence body) is a candidate that owns all inside it.
-  auto whole_value = [&](source src, const fence* f) {
-    record r;
-    r.begin = vb;
-    r.end = ve;
-    r.src = src;
-    r.in_fence = f != nullptr;
-    if (f) r.info = f->info;
-    r.valid = true;
-    recs.push_back(std::move(r));
-  };
-  if (whole == value_shape::complete) {
-    whole_value(source::whole, nullptr);
-  } else {
-    brace_scanner scanner(text, max_depth, recs);
-    auto note_cut = [&](std::optional<std::size_t> at) {
-      if (at && !cut) cut = pending_cut{*at, false, 0, {}, {}};
-    };
-    std::size_t pos = start;
-    bool ended_in_fence = false;
-    for (const fence& f : fences(text)) {
-      note_cut(scanner.scan(pos, f.offset, false, false, {}));
-      const std::size_t bb = f.body_offset, be = f.body_offset + f.body.size();
-      const value_shape body = shape_of(v, text, bb, be, max_depth, vb, ve);
-      if (body == value_shape::complete) {
-        whole_value(source::fence, &f);
-      } else if (!f.closed && vb == ve) {
-        // `` ```json `` and nothing after it was cut; a bare ``` is a prefilled fence's closer.
-        if (!f.info.empty()) cut = pending_cut{bb, true, f.line, f.info, "is empty"};
-      } else if (!f.closed && body == value_shape::prefix && text[vb] != '{') {
-        // An unfinished array or scalar owns all inside it, as an unfinished object does.
-        cut = pending_cut{
-            bb, true, f.line, f.info,
-            text[vb] == '[' ? "is an unfinished JSON array" : "is an unfinished JSON value"};
-      } else {
-        note_cut(scanner.scan(bb, be, !f.closed, true, f.info));
-      }
-      if (!f.closed) {
-        ended_in_fence = true;
-        break;
-      }
-      pos = f.offset + f.text.size();
-    }
-    if (!ended_in_fence) note_cut(scanner.scan(pos, text.size(), true, false, {}));
-  }
+  output_scanner scan(text, opts);
+  scan.run();
+  std::vector<record>& recs = scan.records_;
+  validator& v = scan.v_;
 
   // Positions, in one walk over the text.
   std::vector<std::size_t> offsets;
-  offsets.reserve(recs.size() * 2 + 1);
+  offsets.reserve(recs.size() * 2 + scan.near_.size() + 2);
   for (record& r : recs) {
     offsets.push_back(r.begin);
     if (r.valid) continue;
-    if (r.problem.empty()) diagnose(v, text, max_depth, r);
+    if (r.problem.empty())
+      diagnose(v, text, scan.max_depth(), r.begin, r.end, r.problem_offset, r.problem);
     offsets.push_back(r.problem_offset);
   }
-  if (cut) offsets.push_back(cut->offset);
+  const std::size_t shown_near = std::min(scan.near_.size(), max_near_misses);
+  for (std::size_t k = 0; k < shown_near; ++k) offsets.push_back(scan.near_[k].begin);
+  if (scan.cut_) {
+    offsets.push_back(scan.cut_->offset);
+    offsets.push_back(scan.cut_->fence_offset);
+  }
   std::sort(offsets.begin(), offsets.end());
   offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
   std::vector<std::pair<std::size_t, std::size_t>> positions(offsets.size());
@@ -404,6 +659,10 @@ inline scan_result candidates(std::string_view text, const options& opts) {
   auto position_of = [&](std::size_t offset) {
     return positions[static_cast<std::size_t>(
         std::lower_bound(offsets.begin(), offsets.end(), offset) - offsets.begin())];
+  };
+  auto at = [&](std::size_t offset) {
+    auto [line, column] = position_of(offset);
+    return std::to_string(line) + ":" + std::to_string(column);
   };
 
   scan_result out;
@@ -416,6 +675,8 @@ inline scan_result candidates(std::string_view text, const options& opts) {
     c.source = r.src;
     c.info = r.info;
     c.in_fence = r.in_fence;
+    c.in_reasoning = r.in_reasoning;
+    c.marker = r.marker;
     c.valid = r.valid;
     if (c.valid) c.valid = build_value(c.text, c.value, r.problem);
     if (!c.valid) {
@@ -426,18 +687,47 @@ inline scan_result candidates(std::string_view text, const options& opts) {
     }
     out.candidates.push_back(std::move(c));
   }
-  if (cut) {
+  out.near_miss_count = scan.near_.size();
+  for (std::size_t k = 0; k < shown_near; ++k) {
+    near_miss m;
+    m.offset = scan.near_[k].begin;
+    m.text = text.substr(m.offset, scan.near_[k].end - m.offset);
+    std::tie(m.line, m.column) = position_of(m.offset);
+    std::size_t ignored = 0;
+    diagnose(v, text, scan.max_depth(), m.offset, scan.near_[k].end, ignored, m.reason);
+    out.near_misses.push_back(std::move(m));
+  }
+  if (scan.cut_) {
+    const pending_cut& p = *scan.cut_;
     llmjson::cut k;
-    k.offset = cut->offset;
-    std::tie(k.line, k.column) = position_of(cut->offset);
-    if (cut->fence) {
-      k.what = "the fence" +
-               (cut->info.empty() ? std::string{} : " \"" + std::string(cut->info) + "\"") +
-               " opened at line " + std::to_string(cut->fence_line) +
-               " never closes and its body " + cut->body;
-    } else {
-      k.what = "the object opened at " + std::to_string(k.line) + ":" + std::to_string(k.column) +
-               " never closes";
+    k.offset = p.offset;
+    std::tie(k.line, k.column) = position_of(p.offset);
+    switch (p.kind) {
+      case pending_cut::what::object:
+        k.what = "the object opened at " + at(p.offset) + " never closes";
+        break;
+      case pending_cut::what::array:
+        k.what = "the array opened at " + at(p.offset) + " never closes";
+        break;
+      case pending_cut::what::value:
+        k.what = (text[p.offset] == '"' ? "the string opened at " : "the value at ") +
+                 at(p.offset) + (text[p.offset] == '"' ? " never closes" : " is cut short");
+        break;
+      case pending_cut::what::fence:
+        k.what = "the fence" +
+                 (p.info.empty() ? std::string{} : " \"" + std::string(p.info) + "\"") +
+                 " opened at line " + std::to_string(position_of(p.fence_offset).first) +
+                 " never closes and its body " + std::string(p.body);
+        break;
+      case pending_cut::what::region:
+        k.reasoning = true;
+        k.marker = std::string(p.marker);
+        k.what = p.marker.empty()
+                     ? "the reasoning that the prompt opened never closes: the output ended before "
+                       "any answer"
+                     : "the reasoning opened at " + at(p.offset) + " (" + one_line(p.marker) +
+                           ") never closes: the output ended before any answer";
+        break;
     }
     out.truncation = std::move(k);
   }

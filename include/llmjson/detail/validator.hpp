@@ -155,6 +155,17 @@ class validator {
     return std::string(text_.substr(i, j - i));
   }
 
+  /// Where a key should start: `{name: 1}` has an unquoted key.
+  bool unexpected_key(std::size_t i, unsigned char c, std::string_view wanted) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$')
+      return fail_with(i, [&] {
+        std::string w = word_at(i);
+        return "unquoted key " + (w.empty() ? std::string(1, static_cast<char>(c)) : w) +
+               " (keys take double quotes)";
+      });
+    return unexpected(i, c, wanted);
+  }
+
   bool unexpected(std::size_t i, unsigned char c, std::string_view wanted) {
     return fail_with(i, [&] { return describe_unexpected(i, c, wanted); });
   }
@@ -163,7 +174,7 @@ class validator {
                                                 std::string_view wanted) const {
     std::string why;
     if (c == '\'') {
-      why = "single quotes are not JSON (strings take double quotes)";
+      why = "single quotes are not JSON strings";
     } else if (c == '/') {
       why = "comments are not JSON";
     } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
@@ -234,11 +245,11 @@ class validator {
       case state::key_or_close:
         if (c == '}') return close(), true;
         if (c == '"') return begin_string(i, true), true;
-        return unexpected(i, c, "a key in double quotes or '}'");
+        return unexpected_key(i, c, "a key in double quotes or '}'");
       case state::key_after_comma:
         if (c == '}') return fail(i, "trailing comma");
         if (c == '"') return begin_string(i, true), true;
-        return unexpected(i, c, "a key in double quotes");
+        return unexpected_key(i, c, "a key in double quotes");
       case state::colon:
         if (c == ':') return state_ = state::value, true;
         return unexpected(i, c, "':' after the key");
@@ -300,6 +311,7 @@ class validator {
     }
     if (c < 0x20) {
       constexpr char hex[] = "0123456789ABCDEF";
+      if (c == '\n' || c == '\r') return fail(i, "unescaped line break in a string");
       return fail_with(i, [&] {
         return std::string("unescaped control character U+00") + hex[c >> 4] + hex[c & 15] +
                " in string";
