@@ -447,4 +447,158 @@ TEST_CASE("hostile 1 MB inputs get the right answer (a quadratic scan would not 
     const std::string t = repeat("{\"a\":1} ", mb);
     CHECK(llmjson::candidates(t).candidates.size() == t.size() / 8);
   }
+  SECTION("[{ repeated") {
+    const std::string t = "x " + repeat("[{", mb) + "\n";
+    auto s = llmjson::candidates(t);
+    // Each [{ goes wrong at the next [ (a key was due); only the last [{ is a valid prefix.
+    CHECK(s.candidates.empty());
+    REQUIRE(s.truncation);
+    CHECK(s.truncation->offset == t.size() - 3);
+  }
+  SECTION("[\" repeated: one bracket frame that goes wrong at its third [") {
+    const std::string t = "x " + repeat("[\"", mb) + " {\"b\": 1}";
+    auto s = llmjson::candidates(t);
+    CHECK(values(s) == std::vector<json>{json::parse(R"({"b":1})")});
+    CHECK_FALSE(s.truncation);
+  }
+  SECTION("[[ repeated then ] repeated: one malformed (too deep) array") {
+    const std::string t =
+        "x " + std::string(mb / 2, '[') + std::string(mb / 2, ']') + " {\"b\": 1}";
+    auto s = llmjson::candidates(t);
+    CHECK(values(s) == std::vector<json>{json::parse(R"({"b":1})")});
+    CHECK(malformed(s) == 1);
+  }
+  SECTION("[ then 500k {") {
+    const std::string t = "x [" + std::string(500000, '{') + " {\"b\": 1}";
+    auto s = llmjson::candidates(t);
+    CHECK(values(s) == std::vector<json>{json::parse(R"({"b":1})")});
+  }
+  SECTION("[{\"a\":[ alternating with ]") {
+    const std::string t = "x " + repeat("[{\"a\":[]", mb) + " {\"b\": 1}";
+    auto s = llmjson::candidates(t);
+    CHECK(values(s) == std::vector<json>{json::parse(R"({"b":1})")});
+    const std::string u = "x " + repeat("[{\"a\":[", mb / 2) + repeat("]", mb / 2);
+    CHECK(llmjson::candidates(u).candidates.size() <= 1);
+  }
+}
+
+TEST_CASE("bracket frames: a [ followed by {, [ or \" opens one; other brackets are text",
+          "[candidate][arrays]") {
+  SECTION("an array of objects in prose is one candidate that owns its elements") {
+    auto s = llmjson::candidates(
+        std::string_view("Here: [{\"name\": \"Ada\"}, {\"name\": \"Lin\"}] (both active)"));
+    REQUIRE(s.candidates.size() == 1);
+    CHECK(s.candidates[0].offset == 6);
+    CHECK(s.candidates[0].source == llmjson::source::prose);
+    CHECK(s.candidates[0].value == json::parse(R"([{"name": "Ada"}, {"name": "Lin"}])"));
+  }
+  SECTION("arrays of strings and of arrays") {
+    CHECK(values(llmjson::candidates(std::string_view("labels: [\"a\", \"b\"] ok"))) ==
+          std::vector<json>{json::parse(R"(["a", "b"])")});
+    CHECK(values(llmjson::candidates(std::string_view("m = [ [1, 2], [3] ]."))) ==
+          std::vector<json>{json::parse("[[1, 2], [3]]")});
+  }
+  SECTION("citations, links, checkboxes and number lists stay text") {
+    auto s = llmjson::candidates(
+        std::string_view("see [1], [text](url), - [ ] todo, - [x] done, [1, 2] {\"a\": 1}"));
+    CHECK(values(s) == std::vector<json>{json::parse(R"({"a": 1})")});
+    CHECK(s.candidates.size() == 1);
+  }
+  SECTION("a bracket frame that closes malformed owns its inside") {
+    auto s = llmjson::candidates(std::string_view("Result: [{\"id\": 1}, {\"id\": 2},]"));
+    REQUIRE(s.candidates.size() == 1);
+    CHECK_FALSE(s.candidates[0].valid);
+    CHECK(s.candidates[0].problem == "line 1 col 31: trailing comma");
+    auto wiki = llmjson::candidates(std::string_view("See [[Main Page]] then {\"ok\": true}"));
+    REQUIRE(wiki.candidates.size() == 2);
+    CHECK(wiki.candidates[0].text == "[[Main Page]]");
+    CHECK_FALSE(wiki.candidates[0].valid);
+    CHECK(wiki.candidates[1].valid);
+  }
+  SECTION("inside a bracket frame, } is text; inside a brace frame, ] is text") {
+    CHECK(values(llmjson::candidates(std::string_view("x [\"a\" } {\"b\": 1}"))) ==
+          std::vector<json>{json::parse(R"({"b": 1})")});
+    auto s = llmjson::candidates(std::string_view("x {\"a\": 1 ] {\"b\": 2} }"));
+    REQUIRE(s.candidates.size() == 1);
+    CHECK_FALSE(s.candidates[0].valid);
+  }
+  SECTION("a prose-like brace frame opens bracket frames as prose does") {
+    CHECK(values(llmjson::candidates(std::string_view("{see [\"a\", \"b\"] here}"))) ==
+          std::vector<json>{json::parse(R"(["a", "b"])")});
+    // A [ that turns out to be text gives its byte back to the frame around it.
+    CHECK(values(llmjson::candidates(std::string_view("{x [} {\"a\": 1}"))) ==
+          std::vector<json>{json::parse(R"({"a": 1})")});
+  }
+  SECTION("a dead bracket frame that never closes keeps what starts after it went wrong") {
+    auto s = llmjson::candidates(std::string_view(
+        "Modes [\"fast\", or the slow; I pick {\"mode\": \"fast\"} as [here](x) says."));
+    CHECK(values(s) == std::vector<json>{json::parse(R"({"mode": "fast"})")});
+    CHECK_FALSE(s.truncation);
+  }
+}
+
+TEST_CASE("cut arrays, and whole outputs cut by the end of the text", "[candidate][arrays]") {
+  SECTION("a cut array of objects gives up none of its elements") {
+    auto s = llmjson::candidates(std::string_view("So far: [{\"id\": 1}, {\"id\": 2}, {\"i"));
+    CHECK(s.candidates.empty());
+    REQUIRE(s.truncation);
+    CHECK(s.truncation->what == "the array opened at 1:9 never closes");
+  }
+  SECTION("a [ with nothing but white space after it to the end is a cut") {
+    auto s = llmjson::candidates(std::string_view("The rows: [ \n"));
+    REQUIRE(s.truncation);
+    CHECK(s.truncation->offset == 10);
+  }
+  SECTION("a [ cut by a fence line is malformed") {
+    auto s = llmjson::candidates(std::string_view("rows: [\n```json\n[1]\n```\n"));
+    REQUIRE(s.candidates.size() == 2);
+    CHECK(s.candidates[0].problem == "line 2 col 1: the array never closes: a fence line cuts it");
+    CHECK(s.candidates[1].value == json::parse("[1]"));
+  }
+  SECTION("the whole output a valid JSON prefix: truncated, with no candidates") {
+    for (std::string_view t : {"[0.12, 0.57, 0.9", "{\"a\": [1,", "\"The answer is", "tr", "-",
+                               "  [{\"a\": 1}, {\"b\": 2}, "}) {
+      INFO(t);
+      auto s = llmjson::candidates(t);
+      CHECK(s.candidates.empty());
+      CHECK(s.truncation);
+    }
+    auto s = llmjson::candidates(std::string_view("\"The answer is"));
+    CHECK(s.truncation->what == "the string opened at 1:1 never closes");
+    CHECK(llmjson::candidates(std::string_view("  -1.")).truncation->what ==
+          "the value at 1:3 is cut short");
+    // Not a prefix: the scan reads it as usual.
+    CHECK_FALSE(llmjson::candidates(std::string_view("-.5 {\"a\": 1}")).truncation);
+    CHECK_FALSE(llmjson::candidates(std::string_view("{\"a\":1,\"a\":")).truncation);
+  }
+}
+
+TEST_CASE("owners that never close: pieces of a broken answer are not answers",
+          "[candidate][arrays]") {
+  SECTION("what starts before the byte where it went wrong is dropped") {
+    auto s = llmjson::candidates(
+        std::string_view("Result: {\"status\": \"ok\", \"data\": {\"id\": 7}, 'extra': 1\n"));
+    CHECK(s.candidates.empty());
+    CHECK_FALSE(s.truncation);
+  }
+  SECTION("what starts after it is kept") {
+    auto s = llmjson::candidates(std::string_view(
+        "Template: {\"decision\": <skip|act>, \"why\": <text>\nAnswer: {\"decision\": \"act\"}"));
+    CHECK(values(s) == std::vector<json>{json::parse(R"({"decision": "act"})")});
+  }
+  SECTION("a candidate that starts right at the failing byte is kept") {
+    CHECK(values(llmjson::candidates(std::string_view("x {\"a\": 1 {\"b\": 2}"))) ==
+          std::vector<json>{json::parse(R"({"b": 2})")});
+  }
+  SECTION("in an array too") {
+    CHECK(
+        llmjson::candidates(std::string_view("x [{\"a\": 1}, oops {\"b\": 2}")).candidates.size() ==
+        1);
+    CHECK(values(llmjson::candidates(std::string_view("x [{\"a\": 1}, oops {\"b\": 2}"))) ==
+          std::vector<json>{json::parse(R"({"b": 2})")});
+  }
+  SECTION("a prose-like frame keeps all inside it") {
+    CHECK(values(llmjson::candidates(std::string_view("{note {\"a\": 1} and more"))) ==
+          std::vector<json>{json::parse(R"({"a": 1})")});
+  }
 }

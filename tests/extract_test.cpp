@@ -203,3 +203,88 @@ TEST_CASE("a message names at most eight candidates", "[extract]") {
   CHECK(r.error().message.find("; and 12 more") != std::string::npos);
   CHECK(r.error().candidates.size() == 20);
 }
+
+TEST_CASE("no_json names near misses: objects the model meant, with what to fix",
+          "[extract][near-miss]") {
+  auto no_json = [](std::string_view text) {
+    auto r = llmjson::extract(text);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == error_kind::no_json);
+    return r.error();
+  };
+  SECTION("single quotes") {
+    auto e = no_json("Sure:\n{'city': 'Paris'}\n");
+    CHECK(e.message ==
+          "no JSON value in the output; 1 near miss: 2:1 {'city': 'Paris'}: single quotes are "
+          "not JSON strings");
+    REQUIRE(e.near_misses.size() == 1);
+    CHECK(e.near_misses[0].text == "{'city': 'Paris'}");
+    CHECK(e.near_misses[0].offset == 6);
+    CHECK(e.near_misses[0].line == 2);
+    CHECK(e.offset == 6);
+    CHECK(e.candidates.empty());  // a near miss is not a candidate
+  }
+  SECTION("each reason a person acts on") {
+    const std::vector<std::pair<std::string_view, std::string_view>> cases{
+        {"x {name: \"x\"}", "unquoted key name (keys take double quotes)"},
+        {"x { \"a\" 1}", "unexpected '1', expected ':' after the key"},
+        {"x {'a': 1, \"b\": 2,}", "single quotes are not JSON strings"},
+        {"x {ok: True}", "unquoted key ok (keys take double quotes)"},
+        {"x {\"a\" = 1}", "unexpected '=', expected ':' after the key"},
+        {"x {\"line\n\": 1}", "unescaped line break in a string"},
+    };
+    for (const auto& [text, reason] : cases) {
+      INFO(text);
+      auto e = no_json(text);
+      REQUIRE(e.near_misses.size() == 1);
+      CHECK(e.near_misses[0].reason == reason);
+    }
+    // JSON-like spans are malformed candidates instead, with the same kind of reason.
+    auto e = no_json("x {\"a\": True, \"b\": NaN, \"c\": 1,}");
+    CHECK(e.near_misses.empty());
+    CHECK(e.message ==
+          "no JSON value in the output; 1 malformed candidate: 1:3 prose: malformed: line 1 col "
+          "9: invalid literal True (Python; JSON has true, false, null)");
+    CHECK(no_json("x {\"a\": 1, // note\n}").message.find("comments are not JSON") !=
+          std::string::npos);
+  }
+  SECTION("at most three are named; only the outermost; none in the reasoning") {
+    auto e = no_json("{'a': {'b': 1}} {x: 1} {y: 2} {z: 3} <think>{'r': 1}</think>");
+    CHECK(e.near_misses.size() == 3);
+    CHECK(e.near_misses[0].text == "{'a': {'b': 1}}");
+    CHECK(e.message.find("4 near misses: ") != std::string::npos);
+    CHECK(e.message.find("; and 1 more") != std::string::npos);
+  }
+  SECTION("not named: set notation, templates, code") {
+    auto e = no_json("Let S = {1, 2} and {{name}} and {\\frac{a}{b}} and {x | x > 0}.");
+    CHECK(e.near_misses.empty());
+    CHECK(e.message == "no JSON value in the output");
+  }
+  SECTION("never in another error, and never a change of kind") {
+    auto r = llmjson::extract(std::string_view("{'a': 1} {\"b\": 2}"), llmjson::any_key({"c"}),
+                              with(policy::unique));
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == error_kind::no_match);
+    CHECK(r.error().near_misses.empty());
+  }
+  SECTION("a long near miss is cut short in the message") {
+    auto e = no_json("x {'k': '" + std::string(100, 'v') + "'}");
+    CHECK(e.message.find("{'k': 'vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv...: single quotes") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("arrays in prose are answers; their elements never are", "[extract][arrays]") {
+  const std::string text = R"(Here they are: [{"name": "Ada"}, {"name": "Lin"}] (both active))";
+  auto r = llmjson::extract(text);
+  REQUIRE(r);
+  CHECK(r->fallback);
+  CHECK(r->value() == json::parse(R"([{"name": "Ada"}, {"name": "Lin"}])"));
+  auto keyed = llmjson::extract(text, llmjson::any_key({"name"}), with(policy::unique));
+  REQUIRE_FALSE(keyed);
+  CHECK(keyed.error().kind == error_kind::no_match);
+  auto cut = llmjson::extract(std::string_view("[[{}], [{"));
+  REQUIRE_FALSE(cut);
+  CHECK(cut.error().kind == error_kind::truncated);
+  CHECK(cut.error().message == "the output was cut: the array opened at 1:1 never closes");
+}

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
+#include <vector>
 
 namespace {
 
@@ -22,10 +23,35 @@ void require(bool ok, const char* property) {
 // slice at its offset; candidates come in document order and never overlap; a valid candidate's
 // text parses (nlohmann) to its value; the whole-output validator agrees with nlohmann except
 // where llmjson is stricter on purpose (duplicate keys, depth, NUL bytes) or nlohmann cannot hold
-// a number; extract() returns a valid candidate or an error of a known kind.
+// a number; extract() returns a valid candidate or an error of a known kind. Reasoning: a
+// candidate in a region never qualifies and is never the answer; with regions switched off no
+// candidate is in one; and on a text whose only part is all of it (no marker), switching regions
+// off changes nothing.
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const llmjson::scan_result scan = llmjson::candidates(text);
+  llmjson::options off;
+  off.reasoning_regions = false;
+  const llmjson::scan_result plain = llmjson::candidates(text, off);
+  for (const llmjson::candidate& c : plain.candidates)
+    require(!c.in_reasoning, "with regions off, no candidate is in reasoning");
+  require(!plain.truncation || !plain.truncation->reasoning, "with regions off, no reasoning cut");
+  const std::size_t first = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  const std::vector<llmjson::detail::part> parts =
+      llmjson::detail::region_finder(text, llmjson::options{}).parts(first);
+  if (parts.size() == 1 && !parts[0].region && parts[0].begin == first && parts[0].end == size) {
+    require(plain.candidates.size() == scan.candidates.size(),
+            "without markers, regions off finds the same candidates");
+    for (std::size_t k = 0; k < scan.candidates.size(); ++k) {
+      const llmjson::candidate &a = scan.candidates[k], &b = plain.candidates[k];
+      require(a.offset == b.offset && a.text.size() == b.text.size() && a.valid == b.valid &&
+                  a.source == b.source && !a.in_reasoning,
+              "without markers, regions off finds the same candidates");
+    }
+    require(scan.truncation.has_value() == plain.truncation.has_value() &&
+                (!scan.truncation || scan.truncation->offset == plain.truncation->offset),
+            "without markers, regions off finds the same cut");
+  }
   std::size_t end = 0;
   for (const llmjson::candidate& c : scan.candidates) {
     require(c.text.data() == text.data() + c.offset,
@@ -74,12 +100,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             "llmjson refuses what nlohmann accepts, for a reason other than its own rules");
   }
 
-  const auto r = llmjson::extract(text, llmjson::any_key({"a", "orders"}));
-  if (r) {
-    require(r->chosen().valid, "the answer is a valid candidate");
-    require(r->fallback || r->chosen().qualifies, "the answer qualifies or is flagged a fallback");
-  } else {
-    require(!r.error().message.empty(), "an error has a message");
+  for (const llmjson::policy pol :
+       {llmjson::policy::first, llmjson::policy::unique, llmjson::policy::last}) {
+    const auto r =
+        llmjson::extract(text, llmjson::any_key({"a", "orders"}), llmjson::options{.policy = pol});
+    const std::vector<llmjson::candidate>& cs = r ? r->candidates : r.error().candidates;
+    for (const llmjson::candidate& c : cs)
+      require(!(c.in_reasoning && c.qualifies), "a candidate in reasoning never qualifies");
+    if (r) {
+      require(r->chosen().valid, "the answer is a valid candidate");
+      require(!r->chosen().in_reasoning, "the answer is never in reasoning");
+      require(r->fallback || r->chosen().qualifies,
+              "the answer qualifies or is flagged a fallback");
+    } else {
+      require(!r.error().message.empty(), "an error has a message");
+      require(r.error().near_misses.empty() || r.error().kind == llmjson::error_kind::no_json,
+              "near misses are named in no_json errors only");
+    }
   }
   return 0;
 }

@@ -1,0 +1,371 @@
+// llmjson: reasoning regions and parts (section 2 of tests/corpus/README.md)
+// SPDX-License-Identifier: MIT
+#include <llmjson/extract.hpp>
+
+#include "catch_compat.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+using json = nlohmann::json;
+
+/// A candidate as these tests look at it: its text and whether it lies in reasoning.
+struct seen {
+  std::string text;
+  bool reasoning = false;
+  std::string marker;
+  friend bool operator==(const seen&, const seen&) = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const seen& s) {
+  return os << (s.reasoning ? "reasoning[" + s.marker + "] " : "answer ") << s.text;
+}
+
+std::vector<seen> scan(std::string_view text, const llmjson::options& opts = {}) {
+  std::vector<seen> out;
+  for (const auto& c : llmjson::candidates(text, opts).candidates)
+    out.push_back({std::string(c.text), c.in_reasoning, std::string(c.marker)});
+  return out;
+}
+
+seen answer(std::string t) { return {std::move(t), false, {}}; }
+seen thought(std::string t, std::string marker) { return {std::move(t), true, std::move(marker)}; }
+
+/// The value `extract` returns under policy `first` with the default selector, or the error kind.
+std::string first(std::string_view text, const llmjson::options& base = {}) {
+  llmjson::options opts = base;
+  opts.policy = llmjson::policy::first;
+  auto r = llmjson::extract(text, opts);
+  return r ? r->value().dump() : "error " + std::string(to_string(r.error().kind));
+}
+
+std::string repeat(std::string_view unit, std::size_t bytes) {
+  std::string s;
+  s.reserve(bytes + unit.size());
+  while (s.size() < bytes) s += unit;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("each built-in marker pair opens a region whose candidates never qualify", "[regions]") {
+  const std::vector<std::pair<std::string, std::string>> pairs{
+      {"<think>", "</think>"},
+      {"<thinking>", "</thinking>"},
+      {"<reasoning>", "</reasoning>"},
+      {"[THINK]", "[/THINK]"},
+      {"<|START_THINKING|>", "<|END_THINKING|>"},
+      {"<|begin_of_thought|>", "<|end_of_thought|>"},
+      {"<seed:think>", "</seed:think>"},
+      {"\xE2\x97\x81think\xE2\x96\xB7", "\xE2\x97\x81/think\xE2\x96\xB7"},
+  };
+  for (const auto& [open, close] : pairs) {
+    INFO(open);
+    const std::string text = open + "draft {\"a\": 1}" + close + "\nanswer {\"a\": 2}";
+    CHECK(scan(text) == std::vector<seen>{thought("{\"a\": 1}", open), answer("{\"a\": 2}")});
+    CHECK(first(text) == R"({"a":2})");
+  }
+}
+
+TEST_CASE("markers match ASCII letters case-insensitively, wherever they stand", "[regions]") {
+  CHECK(first("<THINK>{\"a\": 1}</Think> {\"a\": 2}") == R"({"a":2})");
+  CHECK(first("[think]{\"a\": 1}[/think] {\"a\": 2}") == R"({"a":2})");
+  // In a fence, or inside a JSON string of the answer text: a template's token, not content.
+  CHECK(scan("```\n<think>\n```\n{\"a\": 1}</think>{\"b\": 2}") ==
+        std::vector<seen>{thought("{\"a\": 1}", "<think>"), answer("{\"b\": 2}")});
+  CHECK(first("Note: {\"s\": \"<think>\"} and {\"t\": \"</think>\"} {\"u\": 1}") == R"({"u":1})");
+  // ... but not when the whole output is one JSON value: then nothing is searched.
+  CHECK(first("{\"s\": \"<think>\"}") == R"({"s":"<think>"})");
+  CHECK(first("[\"</think>\", 1]") == R"(["</think>",1])");
+}
+
+TEST_CASE("a region that never closes is a cut: the model was still thinking", "[regions]") {
+  const std::string text = "<think>\nThe total is {\"total\": 1180} unless the refund";
+  auto s = llmjson::candidates(text);
+  REQUIRE(s.truncation);
+  CHECK(s.truncation->reasoning);
+  CHECK(s.truncation->marker == "<think>");
+  CHECK(s.truncation->offset == 0);
+  CHECK(s.truncation->what ==
+        "the reasoning opened at 1:1 (<think>) never closes: the output ended before any answer");
+  REQUIRE(s.candidates.size() == 1);
+  CHECK(s.candidates[0].in_reasoning);
+  auto r = llmjson::extract(text);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == llmjson::error_kind::truncated);
+  CHECK(r.error().message ==
+        "the output was cut: the reasoning opened at 1:1 (<think>) never closes: the output "
+        "ended before any answer");
+  // An answer before the reasoning still wins under first, as any earlier candidate does.
+  CHECK(first("{\"a\": 1}\n<think>more") == R"({"a":1})");
+  // The region's cut wins over a cut inside it.
+  auto inner = llmjson::candidates(std::string_view("x\n<think>{\"a\": [1,"));
+  REQUIRE(inner.truncation);
+  CHECK(inner.truncation->reasoning);
+  CHECK(inner.truncation->offset == 2);
+  CHECK(inner.truncation->line == 2);
+}
+
+TEST_CASE("already open: a closing tag before any opening marker ends a region from the start",
+          "[regions]") {
+  const std::string text = "Draft {\"a\": 1}\n```json\n{\"a\": 2}\n```\n</think>\n{\"a\": 3}";
+  CHECK(scan(text) == std::vector<seen>{thought("{\"a\": 1}", "</think>"),
+                                        thought("{\"a\": 2}", "</think>"), answer("{\"a\": 3}")});
+  // Only the first such closing tag counts; a second one is text.
+  CHECK(scan("{\"a\": 1}</think>{\"b\": 2}</think>{\"c\": 3}") ==
+        std::vector<seen>{thought("{\"a\": 1}", "</think>"), answer("{\"b\": 2}"),
+                          answer("{\"c\": 3}")});
+  // After an opening marker, a closing tag of another pair is text.
+  CHECK(scan("<think>x</think>{\"a\": 1}</reasoning>{\"b\": 2}") ==
+        std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
+  // The message says where the reasoning ended.
+  auto r = llmjson::extract(std::string_view("Maybe {\"a\": 1}.</think>No JSON, sorry."));
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == llmjson::error_kind::no_json);
+  CHECK(r.error().message ==
+        "no JSON value outside the reasoning; 1 candidate inside the reasoning before </think> "
+        "at 1:7");
+  // Harmony: an <|end|> before any other harmony token.
+  CHECK(first("Draft {\"a\": 1}<|end|><|start|>assistant<|channel|>final<|message|>{\"a\": 2}") ==
+        R"({"a":2})");
+  // ... but not after one: then <|end|> only cuts the text.
+  CHECK(scan("<|message|>{\"a\": 1}<|end|>{\"a\": 2}") ==
+        std::vector<seen>{answer("{\"a\": 1}"), answer("{\"a\": 2}")});
+  // A tag closer after harmony tokens still counts, and the tokens were inside the region.
+  CHECK(scan("{\"a\": <|message|> 1}</think>{\"b\": 2}") ==
+        std::vector<seen>{thought("{\"a\": <|message|> 1}", "</think>"), answer("{\"b\": 2}")});
+}
+
+TEST_CASE("options::start: the prompt opened the reasoning, or it did not", "[regions]") {
+  llmjson::options opened;
+  opened.start = llmjson::output_start::reasoning;
+  // Everything up to the first closing marker is reasoning, openers included.
+  CHECK(scan("{\"a\": 1}<think>{\"b\": 2}</think>{\"c\": 3}", opened) ==
+        std::vector<seen>{thought("{\"a\": 1}", "</think>"), thought("{\"b\": 2}", "</think>"),
+                          answer("{\"c\": 3}")});
+  // Without a closing marker the whole output is reasoning that never closes.
+  auto all = llmjson::candidates(std::string_view("{\"a\": 1} and so on"), opened);
+  REQUIRE(all.truncation);
+  CHECK(all.truncation->reasoning);
+  CHECK(all.truncation->marker.empty());
+  CHECK(all.truncation->what ==
+        "the reasoning that the prompt opened never closes: the output ended before any answer");
+  CHECK(first("{\"a\": 1} and so on", opened) == "error truncated");
+  llmjson::options answer_start;
+  answer_start.start = llmjson::output_start::answer;
+  CHECK(scan("{\"a\": 1}</think>{\"b\": 2}", answer_start) ==
+        std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
+  CHECK(first("{\"a\": 1}</think>{\"b\": 2}") == R"({"b":2})");
+  CHECK(first("{\"a\": 1}</think>{\"b\": 2}", answer_start) == R"({"a":1})");
+}
+
+TEST_CASE("harmony: only final messages and text outside messages are answer text",
+          "[regions][harmony]") {
+  SECTION("analysis, then commentary, then final") {
+    const std::string text =
+        "<|channel|>analysis<|message|>Think {\"a\": 1}<|end|>"
+        "<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>"
+        "{\"city\": \"Lisbon\"}<|call|>"
+        "<|start|>assistant<|channel|>final<|message|>{\"a\": 2}<|return|>";
+    CHECK(scan(text) ==
+          std::vector<seen>{thought("{\"a\": 1}", "<|channel|>analysis"),
+                            thought("{\"city\": \"Lisbon\"}", "<|channel|>commentary"),
+                            answer("{\"a\": 2}")});
+    auto s = llmjson::candidates(text);
+    CHECK(s.candidates[2].source == llmjson::source::part);
+    CHECK_FALSE(s.truncation);
+  }
+  SECTION("commentary without final: no answer") {
+    const std::string text =
+        "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"x\": 1}<|call|>";
+    auto r = llmjson::extract(text);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == llmjson::error_kind::no_json);
+    CHECK(r.error().message ==
+          "no JSON value outside the reasoning; 1 candidate inside <|channel|>commentary at 1:66");
+  }
+  SECTION("<|start|> and <|channel|> end a message that has no <|end|>") {
+    CHECK(scan("<|channel|>analysis<|message|>{\"a\": 1}<|start|>{\"b\": 2}") ==
+          std::vector<seen>{thought("{\"a\": 1}", "<|channel|>analysis"), answer("{\"b\": 2}")});
+    CHECK(scan("<|channel|>analysis<|message|>{\"a\": 1}<|channel|>final<|message|>{\"b\": 2}") ==
+          std::vector<seen>{thought("{\"a\": 1}", "<|channel|>analysis"), answer("{\"b\": 2}")});
+  }
+  SECTION("a channel that never ends is a cut") {
+    auto s = llmjson::candidates(std::string_view("<|channel|>analysis<|message|>{\"a\": 1} and"));
+    REQUIRE(s.truncation);
+    CHECK(s.truncation->reasoning);
+    CHECK(s.truncation->marker == "<|channel|>analysis");
+  }
+  SECTION("the channel name: final only, ASCII case-insensitively; an empty name is reasoning") {
+    CHECK(first("<|channel|>FINAL<|message|>{\"a\": 1}") == R"({"a":1})");
+    CHECK(first("<|channel|>final_draft<|message|>{\"a\": 1}<|end|>{\"b\": 2}") == R"({"b":2})");
+    CHECK(first("<|channel|><|message|>{\"a\": 1}<|end|>{\"b\": 2}") == R"({"b":2})");
+  }
+  SECTION("harmony tokens cut the answer text into parts: nothing crosses them") {
+    auto s = llmjson::candidates(std::string_view("{\"a\": [1,<|message|>2]} {\"b\": 1}"));
+    REQUIRE(s.candidates.size() == 2);
+    CHECK_FALSE(s.candidates[0].valid);
+    CHECK(s.candidates[0].problem ==
+          "line 1 col 10: the object never closes: a reasoning or harmony marker cuts it");
+    CHECK(s.candidates[1].text == "{\"b\": 1}");
+  }
+}
+
+TEST_CASE("parts: each is read as a text of its own", "[regions]") {
+  SECTION("a whole answer part is a candidate of any type") {
+    CHECK(first("<think>How many? {\"n\": 6}</think>\n7\n") == "7");
+    auto s = llmjson::candidates(std::string_view("<think>x</think>[1, 2, 3]"));
+    REQUIRE(s.candidates.size() == 1);
+    CHECK(s.candidates[0].source == llmjson::source::part);
+    CHECK(s.candidates[0].value == json::parse("[1, 2, 3]"));
+  }
+  SECTION("an answer part cut by the end of the text is truncated") {
+    auto s = llmjson::candidates(std::string_view("<think>x</think>\n[0.1, 0.2"));
+    CHECK(s.candidates.empty());
+    REQUIRE(s.truncation);
+    CHECK_FALSE(s.truncation->reasoning);
+    CHECK(s.truncation->what == "the array opened at 2:1 never closes");
+  }
+  SECTION("an empty answer part after the reasoning is no cut") {
+    auto s = llmjson::candidates(std::string_view("<think>{\"a\": 1}</think>\n"));
+    CHECK_FALSE(s.truncation);
+    CHECK(first("<think>{\"a\": 1}</think>\n") == "error no_json");
+  }
+  SECTION("a fence glued to the closing tag starts a line") {
+    auto s = llmjson::candidates(std::string_view("[THINK]x[/THINK]```json\n{\"a\": 1}\n```"));
+    REQUIRE(s.candidates.size() == 1);
+    CHECK(s.candidates[0].source == llmjson::source::fence);
+  }
+  SECTION("a fence left open in a region ends with the region") {
+    CHECK(scan("<think>\n```json\n{\"a\": 1}\nmore\n</think>\n```json\n{\"a\": 2}\n```\n") ==
+          std::vector<seen>{thought("{\"a\": 1}", "<think>"), answer("{\"a\": 2}")});
+  }
+  SECTION("a brace left open in a region is malformed there, not a cut") {
+    auto s = llmjson::candidates(std::string_view("<think>{\"a\": [1, </think>{\"b\": 2}"));
+    CHECK_FALSE(s.truncation);
+    REQUIRE(s.candidates.size() == 2);
+    CHECK(s.candidates[0].in_reasoning);
+    CHECK_FALSE(s.candidates[0].valid);
+    CHECK(s.candidates[1].text == "{\"b\": 2}");
+  }
+  SECTION("an empty region, two regions") {
+    CHECK(first("<think></think>{\"a\": 1}") == R"({"a":1})");
+    CHECK(scan("<think>{\"a\": 1}</think>{\"b\": 2}<thinking>{\"c\": 3}</thinking>{\"d\": 4}") ==
+          std::vector<seen>{thought("{\"a\": 1}", "<think>"), answer("{\"b\": 2}"),
+                            thought("{\"c\": 3}", "<thinking>"), answer("{\"d\": 4}")});
+  }
+  SECTION("regions do not nest: inside one, no other marker counts") {
+    CHECK(scan("<think>a <thinking> {\"a\": 1} </thinking> b</think>{\"b\": 2}") ==
+          std::vector<seen>{thought("{\"a\": 1}", "<think>"), answer("{\"b\": 2}")});
+  }
+}
+
+TEST_CASE("markers at the edges, CRLF, BOM and multi-byte neighbours", "[regions]") {
+  CHECK(first("<think>") == "error truncated");
+  CHECK(first("{\"a\": 1}<think>") == R"({"a":1})");
+  CHECK(first("</think>") == "error no_json");
+  CHECK(first("\xEF\xBB\xBF<think>\r\n{\"a\": 1}\r\n</think>\r\n{\"a\": 2}\r\n") == R"({"a":2})");
+  auto bom = llmjson::candidates(std::string_view("\xEF\xBB\xBF<think>x"));
+  REQUIRE(bom.truncation);
+  CHECK(bom.truncation->offset == 3);
+  CHECK(bom.truncation->column == 1);
+  // A marker right after a multi-byte character, and a lone lead byte before one.
+  CHECK(first("\xC3\xA9<think>{\"a\": 1}</think>\xE6\x97\xA5{\"a\": 2}") == R"({"a":2})");
+  CHECK(
+      first(
+          "\xE2\xE2\x97\x81think\xE2\x96\xB7{\"a\": 1}\xE2\x97\x81/think\xE2\x96\xB7{\"a\": 2}") ==
+      R"({"a":2})");
+  // Half a marker is text.
+  CHECK(first("\xE2\x97\x81thin {\"a\": 1}") == R"({"a":1})");
+  CHECK(first("<think {\"a\": 1}") == R"({"a":1})");
+}
+
+TEST_CASE("regions can be switched off, and the caller can add marker pairs", "[regions]") {
+  const std::string text = "<think>{\"a\": 1}</think>{\"b\": 2}";
+  llmjson::options off;
+  off.reasoning_regions = false;
+  CHECK(scan(text, off) == std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
+  CHECK(first("<think>{\"a\": 1}", off) == R"({"a":1})");
+  // Off, the scan is the scan of one part: as it was before regions existed.
+  CHECK(first("{\"a\": 1}</think>{\"b\": 2}", off) == R"({"a":1})");
+
+  llmjson::options custom;
+  custom.reasoning_markers = {{"<scratchpad>", "</scratchpad>"}, {"", "</empty>"}};
+  CHECK(scan("<SCRATCHPAD>{\"a\": 1}</scratchpad>{\"b\": 2}", custom) ==
+        std::vector<seen>{thought("{\"a\": 1}", "<SCRATCHPAD>"), answer("{\"b\": 2}")});
+  // The built-in pairs still count; a pair with an empty side is left out.
+  CHECK(scan(text, custom) ==
+        std::vector<seen>{thought("{\"a\": 1}", "<think>"), answer("{\"b\": 2}")});
+  CHECK(scan("{\"a\": 1}</empty>{\"b\": 2}", custom) ==
+        std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
+  // A caller's closing tag counts for the already-open rule too.
+  CHECK(scan("{\"a\": 1}</scratchpad>{\"b\": 2}", custom) ==
+        std::vector<seen>{thought("{\"a\": 1}", "</scratchpad>"), answer("{\"b\": 2}")});
+  // The longest marker at a position wins.
+  llmjson::options longer;
+  longer.reasoning_markers = {{"<think>!", "!</think>"}};
+  CHECK(scan("<think>!{\"a\": 1}</think>{\"b\": 2}!</think>{\"c\": 3}", longer) ==
+        std::vector<seen>{thought("{\"a\": 1}", "<think>!"), thought("{\"b\": 2}", "<think>!"),
+                          answer("{\"c\": 3}")});
+}
+
+TEST_CASE("no_json names the candidates left out as reasoning, with where", "[regions]") {
+  auto r = llmjson::extract(
+      std::string_view("<think>\nOption {\"x\": 1}\nor\n{\"x\": 2}\n</think>\nI cannot decide."));
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == llmjson::error_kind::no_json);
+  CHECK(r.error().message ==
+        "no JSON value outside the reasoning; 2 candidates inside <think> at 2:8, 4:1");
+  auto mixed = llmjson::extract(std::string_view(
+      "<think>{\"x\": 1}</think><|channel|>analysis<|message|>{\"x\": 2}<|end|>none"));
+  REQUIRE_FALSE(mixed);
+  CHECK(mixed.error().message ==
+        "no JSON value outside the reasoning; 2 candidates inside the reasoning at 1:8 "
+        "(<think>), 1:54 (<|channel|>analysis)");
+  // Reasoning candidates are never the fallback, and no_match does not count them.
+  auto nm = llmjson::extract(std::string_view("<think>{\"k\": 1}</think>{\"z\": 2}"),
+                             llmjson::any_key({"k"}),
+                             llmjson::options{.policy = llmjson::policy::unique});
+  REQUIRE_FALSE(nm);
+  CHECK(nm.error().kind == llmjson::error_kind::no_match);
+  CHECK(nm.error().message ==
+        "1 candidate, none qualifies: 1:24 whole part: has none of the keys \"k\"; 1 candidate "
+        "inside <think> at 1:8");
+  REQUIRE(nm.error().candidates.size() == 2);
+  CHECK(nm.error().candidates[0].reason == "inside <think>");
+}
+
+TEST_CASE("hostile 1 MB inputs of markers stay linear", "[regions][hostile]") {
+  constexpr std::size_t mb = 1 << 20;
+  SECTION("<think> repeated: one region that never closes") {
+    const std::string t = repeat("<think>", mb);
+    auto s = llmjson::candidates(t);
+    REQUIRE(s.truncation);
+    CHECK(s.truncation->reasoning);
+  }
+  SECTION("</think> repeated: the first closes the prompt's region, the rest are text") {
+    const std::string t = repeat("</think>", mb) + "{\"a\": 1}";
+    CHECK(first(t) == R"({"a":1})");
+  }
+  SECTION("<|channel|>analysis repeated: each message ends at the next channel") {
+    const std::string t = repeat("<|channel|>analysis{\"a\": 1}", mb);
+    auto s = llmjson::candidates(t);
+    REQUIRE(s.truncation);
+    CHECK(s.candidates.size() == t.size() / 27);
+    CHECK(s.candidates.back().in_reasoning);
+  }
+  SECTION("alternating markers and braces") {
+    // Each answer part holds a `{` that its part's end cuts: malformed there, never a cut.
+    const std::string t = repeat("<think>{</think>{", mb) + "\n{\"ok\": true}";
+    CHECK(first(t) == R"({"ok":true})");
+    const std::string u = repeat("{<think>}</think>", mb) + "\n{\"ok\": true}";
+    CHECK(first(u) == R"({"ok":true})");
+  }
+  SECTION("harmony tokens cutting parts everywhere") {
+    const std::string t = repeat("<|start|>{\"a\": [", mb) + "<|start|>{\"ok\": true}";
+    CHECK(first(t) == R"({"ok":true})");
+  }
+}
