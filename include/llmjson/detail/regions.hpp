@@ -3,11 +3,15 @@
 #ifndef LLMJSON_DETAIL_REGIONS_HPP_INCLUDED
 #define LLMJSON_DETAIL_REGIONS_HPP_INCLUDED
 
+#include <algorithm>
 #include <array>
+#include <bitset>
 #include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include <llmjson/detail/find.hpp>
 #include <llmjson/options.hpp>
 
 namespace llmjson::detail {
@@ -63,15 +67,21 @@ constexpr bool marker_at(std::string_view text, std::size_t i, std::string_view 
 /// template's tokens, wherever they stand.
 class region_finder {
  public:
-  region_finder(std::string_view text, const options& opts) : text_(text), opts_(opts) {
-    for (const auto& p : builtin_tag_pairs) add_first_bytes(p[0]), add_first_bytes(p[1]);
-    for (const auto& p : opts_.reasoning_markers) {
-      // A pair with an empty side could match anywhere: it is left out (options.hpp says so).
-      if (p.open.empty() || p.close.empty()) continue;
-      add_first_bytes(p.open);
-      add_first_bytes(p.close);
+  region_finder(std::string_view text, const options& opts)
+      : text_(text), opts_(opts), starts_(text, first_bytes(opts)) {
+    auto add = [&](std::string_view m) {
+      if (m.size() == 1) {
+        short_[static_cast<unsigned char>(ascii_lower(m[0]))] = true;
+      } else if (m.size() > 1) {
+        pairs_.set(pair_index(m[0], m[1]));
+      }
+    };
+    for (std::size_t p = 0; p < pair_count(); ++p) {
+      if (open_of(p).empty() || close_of(p).empty()) continue;
+      add(open_of(p));
+      add(close_of(p));
     }
-    add_first_bytes("<");
+    for (const auto& h : harmony_tokens) add(h);
   }
 
   /// Returns the parts of `[start, text.size())` in order; empty parts are left out.
@@ -86,10 +96,12 @@ class region_finder {
       return out;
     }
     std::size_t i = start;
+    std::size_t scan_from = start;  // no marker starts in [start, scan_from)
     if (opts_.start != output_start::answer) {
       // A region the prompt opened: through the first closing marker that counts.
-      const match close =
-          opts_.start == output_start::reasoning ? first_closer(start) : already_open_closer(start);
+      const match close = opts_.start == output_start::reasoning
+                              ? first_closer(start)
+                              : already_open_closer(start, scan_from);
       if (close.kind != mk::none) {
         out.push_back(
             part{start, close.at, true, true, true, close.at, text_.substr(close.at, close.len)});
@@ -100,6 +112,7 @@ class region_finder {
       }
     }
     std::size_t answer_from = i;
+    i = std::max(i, scan_from);
     for (;;) {
       const match m = next_marker(i, n);
       if (m.kind == mk::none) break;
@@ -148,14 +161,6 @@ class region_finder {
     std::size_t len = 0;
   };
 
-  void add_first_bytes(std::string_view m) {
-    if (m.empty()) return;
-    const auto c = static_cast<unsigned char>(m[0]);
-    first_[c] = true;
-    first_[static_cast<unsigned char>(ascii_lower(static_cast<char>(c)))] = true;
-    if (c >= 'a' && c <= 'z') first_[c - 'a' + 'A'] = true;
-  }
-
   [[nodiscard]] std::size_t pair_count() const noexcept {
     return builtin_tag_pairs.size() + opts_.reasoning_markers.size();
   }
@@ -173,6 +178,10 @@ class region_finder {
   /// The longest marker at `i`; built-in before the caller's at equal length.
   [[nodiscard]] match marker_here(std::size_t i) const noexcept {
     match best;
+    // Most bytes a marker starts with (`[`, `<`) start no marker: two bytes tell.
+    if (!short_[static_cast<unsigned char>(ascii_lower(text_[i]))] &&
+        (i + 1 == text_.size() || !pairs_.test(pair_index(text_[i], text_[i + 1]))))
+      return best;
     auto consider = [&](mk kind, std::size_t index, std::string_view m) {
       if (m.size() > best.len && marker_at(text_, i, m)) best = match{kind, index, i, m.size()};
     };
@@ -186,14 +195,34 @@ class region_finder {
     return best;
   }
 
+  static std::size_t pair_index(char a, char b) noexcept {
+    return static_cast<std::size_t>(static_cast<unsigned char>(ascii_lower(a))) << 8 |
+           static_cast<unsigned char>(ascii_lower(b));
+  }
+
   /// The first marker that starts in `[i, end)`.
   [[nodiscard]] match next_marker(std::size_t i, std::size_t end) const noexcept {
-    for (; i < end; ++i) {
-      if (!first_[static_cast<unsigned char>(text_[i])]) continue;
+    for (; (i = starts_.next(i, end)) < end; ++i) {
       const match m = marker_here(i);
       if (m.kind != mk::none) return m;
     }
     return {};
+  }
+
+  /// Every byte a marker can start with, in both cases for letters.
+  static std::string first_bytes(const options& opts) {
+    std::string out;
+    auto add = [&](std::string_view m) {
+      if (m.empty()) return;
+      out += m[0];
+      if (m[0] >= 'a' && m[0] <= 'z') out += static_cast<char>(m[0] - 'a' + 'A');
+      if (m[0] >= 'A' && m[0] <= 'Z') out += static_cast<char>(m[0] - 'A' + 'a');
+    };
+    for (const auto& p : builtin_tag_pairs) add(p[0]), add(p[1]);
+    for (const auto& h : harmony_tokens) add(h);
+    for (const auto& p : opts.reasoning_markers)
+      if (!p.open.empty() && !p.close.empty()) add(p.open), add(p.close);
+    return out;
   }
 
   [[nodiscard]] static bool is_name_byte(char c) noexcept {
@@ -222,21 +251,21 @@ class region_finder {
   [[nodiscard]] match find_closer_of(std::size_t p, std::size_t i) const noexcept {
     const std::string_view close = close_of(p);
     if (close.empty()) return {};
-    const auto c0 = static_cast<unsigned char>(close[0]);
-    for (; i < text_.size(); ++i) {
-      const auto c = static_cast<unsigned char>(text_[i]);
-      if ((c == c0 || ascii_lower(static_cast<char>(c)) == ascii_lower(static_cast<char>(c0))) &&
-          marker_at(text_, i, close))
-        return match{mk::tag_close, p, i, close.size()};
-    }
+    const char c0 = close[0], c1 = ascii_lower(c0) == c0 && c0 >= 'a' && c0 <= 'z'
+                                       ? static_cast<char>(c0 - 'a' + 'A')
+                                       : ascii_lower(c0);
+    const char both[2] = {c0, c1};
+    const byte_finder first(text_, std::string_view(both, 2));
+    for (const std::size_t n = text_.size(); (i = first.next(i, n)) < n; ++i)
+      if (marker_at(text_, i, close)) return match{mk::tag_close, p, i, close.size()};
     return {};
   }
 
   /// Where a harmony message that is reasoning ends: through `<|end|>`, `<|call|>` or
   /// `<|return|>`, or up to `<|start|>` or `<|channel|>`, whichever comes first.
   [[nodiscard]] match harmony_region_end(std::size_t i) const noexcept {
-    for (; i < text_.size(); ++i) {
-      if (text_[i] != '<') continue;
+    const byte_finder angle(text_, "<");
+    for (const std::size_t n = text_.size(); (i = angle.next(i, n)) < n; ++i) {
       for (std::size_t h = 0; h < harmony_tokens.size(); ++h) {
         if (h == static_cast<std::size_t>(harmony::message) ||
             h == static_cast<std::size_t>(harmony::constrain))
@@ -250,21 +279,24 @@ class region_finder {
 
   /// output_start::reasoning: the first closing tag of any pair, or harmony `<|end|>`/`<|call|>`.
   [[nodiscard]] match first_closer(std::size_t i) const noexcept {
-    for (; i < text_.size(); ++i) {
-      if (!first_[static_cast<unsigned char>(text_[i])]) continue;
-      const match m = marker_here(i);
-      if (m.kind == mk::tag_close || is_harmony(m, harmony::end) || is_harmony(m, harmony::call))
+    for (;;) {
+      const match m = next_marker(i, text_.size());
+      if (m.kind == mk::none || m.kind == mk::tag_close || is_harmony(m, harmony::end) ||
+          is_harmony(m, harmony::call))
         return m;
+      i = m.at + 1;
     }
-    return {};
   }
 
   /// The already-open rule: the first closing tag before any opening marker, or the first
   /// harmony `<|end|>`/`<|call|>` before any opening marker and any other harmony token.
-  [[nodiscard]] match already_open_closer(std::size_t i) const noexcept {
+  /// `first_marker`: where the first marker starts (the end of the text when there is none).
+  [[nodiscard]] match already_open_closer(std::size_t i, std::size_t& first_marker) const noexcept {
     bool other_harmony = false;
+    first_marker = text_.size();
     for (;;) {
       const match m = next_marker(i, text_.size());
+      if (first_marker == text_.size()) first_marker = m.kind == mk::none ? text_.size() : m.at;
       if (m.kind == mk::none || opens_region(m, m.at + m.len)) return {};
       if (m.kind == mk::tag_close) return m;
       if ((is_harmony(m, harmony::end) || is_harmony(m, harmony::call)) && !other_harmony) return m;
@@ -275,7 +307,9 @@ class region_finder {
 
   std::string_view text_;
   const options& opts_;
-  std::array<bool, 256> first_{};
+  byte_finder starts_;             // the next byte a marker can start with
+  std::bitset<65536> pairs_;       // the first two bytes of every marker, ASCII-lowercased
+  std::array<bool, 256> short_{};  // the bytes of one-byte markers (a caller's), lowercased
 };
 
 }  // namespace llmjson::detail

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include <llmjson/candidate.hpp>
+#include <llmjson/detail/find.hpp>
 #include <llmjson/detail/regions.hpp>
 #include <llmjson/detail/utf8.hpp>
 #include <llmjson/detail/validator.hpp>
@@ -95,7 +96,7 @@ class frame_scanner {
 
   frame_scanner(std::string_view text, std::size_t max_depth, std::vector<record>& out,
                 std::vector<span>& near)
-      : text_(text), max_depth_(max_depth), out_(out), near_misses_(near) {}
+      : text_(text), max_depth_(max_depth), out_(out), near_misses_(near), openers_(text, "{[") {}
 
   /// Scans the segment `[b, e)`. When it runs to the end of the text and ends inside a frame
   /// whose text is a valid JSON prefix, returns where the output was cut; when it ends inside
@@ -109,7 +110,7 @@ class frame_scanner {
     alive_from_ = 0;
     for (std::size_t i = b; i < e; ++i) {
       if (frames_.empty()) {
-        while (i < e && text_[i] != '{' && text_[i] != '[') ++i;
+        i = openers_.next(i, e);
         if (i == e) break;
         if (text_[i] == '{') {
           open_brace(i, false);
@@ -427,6 +428,7 @@ class frame_scanner {
   std::vector<record>& out_;
   std::vector<span>& near_misses_;
   std::vector<frame> frames_;
+  byte_finder openers_;  // outside every frame only `{` and `[` matter
   validator v_;
   context ctx_;
   std::size_t alive_from_ = 0;  // frames_[alive_from_..] are the chain's live frames

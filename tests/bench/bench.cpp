@@ -1,0 +1,149 @@
+// llmjson benchmark: extract() on generated model outputs, against memchr and nlohmann in the
+// same run, with the peak memory of one call.
+// SPDX-License-Identifier: MIT
+//
+// Sizes are the (10 MB traces, 64 MB prose, 8 MB hostile inputs) divided by the
+// environment variable LLMJSON_BENCH_SCALE (default 1; CI runs with 64). tests/bench/table.py
+// turns `--benchmark_format=json` output into the README's table.
+#include <llmjson/extract.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <string_view>
+
+#include "inputs.hpp"
+
+// ---------------------------------------------------------------------------------------------
+// A counting allocator: the peak of live heap bytes, for one call at a time.
+
+namespace {
+std::size_t live_bytes = 0;
+std::size_t peak_bytes = 0;
+constexpr std::size_t header = alignof(std::max_align_t);
+}  // namespace
+
+void* operator new(std::size_t n) {
+  void* p = std::malloc(n + header);
+  if (!p) throw std::bad_alloc();
+  *static_cast<std::size_t*>(p) = n;
+  live_bytes += n;
+  if (live_bytes > peak_bytes) peak_bytes = live_bytes;
+  return static_cast<char*>(p) + header;
+}
+void operator delete(void* p) noexcept {
+  if (!p) return;
+  char* base = static_cast<char*>(p) - header;
+  live_bytes -= *reinterpret_cast<std::size_t*>(base);
+  std::free(base);
+}
+void operator delete(void* p, std::size_t) noexcept { operator delete(p); }
+void* operator new[](std::size_t n) { return operator new(n); }
+void operator delete[](void* p) noexcept { operator delete(p); }
+void operator delete[](void* p, std::size_t) noexcept { operator delete(p); }
+
+namespace {
+
+using namespace llmjson_bench;
+
+std::size_t scale() {
+  const char* s = std::getenv("LLMJSON_BENCH_SCALE");
+  const long v = s ? std::strtol(s, nullptr, 10) : 1;
+  return v > 0 ? static_cast<std::size_t>(v) : 1;
+}
+
+constexpr std::size_t mb = std::size_t{1} << 20;
+
+/// Counts `{` with memchr: the floor any scanner of the bytes is measured against.
+void run_memchr(benchmark::State& state, const std::string& text) {
+  for (auto _ : state) {
+    std::size_t n = 0;
+    const char* p = text.data();
+    const char* end = p + text.size();
+    while ((p = static_cast<const char*>(std::memchr(p, '{', static_cast<std::size_t>(end - p))))) {
+      ++n;
+      ++p;
+    }
+    benchmark::DoNotOptimize(n);
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
+}
+
+void run_extract(benchmark::State& state, const std::string& text) {
+  const llmjson::any_key sel({"orders"});
+  llmjson::options opts;
+  opts.max_input_bytes = text.size() + 1;
+  // The peak memory of one call, before timing.
+  const std::size_t before = live_bytes;
+  peak_bytes = live_bytes;
+  {
+    auto r = llmjson::extract(text, sel, opts);
+    benchmark::DoNotOptimize(r);
+  }
+  const double peak = static_cast<double>(peak_bytes - before);
+  for (auto _ : state) {
+    auto r = llmjson::extract(text, sel, opts);
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
+  state.counters["peak_MB"] = peak / static_cast<double>(mb);
+  state.counters["peak_per_byte"] = peak / static_cast<double>(text.size());
+  state.counters["input_MB"] = static_cast<double>(text.size()) / static_cast<double>(mb);
+}
+
+void run_nlohmann(benchmark::State& state, const std::string& text) {
+  for (auto _ : state) {
+    auto v = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+    benchmark::DoNotOptimize(v);
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
+}
+
+/// Registers the three measurements of one input: `extract/NAME`, `memchr/NAME`, and
+/// `nlohmann/NAME` on `json` (the answer alone, or the whole output) when given.
+void add(const std::string& name, std::string text, std::string json = {}) {
+  auto* t = new std::string(std::move(text));  // lives as long as the benchmarks
+  benchmark::RegisterBenchmark(("extract/" + name).c_str(), [t](benchmark::State& s) {
+    run_extract(s, *t);
+  })->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark(("memchr/" + name).c_str(), [t](benchmark::State& s) {
+    run_memchr(s, *t);
+  })->Unit(benchmark::kMillisecond);
+  if (!json.empty()) {
+    auto* j = new std::string(std::move(json));
+    benchmark::RegisterBenchmark(("nlohmann/" + name).c_str(), [j](benchmark::State& s) {
+      run_nlohmann(s, *j);
+    })->Unit(benchmark::kMillisecond);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::size_t k = scale();
+  for (const std::size_t size : {std::size_t{1}, std::size_t{10}}) {
+    const std::string tag = std::to_string(size) + " MB";
+    add("mixed " + tag, mixed(size * mb / k, true));
+    add("mixed, no markers " + tag, mixed(size * mb / k, false));
+    add("clean " + tag, clean(size * mb / k));
+  }
+  {
+    std::string w = whole(10 * mb / k);
+    std::string copy = w;
+    add("whole value 10 MB", std::move(w), std::move(copy));
+  }
+  add("typical 2 KB", typical_reply(), typical_answer());
+  add("prose 64 MB", prose(64 * mb / k));
+  for (const auto& [name, make] : hostile()) {
+    add(name + " 2 MB", make(2 * mb / k));
+    add(name + " 8 MB", make(8 * mb / k));
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
