@@ -282,6 +282,21 @@ def group_report_matches_explain(c, a):
     # A success under policy first still reports the cut that came after the answer.
     cut_later = b'draft {"a": 1}\nfinal {"a": 2, "b": ['
     check_report_against_explain(c, "answer then a cut", [], cut_later)
+    # Reasoning: the report says which candidates lie in a region, and which marker opened it.
+    rc, out, _ = c.run(["--report", "--keys", "orders", os.path.join(a.examples, "04-think-then-orders.txt")])
+    ok, rep = parse_json(out)
+    c.check(rc == 0 and ok and [(x["in_reasoning"], x["marker"], x["verdict"]) for x in rep["candidates"]]
+            == [(True, "<think>", "reasoning"), (False, None, "chosen")], "reasoning in --report: %r" % out[:400])
+    rc, out, _ = c.run(["--report"], b"<think>\nstill {\"a\": 1} thinking")
+    ok, rep = parse_json(out)
+    c.check(rc == 1 and ok and rep["truncated"]["reasoning"] is True and rep["truncated"]["marker"] == "<think>",
+            "a reasoning cut in --report: %r" % out[:400])
+    rc, out, _ = c.run(["--report", "--reasoning-tags", "<scratch>,</scratch>"], b"<scratch>{\"a\": 1}</scratch>{\"b\": 2}")
+    ok, rep = parse_json(out)
+    c.check(rc == 0 and ok and rep["value"] == {"b": 2}, "--reasoning-tags: %r" % out[:400])
+    rc, out, err = c.run([], b"Sure:\n{'city': 'Paris'}\n")
+    c.check(rc == 1 and err == b"llmjson: no_json: no JSON value in the output; 1 near miss: 2:1 {'city': 'Paris'}: "
+            b"single quotes are not JSON strings\n", "a near miss on stderr: %r" % err)
     rc, out, _ = c.run(["--report"], cut_later)
     ok, rep = parse_json(out)
     c.check(rc == 0 and ok and rep["value"] == {"a": 1} and rep["truncated"] is not None
@@ -318,6 +333,13 @@ def group_usage_errors(c, a):
         ["--schema", sample, sample],  # not JSON
         ["--schema", invalid_schema, sample],
         ["--schema", "-"],  # the schema and the input cannot both be stdin
+        ["--reasoning-tags", "<scratch>", sample],  # no comma
+        ["--reasoning-tags", ",</scratch>", sample],
+        ["--reasoning-tags", "<a>,</a>,x", sample],
+        ["--reasoning-tags"],
+        ["--starts-in", "sideways", sample],
+        ["--include-reasoning", "--starts-in", "answer", sample],
+        ["--include-reasoning", "--reasoning-tags", "<a>,</a>", sample],
     ]
     for args in bad:
         rc, out, err = c.run(args)
@@ -329,7 +351,8 @@ def group_usage_errors(c, a):
     os.unlink(invalid_schema)
     rc, out, err = c.run(["--help"])
     c.check(rc == 0 and out.startswith(b"usage: llmjson") and err == b"", "--help")
-    for flag in (b"--keys", b"--schema", b"--policy", b"--no-fallback", b"--explain", b"--report", b"--pretty"):
+    for flag in (b"--keys", b"--schema", b"--policy", b"--no-fallback", b"--explain", b"--report", b"--pretty",
+                 b"--include-reasoning", b"--reasoning-tags", b"--starts-in"):
         c.check(flag in out, "--help does not mention " + flag.decode())
     with open(a.version_header, encoding="utf-8") as f:
         v = dict(re.findall(r"#define LLMJSON_VERSION_(MAJOR|MINOR|PATCH) (\d+)", f.read()))
@@ -441,6 +464,11 @@ def example_runs(examples):
         ["--schema", p("02-ticket.schema.json"), "--policy", "last", p("02-draft-in-preamble.txt")],
         ["--schema", p("02-ticket.schema.json"), p("01-reasoning-plan.txt")],
         [p("03-truncated-answer.txt")],
+        ["--keys", "orders", p("04-think-then-orders.txt")],
+        ["--keys", "orders", "--include-reasoning", p("04-think-then-orders.txt")],
+        ["--keys", "orders", "--policy", "unique", p("04-think-then-orders.txt")],
+        ["--keys", "orders", "--policy", "unique", "--include-reasoning", p("04-think-then-orders.txt")],
+        ["--keys", "orders", "--starts-in", "reasoning", p("04-think-then-orders.txt")],
     ]
 
 
@@ -456,6 +484,11 @@ def group_examples(c, a):
         (0, lambda v: isinstance(v, dict) and v.get("category") == "incident"),
         (1, "no_match"),
         (1, "truncated"),
+        (0, lambda v: isinstance(v, dict) and v.get("orders") == ["come about", "full impulse"]),
+        (0, lambda v: isinstance(v, dict) and v.get("orders") == ["hold position"]),  # the draft
+        (0, lambda v: isinstance(v, dict) and v.get("orders") == ["come about", "full impulse"]),
+        (1, "ambiguous"),
+        (0, lambda v: isinstance(v, dict) and v.get("orders") == ["come about", "full impulse"]),
     ]
     assert len(runs) == len(expect)
     for args, (code, what) in zip(runs, expect):
