@@ -1050,10 +1050,11 @@ class collector {
  public:
   collector(std::string_view text, scan_result& out) : text_(text), out_(out) {}
 
-  /// C7: "an unclosed reasoning region's cut wins ... Otherwise at most one cut exists".
+  /// C7: "an unclosed reasoning region's cut wins ... Otherwise at most one cut exists (only
+  /// the last segment reaches the end of the text)". The region's cut is noted first, so a cut
+  /// found later inside that region (a frame or fence at the end of the text) is dropped.
   void note_cut(std::size_t offset, bool reasoning) {
-    if (out_.truncation.truncated && out_.truncation.reasoning) return;
-    if (out_.truncation.truncated && !reasoning) return;  // never happens (one cut at most)
+    if (out_.truncation.truncated) return;
     out_.truncation = {true, offset, reasoning};
   }
 
