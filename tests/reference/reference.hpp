@@ -1,0 +1,1299 @@
+// llmjson: a second, independent implementation of the extraction rules, for tests and fuzzing
+// SPDX-License-Identifier: MIT
+#ifndef LLMJSON_TESTS_REFERENCE_REFERENCE_HPP_INCLUDED
+#define LLMJSON_TESTS_REFERENCE_REFERENCE_HPP_INCLUDED
+
+// Written from tests/corpus/README.md (the rules) and the project's clarifications C1-C10 (in the
+// project README's rules section), sharing no code with include/: no llmjson header and no
+// nlohmann. It is meant to be read against the rules text, so it is plain and slow on purpose
+// (quadratic in places): every rule is one function whose comment quotes the sentence it
+// implements. Where the text is silent, tests/reference/README.md says what was chosen and why.
+//
+// Entry points:
+//   candidates(text, opts)            the candidates (spans, validity, reasoning) and the cut
+//   select(scan, policy, qualifies)   one policy's outcome, for any selector
+//   extract(text, keys, opts)         both, for a key selector, under every policy
+//   check_json(text, b, e)            section 1 on its own: complete, prefix or invalid
+
+#include <cmath>
+#include <cstddef>
+#include <cstdlib>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace llmjson_ref {
+
+// ------------------------------------------------------------------------------------------------
+// The interface
+// ------------------------------------------------------------------------------------------------
+
+/// Where a candidate comes from (section 3).
+enum class source {
+  whole,  ///< the whole output
+  part,   ///< the whole of an answer part
+  fence,  ///< the whole body of a fence
+  scan,   ///< a frame found by the scan (in prose or in a fence body)
+};
+
+/// What the caller knows of the prompt (section 2, C5).
+enum class output_start { unknown, reasoning, answer };
+
+/// A caller's own reasoning markers (section 2: "add marker pairs of its own"). Neither is empty.
+struct marker_pair {
+  std::string open;
+  std::string close;
+};
+
+struct options {
+  bool reasoning_regions = true;     ///< off: "the whole output is then one part"
+  std::vector<marker_pair> markers;  ///< the caller's pairs, searched after the built-in ones
+  output_start start = output_start::unknown;
+  std::size_t max_input_bytes = std::size_t{64} << 20;  ///< section 6, too_large
+};
+
+/// One candidate: a byte span [begin, end) of the caller's text (a leading BOM counts).
+struct candidate {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  bool valid = false;         ///< valid JSON with a value (no number beyond a double)
+  bool in_reasoning = false;  ///< found in a reasoning region: listed, never selected
+  source src = source::scan;
+  bool is_object = false;         ///< valid and an object
+  std::vector<std::string> keys;  ///< an object's top-level keys, unescaped, in order
+};
+
+/// Section 4: whether the output is truncated, and where (C7).
+struct cut {
+  bool truncated = false;
+  std::size_t offset = 0;
+  bool reasoning = false;  ///< the cut is a reasoning region that never closes
+};
+
+struct scan_result {
+  std::vector<candidate> candidates;  ///< in document order
+  cut truncation;
+};
+
+enum class error_kind { none, empty, no_json, truncated, no_match, ambiguous, too_large };
+
+enum class policy { first, first_no_fallback, unique, last };
+
+/// A policy's outcome: `candidates[index]` when `error == none`, else the error's kind.
+struct outcome {
+  error_kind error = error_kind::none;
+  std::size_t index = 0;
+  bool fallback = false;
+};
+
+/// Everything the reference says of one output under a key selector.
+struct result {
+  scan_result scan;
+  outcome first;              ///< policy first, with the fallback
+  outcome first_no_fallback;  ///< policy first, "the caller can turn the fallback off"
+  outcome unique;
+  outcome last;
+};
+
+inline constexpr std::size_t max_depth = 512;
+
+// ------------------------------------------------------------------------------------------------
+// Section 1. Valid JSON
+// ------------------------------------------------------------------------------------------------
+
+/// JSON white space (RFC 8259): space, tab, LF, CR. Used wherever the rules say "JSON white space".
+inline bool is_json_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/// What a stretch of text is as JSON.
+enum class json_status {
+  complete,  ///< one valid JSON value, JSON white space around it allowed
+  prefix,    ///< "a proper prefix of some valid JSON text under these rules"
+  invalid,   ///< neither
+};
+
+struct json_verdict {
+  json_status status = json_status::invalid;
+  bool empty = false;           ///< only JSON white space (then status is prefix: "" is a prefix)
+  std::size_t stop = 0;         ///< invalid: the byte where the text stopped being a valid prefix
+  std::size_t value_begin = 0;  ///< complete: the value, without the white space around it
+  std::size_t value_end = 0;
+  bool overflow = false;  ///< complete: "holds a number a double cannot represent"
+  bool is_object = false;
+  std::vector<std::string> keys;  ///< complete object: its top-level keys, unescaped
+};
+
+/// Section 1, byte by byte: "RFC 8259, with these additions: every object's keys are unique,
+/// compared after unescaping; nesting is at most 512 levels deep (an object or array is one
+/// level); strings are valid UTF-8 and hold no unpaired \u surrogate; nothing is repaired".
+///
+/// A recursive-descent reader that reports three things: the text ran out while everything so
+/// far could still become valid JSON (`more`: a prefix), a byte that no valid JSON text can have
+/// there (`bad`, at `stop`), or a complete value. Every check is made at the first byte that
+/// breaks it, so `stop` is "the byte where its text stopped being a valid JSON prefix" (section 3).
+class json_reader {
+ public:
+  enum class step { ok, more, bad };
+
+  json_reader(std::string_view text, std::size_t begin, std::size_t end)
+      : text_(text), pos_(begin), end_(end) {}
+
+  json_verdict run() {
+    json_verdict v;
+    skip_ws();
+    if (at_end()) {
+      v.status = json_status::prefix;
+      v.empty = true;
+      return v;
+    }
+    v.value_begin = pos_;
+    const step s = value(1);
+    if (s == step::bad) {
+      v.stop = stop_;
+      return v;
+    }
+    if (s == step::more) {
+      v.status = json_status::prefix;
+      return v;
+    }
+    v.value_end = pos_;
+    skip_ws();
+    if (!at_end()) {  // "one valid JSON value": nothing may follow it
+      v.stop = pos_;
+      return v;
+    }
+    v.status = json_status::complete;
+    v.overflow = overflow_;
+    v.is_object = text_[v.value_begin] == '{';
+    v.keys = std::move(top_keys_);
+    return v;
+  }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_;
+  std::size_t end_;
+  std::size_t stop_ = 0;
+  bool overflow_ = false;
+  std::vector<std::string> top_keys_;
+
+  bool at_end() const { return pos_ >= end_; }
+  unsigned char byte() const { return static_cast<unsigned char>(text_[pos_]); }
+  void skip_ws() {
+    while (!at_end() && is_json_ws(text_[pos_])) ++pos_;
+  }
+  step bad_at(std::size_t at) {
+    stop_ = at;
+    return step::bad;
+  }
+  step bad() { return bad_at(pos_); }
+
+  // value = object / array / string / number / true / false / null
+  step value(std::size_t depth) {
+    if (at_end()) return step::more;
+    switch (text_[pos_]) {
+      case '{': return object(depth);
+      case '[': return array(depth);
+      case '"': return string(nullptr);
+      case 't': return literal("true");
+      case 'f': return literal("false");
+      case 'n': return literal("null");
+      default: break;
+    }
+    if (text_[pos_] == '-' || (text_[pos_] >= '0' && text_[pos_] <= '9')) return number();
+    return bad();
+  }
+
+  // "nesting is at most 512 levels deep (an object or array is one level); deeper is malformed"
+  // "every object's keys are unique, compared after unescaping"
+  step object(std::size_t depth) {
+    if (depth > max_depth) return bad();
+    ++pos_;
+    std::vector<std::string> keys;
+    skip_ws();
+    if (at_end()) return step::more;
+    if (text_[pos_] == '}') {
+      ++pos_;
+      return step::ok;
+    }
+    for (;;) {
+      if (text_[pos_] != '"') return bad();
+      std::string key;
+      step s = string(&key);
+      if (s != step::ok) return s;
+      for (const std::string& k : keys)
+        if (k == key) return bad_at(pos_ - 1);  // the repeated key's closing quote
+      keys.push_back(std::move(key));
+      skip_ws();
+      if (at_end()) return step::more;
+      if (text_[pos_] != ':') return bad();
+      ++pos_;
+      skip_ws();
+      s = value(depth + 1);
+      if (s != step::ok) return s;
+      skip_ws();
+      if (at_end()) return step::more;
+      if (text_[pos_] == '}') {
+        ++pos_;
+        if (depth == 1) top_keys_ = std::move(keys);
+        return step::ok;
+      }
+      if (text_[pos_] != ',') return bad();
+      ++pos_;
+      skip_ws();
+      if (at_end()) return step::more;
+    }
+  }
+
+  step array(std::size_t depth) {
+    if (depth > max_depth) return bad();
+    ++pos_;
+    skip_ws();
+    if (at_end()) return step::more;
+    if (text_[pos_] == ']') {
+      ++pos_;
+      return step::ok;
+    }
+    for (;;) {
+      step s = value(depth + 1);
+      if (s != step::ok) return s;
+      skip_ws();
+      if (at_end()) return step::more;
+      if (text_[pos_] == ']') {
+        ++pos_;
+        return step::ok;
+      }
+      if (text_[pos_] != ',') return bad();
+      ++pos_;
+      skip_ws();
+    }
+  }
+
+  step literal(std::string_view word) {
+    for (char w : word) {
+      if (at_end()) return step::more;
+      if (text_[pos_] != w) return bad();
+      ++pos_;
+    }
+    return step::ok;
+  }
+
+  static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+  // number = [ minus ] int [ frac ] [ exp ]; "numbers are valid at any size, but a value that
+  // holds a number a double cannot represent (beyond ±1.8e308) yields no value" (strtod: inf).
+  step number() {
+    const std::size_t start = pos_;
+    if (text_[pos_] == '-') ++pos_;
+    if (at_end()) return step::more;
+    if (text_[pos_] == '0') {
+      ++pos_;
+    } else if (is_digit(text_[pos_])) {
+      while (!at_end() && is_digit(text_[pos_])) ++pos_;
+    } else {
+      return bad();
+    }
+    if (!at_end() && text_[pos_] == '.') {
+      ++pos_;
+      if (at_end()) return step::more;
+      if (!is_digit(text_[pos_])) return bad();
+      while (!at_end() && is_digit(text_[pos_])) ++pos_;
+    }
+    if (!at_end() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
+      ++pos_;
+      if (at_end()) return step::more;
+      if (text_[pos_] == '+' || text_[pos_] == '-') ++pos_;
+      if (at_end()) return step::more;
+      if (!is_digit(text_[pos_])) return bad();
+      while (!at_end() && is_digit(text_[pos_])) ++pos_;
+    }
+    const std::string digits(text_.substr(start, pos_ - start));
+    if (std::isinf(std::strtod(digits.c_str(), nullptr))) overflow_ = true;
+    return step::ok;
+  }
+
+  static int hex(unsigned char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  }
+
+  static void append_utf8(std::string* out, unsigned long cp) {
+    if (!out) return;
+    auto put = [&](unsigned long b) { out->push_back(static_cast<char>(b)); };
+    if (cp < 0x80) {
+      put(cp);
+    } else if (cp < 0x800) {
+      put(0xC0 | (cp >> 6));
+      put(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      put(0xE0 | (cp >> 12));
+      put(0x80 | ((cp >> 6) & 0x3F));
+      put(0x80 | (cp & 0x3F));
+    } else {
+      put(0xF0 | (cp >> 18));
+      put(0x80 | ((cp >> 12) & 0x3F));
+      put(0x80 | ((cp >> 6) & 0x3F));
+      put(0x80 | (cp & 0x3F));
+    }
+  }
+
+  // "strings are valid UTF-8": one multi-byte sequence (RFC 3629: no overlong forms, no
+  // surrogates, nothing above U+10FFFF), checked byte by byte so a cut sequence is a prefix.
+  step utf8_sequence(std::string* out) {
+    const unsigned char lead = byte();
+    std::size_t need = 0;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+      need = 1;
+    } else if (lead == 0xE0) {
+      need = 2, lo = 0xA0;
+    } else if ((lead >= 0xE1 && lead <= 0xEC) || lead == 0xEE || lead == 0xEF) {
+      need = 2;
+    } else if (lead == 0xED) {
+      need = 2, hi = 0x9F;
+    } else if (lead == 0xF0) {
+      need = 3, lo = 0x90;
+    } else if (lead >= 0xF1 && lead <= 0xF3) {
+      need = 3;
+    } else if (lead == 0xF4) {
+      need = 3, hi = 0x8F;
+    } else {
+      return bad();
+    }
+    if (out) out->push_back(static_cast<char>(lead));
+    ++pos_;
+    for (std::size_t k = 0; k < need; ++k) {
+      if (at_end()) return step::more;
+      const unsigned char c = byte();
+      if (c < lo || c > hi) return bad();
+      if (out) out->push_back(static_cast<char>(c));
+      ++pos_;
+      lo = 0x80, hi = 0xBF;
+    }
+    return step::ok;
+  }
+
+  // A string, unescaped into `out` when given (for keys). "unescaped control characters in
+  // strings" are malformed; "strings ... hold no unpaired \u surrogate": after a high surrogate
+  // escape the next bytes must be `\u` and a low one (DC00-DFFF), and a low one alone is refused
+  // at its second hex digit, the first byte that makes it one.
+  step string(std::string* out) {
+    ++pos_;  // the opening quote
+    bool want_low = false;
+    unsigned long high = 0;
+    for (;;) {
+      if (at_end()) return step::more;
+      const unsigned char c = byte();
+      if (want_low && c != '\\') return bad();
+      if (c == '"') {
+        ++pos_;
+        return step::ok;
+      }
+      if (c < 0x20) return bad();
+      if (c >= 0x80) {
+        const step s = utf8_sequence(out);
+        if (s != step::ok) return s;
+        continue;
+      }
+      if (c != '\\') {
+        if (out) out->push_back(static_cast<char>(c));
+        ++pos_;
+        continue;
+      }
+      ++pos_;
+      if (at_end()) return step::more;
+      const char e = text_[pos_];
+      if (want_low && e != 'u') return bad();
+      const char* simple = nullptr;
+      switch (e) {
+        case '"': simple = "\""; break;
+        case '\\': simple = "\\"; break;
+        case '/': simple = "/"; break;
+        case 'b': simple = "\b"; break;
+        case 'f': simple = "\f"; break;
+        case 'n': simple = "\n"; break;
+        case 'r': simple = "\r"; break;
+        case 't': simple = "\t"; break;
+        case 'u': break;
+        default: return bad();
+      }
+      ++pos_;
+      if (simple) {
+        if (out) out->push_back(simple[0]);
+        continue;
+      }
+      unsigned long unit = 0;
+      for (int k = 0; k < 4; ++k) {
+        if (at_end()) return step::more;
+        const int h = hex(byte());
+        if (h < 0) return bad();
+        if (k == 0 && want_low && h != 0xD) return bad();
+        if (k == 1 && want_low && h < 0xC) return bad();
+        if (k == 1 && !want_low && unit == 0xD && h >= 0xC) return bad();  // a lone low one
+        unit = unit * 16 + static_cast<unsigned long>(h);
+        ++pos_;
+      }
+      if (want_low) {
+        append_utf8(out, 0x10000 + ((high - 0xD800) << 10) + (unit - 0xDC00));
+        want_low = false;
+      } else if (unit >= 0xD800 && unit <= 0xDBFF) {
+        high = unit;
+        want_low = true;
+      } else {
+        append_utf8(out, unit);
+      }
+    }
+  }
+};
+
+/// Section 1 on [b, e) of `text`: a complete value (white space around it allowed), a valid
+/// prefix, or invalid with the byte where it stopped being a prefix.
+inline json_verdict check_json(std::string_view text, std::size_t b, std::size_t e) {
+  return json_reader(text, b, e).run();
+}
+
+/// "A valid JSON prefix is a proper prefix of some valid JSON text": a complete value is one too
+/// (`[1]` is a prefix of `[1] `), nothing made only of white space is (there is nothing to cut).
+inline bool is_valid_prefix(const json_verdict& v) {
+  return v.status != json_status::invalid && !v.empty;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Section 2. Reasoning regions and parts
+// ------------------------------------------------------------------------------------------------
+
+/// "Tag pairs: <think>...</think>, <thinking>...</thinking>, <reasoning>...</reasoning>,
+/// [THINK]...[/THINK], <|START_THINKING|>...<|END_THINKING|>,
+/// <|begin_of_thought|>...<|end_of_thought|>, <seed:think>...</seed:think>, ◁think▷...◁/think▷."
+inline std::vector<marker_pair> builtin_pairs() {
+  return {{"<think>", "</think>"},
+          {"<thinking>", "</thinking>"},
+          {"<reasoning>", "</reasoning>"},
+          {"[THINK]", "[/THINK]"},
+          {"<|START_THINKING|>", "<|END_THINKING|>"},
+          {"<|begin_of_thought|>", "<|end_of_thought|>"},
+          {"<seed:think>", "</seed:think>"},
+          {"\xE2\x97\x81think\xE2\x96\xB7", "\xE2\x97\x81/think\xE2\x96\xB7"}};
+}
+
+/// The harmony tokens: "<|start|>, <|channel|>, <|message|>, <|constrain|>, <|end|>, <|call|> and
+/// <|return|>".
+enum class harmony { none, start, channel, message, constrain, end, call, ret };
+
+inline std::string_view harmony_text(harmony h) {
+  switch (h) {
+    case harmony::start: return "<|start|>";
+    case harmony::channel: return "<|channel|>";
+    case harmony::message: return "<|message|>";
+    case harmony::constrain: return "<|constrain|>";
+    case harmony::end: return "<|end|>";
+    case harmony::call: return "<|call|>";
+    case harmony::ret: return "<|return|>";
+    case harmony::none: break;
+  }
+  return {};
+}
+
+inline char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+
+/// "Their markers are found by a plain left-to-right search of the text, ASCII letters matched
+/// case-insensitively".
+inline bool marker_at(std::string_view text, std::size_t i, std::string_view marker) {
+  if (marker.empty() || i > text.size() || text.size() - i < marker.size()) return false;
+  for (std::size_t k = 0; k < marker.size(); ++k)
+    if (ascii_lower(text[i + k]) != ascii_lower(marker[k])) return false;
+  return true;
+}
+
+/// The first position at or after `from` where `marker` stands, or npos.
+inline std::size_t find_marker(std::string_view text, std::size_t from, std::string_view marker) {
+  for (std::size_t i = from; i < text.size(); ++i)
+    if (marker_at(text, i, marker)) return i;
+  return std::string_view::npos;
+}
+
+/// One marker found at a position.
+struct marker_match {
+  enum kind_t { none, open, close, token } kind = none;
+  std::size_t pair = 0;  ///< open/close: index in the list of pairs (built-in first)
+  harmony tok = harmony::none;
+  std::size_t length = 0;
+};
+
+/// The marker at position `i`. C6: "When several markers match at one position, the longest
+/// match wins; then built-in before the caller's." Within the list, a pair's open comes before
+/// its close, and the harmony tokens (built-in) come right after the built-in pairs.
+inline marker_match match_at(std::string_view text, std::size_t i,
+                             const std::vector<marker_pair>& pairs, std::size_t builtin_count) {
+  marker_match best;
+  auto consider = [&](marker_match m, std::string_view s) {
+    if (marker_at(text, i, s) && s.size() > best.length) {
+      m.length = s.size();
+      best = m;
+    }
+  };
+  auto consider_pairs = [&](std::size_t from, std::size_t to) {
+    for (std::size_t p = from; p < to; ++p) {
+      consider({marker_match::open, p, harmony::none, 0}, pairs[p].open);
+      consider({marker_match::close, p, harmony::none, 0}, pairs[p].close);
+    }
+  };
+  consider_pairs(0, builtin_count);
+  for (harmony h : {harmony::start, harmony::channel, harmony::message, harmony::constrain,
+                    harmony::end, harmony::call, harmony::ret})
+    consider({marker_match::token, 0, h, 0}, harmony_text(h));
+  consider_pairs(builtin_count, pairs.size());
+  return best;
+}
+
+/// "`<|channel|>` followed by a channel name (the run of letters, digits and `_` after it,
+/// possibly empty) other than `final` opens a region"; C2: compared case-insensitively.
+inline bool channel_is_final(std::string_view text, std::size_t after_token) {
+  std::size_t e = after_token;
+  while (e < text.size() &&
+         ((text[e] >= 'a' && text[e] <= 'z') || (text[e] >= 'A' && text[e] <= 'Z') ||
+          (text[e] >= '0' && text[e] <= '9') || text[e] == '_'))
+    ++e;
+  return e - after_token == 5 && marker_at(text, after_token, "final");
+}
+
+/// One part of the output: "The regions and the stretches of text between these cuts are the
+/// parts of the output."
+struct part {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  bool region = false;
+};
+
+struct layout {
+  std::vector<part> parts;
+  std::optional<std::size_t> unclosed_region;  ///< C7: the cut of a region that never closes
+};
+
+/// The whole output as one answer part: "A caller can switch regions off (the whole output is
+/// then one part)".
+inline layout one_part(std::size_t b, std::size_t e) { return {{{b, e, false}}, std::nullopt}; }
+
+/// Where a region that the prompt opened ends. C5 (start == reasoning): "the region runs from the
+/// start of the text through the first closing marker, which is a closing tag of any pair or a
+/// harmony <|end|> or <|call|>, whatever comes before it". Returns {start of the closer, its
+/// length}, or nothing when no closer comes.
+inline std::optional<std::pair<std::size_t, std::size_t>> first_closer(
+    std::string_view text, std::size_t from, const std::vector<marker_pair>& pairs) {
+  for (std::size_t i = from; i < text.size(); ++i) {
+    std::size_t longest = 0;
+    for (const marker_pair& p : pairs)
+      if (marker_at(text, i, p.close) && p.close.size() > longest) longest = p.close.size();
+    for (harmony h : {harmony::end, harmony::call})
+      if (marker_at(text, i, harmony_text(h)) && harmony_text(h).size() > longest)
+        longest = harmony_text(h).size();
+    if (longest) return std::make_pair(i, longest);
+  }
+  return std::nullopt;
+}
+
+/// The already-open rule (options start == unknown). "A closing tag of a pair that comes before
+/// any opening marker, or a harmony <|end|> or <|call|> that comes before any opening marker and
+/// before any other harmony token, ends a region that starts at the beginning of the text (the
+/// chat template opened it in the prompt); the first such marker counts." C4: the opening markers
+/// are the opening tags and `<|channel|>` with a name other than `final`; the other harmony
+/// tokens are not, but a harmony `<|end|>`/`<|call|>` after them no longer counts. Returns
+/// {start of the closer, its length}, or nothing.
+inline std::optional<std::pair<std::size_t, std::size_t>> already_open_closer(
+    std::string_view text, std::size_t from, const std::vector<marker_pair>& pairs,
+    std::size_t builtin_count) {
+  bool harmony_seen = false;
+  for (std::size_t i = from; i < text.size();) {
+    const marker_match m = match_at(text, i, pairs, builtin_count);
+    if (m.kind == marker_match::none) {
+      ++i;
+      continue;
+    }
+    if (m.kind == marker_match::open) return std::nullopt;
+    if (m.kind == marker_match::close) return std::make_pair(i, m.length);
+    if (m.tok == harmony::channel && !channel_is_final(text, i + m.length)) return std::nullopt;
+    if ((m.tok == harmony::end || m.tok == harmony::call) && !harmony_seen)
+      return std::make_pair(i, m.length);
+    harmony_seen = true;
+    i += m.length;
+  }
+  return std::nullopt;
+}
+
+/// A tag pair's region: "A region runs from an opening tag through the first closing tag of the
+/// same pair after it. Inside a region no other marker counts (regions do not nest)." C1: its
+/// part is the text between the two markers. Returns where the closing tag starts, or npos.
+inline std::size_t tag_region_end(std::string_view text, std::size_t after_open,
+                                  const marker_pair& pair) {
+  return find_marker(text, after_open, pair.close);
+}
+
+/// A harmony region: it "runs through the first <|end|>, <|call|> or <|return|> after it, or up
+/// to (not including) the next <|start|> or <|channel|>, whichever comes first." Returns where
+/// that token starts and how many bytes the region takes of it (C1: an ending token belongs to no
+/// part, a stopping one "is then read as a marker of its own"), or npos.
+inline std::pair<std::size_t, std::size_t> harmony_region_end(std::string_view text,
+                                                              std::size_t after_channel) {
+  for (std::size_t i = after_channel; i < text.size(); ++i) {
+    for (harmony h : {harmony::end, harmony::call, harmony::ret})
+      if (marker_at(text, i, harmony_text(h))) return {i, harmony_text(h).size()};
+    for (harmony h : {harmony::start, harmony::channel})
+      if (marker_at(text, i, harmony_text(h))) return {i, 0};
+  }
+  return {std::string_view::npos, 0};
+}
+
+/// Section 2, "Reasoning regions" and "Parts": cuts [b, e) into answer parts and regions.
+/// "Outside regions, the harmony tokens ... cut the text too, and belong to no part." "Any other
+/// closing tag outside a region is text." "A region that never closes runs to the end of the
+/// text, and the output is truncated".
+inline layout split_parts(std::string_view text, std::size_t b, const options& opts) {
+  const std::size_t e = text.size();
+  if (!opts.reasoning_regions) return one_part(b, e);  // C5: "no markers at all"
+  std::vector<marker_pair> pairs = builtin_pairs();
+  const std::size_t builtin_count = pairs.size();
+  for (const marker_pair& p : opts.markers)
+    if (!p.open.empty() && !p.close.empty()) pairs.push_back(p);
+
+  layout out;
+  std::size_t pos = b;
+  // The region the prompt opened, if any (C1: "starts at the first byte of the text (after the
+  // BOM) and its part ends at the start of its closing marker").
+  std::optional<std::pair<std::size_t, std::size_t>> opened;
+  if (opts.start == output_start::reasoning) {
+    opened = first_closer(text, b, pairs);
+    if (!opened) {  // C5: "None: the whole output is one region that never closes"
+      out.parts.push_back({b, e, true});
+      out.unclosed_region = b;
+      return out;
+    }
+  } else if (opts.start == output_start::unknown) {
+    opened = already_open_closer(text, b, pairs, builtin_count);
+  }
+  if (opened) {
+    out.parts.push_back({b, opened->first, true});
+    pos = opened->first + opened->second;
+  }
+
+  std::size_t answer_from = pos;  // the answer part being read
+  auto end_answer_part = [&](std::size_t at) { out.parts.push_back({answer_from, at, false}); };
+  for (std::size_t i = pos; i < e;) {
+    const marker_match m = match_at(text, i, pairs, builtin_count);
+    if (m.kind == marker_match::none) {
+      ++i;
+    } else if (m.kind == marker_match::close) {
+      i += m.length;  // a closing tag outside a region is text
+    } else if (m.kind == marker_match::open) {
+      end_answer_part(i);
+      const std::size_t inside = i + m.length;
+      const std::size_t close = tag_region_end(text, inside, pairs[m.pair]);
+      if (close == std::string_view::npos) {
+        out.parts.push_back({inside, e, true});
+        out.unclosed_region = i;
+        return out;
+      }
+      out.parts.push_back({inside, close, true});
+      i = answer_from = close + pairs[m.pair].close.size();
+    } else if (m.tok == harmony::channel && !channel_is_final(text, i + m.length)) {
+      end_answer_part(i);
+      const std::size_t inside = i + m.length;
+      const auto [stop, taken] = harmony_region_end(text, inside);
+      if (stop == std::string_view::npos) {
+        out.parts.push_back({inside, e, true});
+        out.unclosed_region = i;
+        return out;
+      }
+      out.parts.push_back({inside, stop, true});
+      i = answer_from = stop + taken;
+    } else {  // any other harmony token (and <|channel|>final) cuts the text
+      end_answer_part(i);
+      i = answer_from = i + m.length;
+    }
+  }
+  end_answer_part(e);
+  return out;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Section 2. Fences
+// ------------------------------------------------------------------------------------------------
+
+/// One line of a part: [begin, end) without its line ending; the next line starts at `next`.
+/// Lines end at LF, CR or CRLF (the project's fences() does the same); "Each part is read as a
+/// text of its own: its first byte starts a line", so the part's end ends its last line.
+struct line {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  std::size_t next = 0;
+};
+
+inline line line_at(std::string_view text, std::size_t pos, std::size_t part_end) {
+  std::size_t i = pos;
+  while (i < part_end && text[i] != '\n' && text[i] != '\r') ++i;
+  std::size_t next = i;
+  if (i < part_end)
+    next = (text[i] == '\r' && i + 1 < part_end && text[i + 1] == '\n') ? i + 2 : i + 1;
+  return {pos, i, next};
+}
+
+/// A fence line's run: "at most 3 spaces of indent, then 3 or more backticks or tildes".
+struct fence_run {
+  char ch = 0;  ///< 0: not a fence line
+  std::size_t length = 0;
+  std::size_t after = 0;  ///< the first byte after the run
+};
+
+inline fence_run fence_run_of(std::string_view text, const line& l) {
+  std::size_t i = l.begin;
+  while (i < l.end && text[i] == ' ' && i - l.begin < 4) ++i;
+  if (i - l.begin > 3 || i == l.end || (text[i] != '`' && text[i] != '~')) return {};
+  const char ch = text[i];
+  std::size_t j = i;
+  while (j < l.end && text[j] == ch) ++j;
+  if (j - i < 3) return {};
+  return {ch, j - i, j};
+}
+
+inline bool only_spaces_tabs(std::string_view text, std::size_t b, std::size_t e) {
+  for (std::size_t i = b; i < e; ++i)
+    if (text[i] != ' ' && text[i] != '\t') return false;
+  return true;
+}
+
+struct fence_block {
+  std::size_t opener = 0;      ///< where the opening line starts
+  std::size_t body_begin = 0;  ///< the line after the opening line
+  std::size_t body_end = 0;    ///< where the closing line starts, or the part's end
+  std::size_t after = 0;       ///< after the closing line and its line ending
+  bool closed = false;
+  bool has_info = false;
+};
+
+/// "A fence opens on a line with at most 3 spaces of indent, then 3 or more backticks or tildes,
+/// then an info string (which, for backticks, holds no backtick). It closes at the next line
+/// with at most 3 spaces of indent, the same character at least as many times, and only white
+/// space after it. A fence that never closes runs to the end of its part."
+/// White space after a closer, and around the info string, is spaces and tabs (the project's
+/// fences() says so).
+inline std::vector<fence_block> find_fences(std::string_view text, std::size_t pb, std::size_t pe) {
+  std::vector<fence_block> out;
+  for (std::size_t pos = pb; pos < pe;) {
+    const line l = line_at(text, pos, pe);
+    const fence_run run = fence_run_of(text, l);
+    pos = l.next;
+    if (!run.ch) continue;
+    std::size_t ib = run.after, ie = l.end;
+    while (ib < ie && (text[ib] == ' ' || text[ib] == '\t')) ++ib;
+    while (ie > ib && (text[ie - 1] == ' ' || text[ie - 1] == '\t')) --ie;
+    if (run.ch == '`' && text.substr(ib, ie - ib).find('`') != std::string_view::npos) continue;
+    fence_block f;
+    f.opener = l.begin;
+    f.body_begin = l.next;
+    f.body_end = pe;
+    f.after = pe;
+    f.has_info = ie > ib;
+    for (std::size_t q = l.next; q < pe;) {
+      const line c = line_at(text, q, pe);
+      const fence_run close = fence_run_of(text, c);
+      if (close.ch == run.ch && close.length >= run.length &&
+          only_spaces_tabs(text, close.after, c.end)) {
+        f.body_end = c.begin;
+        f.after = c.next;
+        f.closed = true;
+        break;
+      }
+      q = c.next;
+    }
+    out.push_back(f);
+    pos = f.after;
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Section 3. Candidates: the scan
+// ------------------------------------------------------------------------------------------------
+
+/// A candidate found so far, before the output-wide fields are known.
+inline candidate make_candidate(std::string_view text, std::size_t b, std::size_t e, source src,
+                                bool in_reasoning) {
+  candidate c;
+  c.begin = b;
+  c.end = e;
+  c.src = src;
+  c.in_reasoning = in_reasoning;
+  const json_verdict v = check_json(text, b, e);
+  c.valid = v.status == json_status::complete && !v.overflow;
+  if (c.valid) {
+    c.is_object = v.is_object;
+    c.keys = v.keys;
+  }
+  return c;
+}
+
+/// The scan of one segment, "left to right, with a stack of frames".
+class segment_scan {
+ public:
+  segment_scan(std::string_view text, std::size_t b, std::size_t e, bool in_reasoning)
+      : text_(text), b_(b), e_(e), in_reasoning_(in_reasoning) {}
+
+  /// Runs the scan. Returns the cut (the swallowing frame's opening byte) when "its segment runs
+  /// to the end of the text", and appends the candidates to `out`.
+  std::optional<std::size_t> run(std::vector<candidate>& out) {
+    for (std::size_t i = b_; i < e_; ++i) read(i);
+    const std::optional<std::size_t> cut = end_of_segment();
+    for (candidate& c : found_) out.push_back(std::move(c));
+    return cut;
+  }
+
+ private:
+  enum class kind { pending, json_like, prose_like };
+  enum class pending_at { after_brace, first_string, after_first_string };
+  struct frame {
+    std::size_t open = 0;
+    bool bracket = false;
+    kind k = kind::pending;
+    pending_at pend = pending_at::after_brace;
+    std::size_t depth = 1;  ///< bracket frames: "[ and ] nest and close it (counted)"
+  };
+
+  std::string_view text_;
+  std::size_t b_, e_;
+  bool in_reasoning_;
+  std::vector<frame> frames_;
+  std::vector<candidate> found_;
+  bool in_string_ = false;
+  bool escaped_ = false;
+
+  /// "[ opens a bracket frame when the next byte that is not JSON white space is {, [ or ", or
+  /// when the segment ends first — so citations [1], links [text](url) and checkboxes [ ] stay
+  /// text."
+  bool bracket_opens(std::size_t i) const {
+    for (std::size_t k = i + 1; k < e_; ++k) {
+      if (is_json_ws(text_[k])) continue;
+      return text_[k] == '{' || text_[k] == '[' || text_[k] == '"';
+    }
+    return true;
+  }
+
+  void open_brace(std::size_t i) { frames_.push_back({i, false, kind::pending}); }
+  void open_bracket(std::size_t i) {
+    frames_.push_back({i, true, kind::json_like, pending_at::after_brace, 1});
+  }
+
+  /// "Outside every frame, { opens a brace frame, and [ opens a bracket frame when ... Quotes, }
+  /// and ] mean nothing there."
+  void outside(std::size_t i) {
+    if (text_[i] == '{') open_brace(i);
+    if (text_[i] == '[' && bracket_opens(i)) open_bracket(i);
+  }
+
+  /// "In a JSON-like frame (and while a brace frame's first string is read), " starts a string
+  /// that ends at the next " not escaped by a backslash — or at a raw control character (byte <
+  /// 0x20), which a JSON string cannot hold, even right after a backslash." Returns how the
+  /// string ended: 0 still open, 1 by a quote, 2 by a control character.
+  int string_byte(std::size_t i) {
+    const auto c = static_cast<unsigned char>(text_[i]);
+    if (c < 0x20) {
+      in_string_ = escaped_ = false;
+      return 2;
+    }
+    if (escaped_) {
+      escaped_ = false;
+    } else if (c == '\\') {
+      escaped_ = true;
+    } else if (c == '"') {
+      in_string_ = false;
+      return 1;
+    }
+    return 0;
+  }
+
+  /// "A brace frame's kind is decided by what follows its {, skipping JSON white space: }, or a
+  /// string followed by :, makes it JSON-like; anything else makes it prose-like — including a
+  /// first string that a control character ends. The kind is decided at the first byte that does
+  /// not fit, and that byte is then read as in a frame of that kind." Returns whether the byte
+  /// still has to be read as in a frame of the decided kind.
+  bool decide_kind(frame& f, std::size_t i) {
+    const char c = text_[i];
+    switch (f.pend) {
+      case pending_at::after_brace:
+        if (is_json_ws(c)) return false;
+        if (c == '}') {
+          f.k = kind::json_like;
+          return true;
+        }
+        if (c == '"') {
+          in_string_ = true;
+          f.pend = pending_at::first_string;
+          return false;
+        }
+        break;
+      case pending_at::first_string: {
+        const int ended = string_byte(i);
+        if (ended == 1) f.pend = pending_at::after_first_string;
+        if (ended == 2) f.k = kind::prose_like;  // a control byte means nothing in prose
+        return false;
+      }
+      case pending_at::after_first_string:
+        if (is_json_ws(c)) return false;
+        if (c == ':') {
+          f.k = kind::json_like;
+          return true;  // a ':' means nothing in a JSON-like frame outside strings
+        }
+        break;
+    }
+    f.k = kind::prose_like;
+    return true;
+  }
+
+  /// "Inside a brace frame, { opens a nested brace frame, } closes this brace frame, and ] is
+  /// text; [ is text too, except in a prose-like frame, where it opens a bracket frame as it
+  /// would outside every frame. In a prose-like frame, quotes are text."
+  void in_brace(std::size_t i) {
+    const frame f = frames_.back();
+    const char c = text_[i];
+    if (c == '{') open_brace(i);
+    if (c == '}') close_top(i);
+    if (c == '"' && f.k == kind::json_like) in_string_ = true;
+    if (c == '[' && f.k == kind::prose_like && bracket_opens(i)) open_bracket(i);
+  }
+
+  /// "Inside a bracket frame, [ and ] nest and close it (counted, outside strings), { opens a
+  /// nested brace frame, and } is text." A bracket frame is JSON-like: " starts a string.
+  void in_bracket(std::size_t i) {
+    const char c = text_[i];
+    if (c == '[') ++frames_.back().depth;
+    if (c == ']' && --frames_.back().depth == 0) close_top(i);
+    if (c == '{') open_brace(i);
+    if (c == '"') in_string_ = true;
+  }
+
+  void read(std::size_t i) {
+    if (frames_.empty()) return outside(i);
+    frame& top = frames_.back();
+    if (!top.bracket && top.k == kind::pending) {
+      if (!decide_kind(top, i)) return;
+    } else if (in_string_) {
+      string_byte(i);
+      return;
+    }
+    if (top.bracket) return in_bracket(i);
+    in_brace(i);
+  }
+
+  /// Drops the candidates that start at or after `from` and before `to`.
+  void drop(std::size_t from, std::size_t to) {
+    std::vector<candidate> kept;
+    for (candidate& c : found_)
+      if (c.begin < from || c.begin >= to) kept.push_back(std::move(c));
+    found_ = std::move(kept);
+  }
+
+  /// "A frame that closes and is valid JSON (section 1) is a candidate; candidates found inside
+  /// it are dropped (they are parts of it). A JSON-like frame that closes but is not valid is
+  /// malformed: it is reported with the reason and position, and everything inside it is dropped
+  /// — a malformed answer's pieces are never answers of their own. A prose-like frame ... that
+  /// closes keeps the candidates inside it."
+  void close_top(std::size_t i) {
+    const frame f = frames_.back();
+    frames_.pop_back();
+    if (f.k == kind::prose_like) return;
+    drop(f.open, e_);
+    found_.push_back(make_candidate(text_, f.open, i + 1, source::scan, in_reasoning_));
+  }
+
+  /// "At the end of a segment, the frames still open are looked at from the outermost in. The
+  /// first one whose text so far is a valid JSON prefix swallows everything inside it: if its
+  /// segment runs to the end of the text, the output is truncated; otherwise the frame is
+  /// malformed (cut by a fence line or a part boundary). The open frames outside it keep the
+  /// candidates inside them — except that a JSON-like frame drops the candidates that start
+  /// before the byte where its text stopped being a valid JSON prefix (they are pieces of a
+  /// malformed answer)."
+  std::optional<std::size_t> end_of_segment() {
+    std::optional<std::size_t> cut;
+    std::vector<std::pair<std::size_t, std::size_t>> dead;  // [open, stop) of JSON-like frames
+    for (const frame& f : frames_) {
+      const json_verdict v = check_json(text_, f.open, e_);
+      if (is_valid_prefix(v)) {
+        drop(f.open, e_);
+        if (e_ == text_.size()) {
+          cut = f.open;
+        } else {
+          candidate c;
+          c.begin = f.open;
+          c.end = e_;
+          c.valid = false;
+          c.src = source::scan;
+          c.in_reasoning = in_reasoning_;
+          found_.push_back(c);
+        }
+        break;
+      }
+      if (f.k == kind::json_like) dead.emplace_back(f.open, v.stop);
+    }
+    for (const auto& [open, stop] : dead) drop(open, stop);
+    frames_.clear();
+    return cut;
+  }
+};
+
+// ------------------------------------------------------------------------------------------------
+// Sections 3 and 4. Candidates and truncation, part by part
+// ------------------------------------------------------------------------------------------------
+
+/// Collects the candidates and the cut of the whole output.
+class collector {
+ public:
+  collector(std::string_view text, scan_result& out) : text_(text), out_(out) {}
+
+  /// C7: "an unclosed reasoning region's cut wins ... Otherwise at most one cut exists (only
+  /// the last segment reaches the end of the text)". The region's cut is noted first, so a cut
+  /// found later inside that region (a frame or fence at the end of the text) is dropped.
+  void note_cut(std::size_t offset, bool reasoning) {
+    if (out_.truncation.truncated) return;
+    out_.truncation = {true, offset, reasoning};
+  }
+
+  void add(std::size_t b, std::size_t e, source src, bool in_reasoning) {
+    out_.candidates.push_back(make_candidate(text_, b, e, src, in_reasoning));
+  }
+
+  /// "The scan, run over each remaining segment separately".
+  void scan(std::size_t b, std::size_t e, bool in_reasoning) {
+    segment_scan s(text_, b, e, in_reasoning);
+    if (const auto cut = s.run(out_.candidates)) note_cut(*cut, false);
+  }
+
+  /// "Whole parts. Likewise, an answer part (not a region) that, trimmed of JSON white space, is
+  /// one valid JSON value is a candidate of any type, and nothing inside it is considered
+  /// further; an answer part that is a valid JSON prefix cut by the end of the text makes the
+  /// output truncated, with no candidate from that part." C3: "An answer part that is empty or
+  /// only JSON white space yields nothing: no candidate and no cut." Returns whether the part
+  /// is done with.
+  bool whole_part(const part& p) {
+    const json_verdict v = check_json(text_, p.begin, p.end);
+    if (v.empty) return true;
+    if (v.status == json_status::complete) {
+      add(v.value_begin, v.value_end, source::part, false);
+      return true;
+    }
+    if (v.status == json_status::prefix && p.end == text_.size()) {
+      note_cut(first_non_ws(p.begin), false);
+      return true;
+    }
+    return false;
+  }
+
+  /// "Fence bodies. A fence body that (trimmed of JSON white space) is one valid JSON value is a
+  /// candidate, whatever its type, and nothing inside it is considered further. A complete value
+  /// is a candidate even when its fence never closes (a number included)."
+  /// Section 4: "a fence that never closes and reaches the end of the text has a body that is a
+  /// valid prefix of a JSON array or scalar, or has an info string (```json) and an empty or
+  /// white-space body — cut right after the opener. A bare fence line with nothing after it is
+  /// not a cut". A cut body is not scanned: the cut value owns all inside it (README.md).
+  /// Otherwise the body is a segment for the scan.
+  void fence_body(const fence_block& f, bool in_reasoning) {
+    const json_verdict v = check_json(text_, f.body_begin, f.body_end);
+    if (v.status == json_status::complete) {
+      add(v.value_begin, v.value_end, source::fence, in_reasoning);
+      return;
+    }
+    if (!f.closed && f.body_end == text_.size()) {
+      const bool array_or_scalar_prefix =
+          is_valid_prefix(v) && text_[first_non_ws(f.body_begin)] != '{';
+      if (array_or_scalar_prefix || (v.empty && f.has_info)) {
+        note_cut(f.body_begin, false);
+        return;
+      }
+    }
+    scan(f.body_begin, f.body_end, in_reasoning);
+  }
+
+  /// "Each part is read as a text of its own ... nothing (a fence, a frame) crosses a part's
+  /// boundary." "The fence lines cut each part into segments: prose between fences, and fence
+  /// bodies; the fence lines themselves belong to no segment." "Candidates found in a region are
+  /// listed for diagnostics".
+  void read_part(const part& p) {
+    if (!p.region && whole_part(p)) return;
+    std::size_t pos = p.begin;
+    for (const fence_block& f : find_fences(text_, p.begin, p.end)) {
+      scan(pos, f.opener, p.region);
+      fence_body(f, p.region);
+      pos = f.after;
+    }
+    scan(pos, p.end, p.region);
+  }
+
+  std::size_t first_non_ws(std::size_t i) const {
+    while (i < text_.size() && is_json_ws(text_[i])) ++i;
+    return i;
+  }
+
+ private:
+  std::string_view text_;
+  scan_result& out_;
+};
+
+/// "One leading UTF-8 BOM is removed before anything else; lengths and limits count bytes."
+inline std::size_t after_bom(std::string_view text) {
+  return text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+}
+
+/// Section 3, "Whole output": "When the whole text (JSON white space aside) is one valid JSON
+/// value, it is the one and only candidate. When it is a valid JSON prefix cut by the end of the
+/// text, the output is truncated and has no candidates. Either way, nothing below is looked at."
+/// Returns whether it applied.
+inline bool whole_output(std::string_view text, collector& c, scan_result& out) {
+  const json_verdict v = check_json(text, after_bom(text), text.size());
+  if (v.empty) return false;
+  if (v.status == json_status::complete) {
+    c.add(v.value_begin, v.value_end, source::whole, false);
+    return true;
+  }
+  if (v.status == json_status::prefix) {
+    out.truncation = {true, c.first_non_ws(after_bom(text)), false};
+    return true;
+  }
+  return false;
+}
+
+/// The candidates of `text` in document order, and the cut (sections 2-4).
+/// "Unless the whole output is one valid JSON value, whole or cut (section 3), the text is first
+/// cut at reasoning regions". "Candidates are taken in document order, and the same span counts
+/// once."
+inline scan_result candidates(std::string_view text, const options& opts = {}) {
+  scan_result out;
+  collector c(text, out);
+  if (whole_output(text, c, out)) return out;
+  const layout parts = split_parts(text, after_bom(text), opts);
+  if (parts.unclosed_region) c.note_cut(*parts.unclosed_region, true);
+  for (const part& p : parts.parts) c.read_part(p);
+  std::vector<candidate>& cs = out.candidates;
+  for (std::size_t i = 1; i < cs.size(); ++i)  // insertion sort by begin: stable, plain
+    for (std::size_t k = i; k > 0 && cs[k - 1].begin > cs[k].begin; --k)
+      std::swap(cs[k - 1], cs[k]);
+  std::vector<candidate> once;
+  for (candidate& x : cs)
+    if (once.empty() || once.back().begin != x.begin || once.back().end != x.end)
+      once.push_back(std::move(x));
+  cs = std::move(once);
+  return out;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Sections 5 and 6. Selection, policies and errors
+// ------------------------------------------------------------------------------------------------
+
+/// "a key set (an object with at least one of these top-level keys, compared byte for byte after
+/// JSON unescaping) ... or nothing (any object qualifies)". An empty key list means nothing.
+inline bool has_any_key(const candidate& c, const std::vector<std::string>& keys) {
+  if (!c.is_object) return false;
+  if (keys.empty()) return true;
+  for (const std::string& want : keys)
+    for (const std::string& k : c.keys)
+      if (k == want) return true;
+  return false;
+}
+
+/// "empty: the output is empty or holds only ASCII white space (space, tab, LF, CR, form feed,
+/// vertical tab) after the BOM."
+inline bool is_empty_output(std::string_view text) {
+  for (std::size_t i = after_bom(text); i < text.size(); ++i) {
+    const char c = text[i];
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') return false;
+  }
+  return true;
+}
+
+/// Sections 4-6 for one policy. `qualifies` is the selector, called on valid candidates outside
+/// reasoning regions only: "Candidates inside reasoning regions, and invalid candidates, are
+/// left out of everything below."
+inline outcome select(std::string_view text, const scan_result& scan, policy pol,
+                      const std::function<bool(const candidate&)>& qualifies,
+                      const options& opts = {}) {
+  // "too_large: the output is longer than the configured limit" (not scanned: checked first).
+  if (text.size() > opts.max_input_bytes) return {error_kind::too_large, 0, false};
+  if (is_empty_output(text)) return {error_kind::empty, 0, false};
+  std::vector<std::size_t> eligible, qualifying;
+  for (std::size_t i = 0; i < scan.candidates.size(); ++i) {
+    const candidate& c = scan.candidates[i];
+    if (!c.valid || c.in_reasoning) continue;
+    eligible.push_back(i);
+    if (qualifies(c)) qualifying.push_back(i);
+  }
+  const bool truncated = scan.truncation.truncated;
+  auto chosen = [](std::size_t i, bool fallback) { return outcome{error_kind::none, i, fallback}; };
+  auto fail = [](error_kind k) { return outcome{k, 0, false}; };
+  switch (pol) {
+    case policy::first:
+    case policy::first_no_fallback:
+      // "policy first returns the first qualifying candidate if there is one and otherwise
+      // truncated (never the fallback)"; "first: the first qualifying candidate; if none
+      // qualifies and the output is not truncated, the first candidate of any kind (the
+      // fallback, flagged as such); the caller can turn the fallback off."
+      if (!qualifying.empty()) return chosen(qualifying.front(), false);
+      if (truncated) return fail(error_kind::truncated);
+      if (eligible.empty()) return fail(error_kind::no_json);
+      if (pol == policy::first) return chosen(eligible.front(), true);
+      return fail(error_kind::no_match);
+    case policy::unique:
+      // "policies unique and last return truncated whatever else qualifies"; "unique: exactly
+      // one qualifying candidate, else an error."
+      if (truncated) return fail(error_kind::truncated);
+      if (eligible.empty()) return fail(error_kind::no_json);
+      if (qualifying.empty()) return fail(error_kind::no_match);
+      if (qualifying.size() > 1) return fail(error_kind::ambiguous);
+      return chosen(qualifying.front(), false);
+    case policy::last:
+      if (truncated) return fail(error_kind::truncated);
+      if (eligible.empty()) return fail(error_kind::no_json);
+      if (qualifying.empty()) return fail(error_kind::no_match);
+      return chosen(qualifying.back(), false);
+  }
+  return fail(error_kind::none);  // unreachable: every policy returns above
+}
+
+/// The candidates, the cut and every policy's outcome for a key selector (an empty list: any
+/// object qualifies).
+inline result extract(std::string_view text, const std::vector<std::string>& keys,
+                      const options& opts = {}) {
+  result r;
+  r.scan = candidates(text, opts);
+  auto by_keys = [&](const candidate& c) { return has_any_key(c, keys); };
+  r.first = select(text, r.scan, policy::first, by_keys, opts);
+  r.first_no_fallback = select(text, r.scan, policy::first_no_fallback, by_keys, opts);
+  r.unique = select(text, r.scan, policy::unique, by_keys, opts);
+  r.last = select(text, r.scan, policy::last, by_keys, opts);
+  return r;
+}
+
+inline std::string_view to_string(error_kind k) {
+  switch (k) {
+    case error_kind::none: return "none";
+    case error_kind::empty: return "empty";
+    case error_kind::no_json: return "no_json";
+    case error_kind::truncated: return "truncated";
+    case error_kind::no_match: return "no_match";
+    case error_kind::ambiguous: return "ambiguous";
+    case error_kind::too_large: return "too_large";
+  }
+  return "unknown";
+}
+
+inline std::string_view to_string(source s) {
+  switch (s) {
+    case source::whole: return "whole";
+    case source::part: return "part";
+    case source::fence: return "fence";
+    case source::scan: return "scan";
+  }
+  return "unknown";
+}
+
+}  // namespace llmjson_ref
+
+#endif  // LLMJSON_TESTS_REFERENCE_REFERENCE_HPP_INCLUDED

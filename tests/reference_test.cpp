@@ -1,0 +1,482 @@
+// llmjson: the reference implementation (tests/reference/) on every corpus case and on each rule
+// SPDX-License-Identifier: MIT
+#include "reference/reference.hpp"
+
+#include "catch_compat.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+// The tests may use nlohmann (to read .expect.json) and llmjson's schema (as the selector of
+// the corpus cases that name a schema); the reference itself uses neither.
+#include <llmjson/schema.hpp>
+#include <nlohmann/json.hpp>
+
+#ifndef LLMJSON_CORPUS_DIR
+#error "LLMJSON_CORPUS_DIR must name tests/corpus"
+#endif
+
+namespace ref = llmjson_ref;
+
+namespace {
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// One line per scan: each candidate as `source text`, with ` invalid` and ` reasoning` when
+/// they apply, then `cut@OFFSET` (and ` reasoning`) when the output is truncated.
+std::string describe(std::string_view text, const ref::scan_result& s) {
+  std::string out;
+  for (const ref::candidate& c : s.candidates) {
+    if (!out.empty()) out += " | ";
+    out += std::string(ref::to_string(c.src)) + " " +
+           std::string(text.substr(c.begin, c.end - c.begin));
+    if (!c.valid) out += " invalid";
+    if (c.in_reasoning) out += " reasoning";
+  }
+  if (s.truncation.truncated) {
+    if (!out.empty()) out += " | ";
+    out += "cut@" + std::to_string(s.truncation.offset);
+    if (s.truncation.reasoning) out += " reasoning";
+  }
+  return out;
+}
+
+std::string scan(std::string_view text, const ref::options& opts = {}) {
+  return describe(text, ref::candidates(text, opts));
+}
+
+/// The outcome of one policy as `error_kind` or the chosen candidate's text (`~` = fallback).
+std::string pick(std::string_view text, ref::policy p, const std::vector<std::string>& keys = {},
+                 const ref::options& opts = {}) {
+  const ref::result r = ref::extract(text, keys, opts);
+  const ref::outcome& o = p == ref::policy::first               ? r.first
+                          : p == ref::policy::first_no_fallback ? r.first_no_fallback
+                          : p == ref::policy::unique            ? r.unique
+                                                                : r.last;
+  if (o.error != ref::error_kind::none) return std::string(ref::to_string(o.error));
+  const ref::candidate& c = r.scan.candidates[o.index];
+  return (o.fallback ? "~" : "") + std::string(text.substr(c.begin, c.end - c.begin));
+}
+
+/// The properties every scan has: spans inside the text, in document order, never overlapping.
+void check_shape(std::string_view text, const ref::scan_result& s) {
+  std::size_t end = 0;
+  for (const ref::candidate& c : s.candidates) {
+    CHECK(c.begin >= end);
+    CHECK(c.begin < c.end);
+    CHECK(c.end <= text.size());
+    end = c.end;
+  }
+  if (s.truncation.truncated) CHECK(s.truncation.offset <= text.size());
+}
+
+ref::policy policy_named(const std::string& s) {
+  if (s == "unique") return ref::policy::unique;
+  if (s == "last") return ref::policy::last;
+  REQUIRE(s == "first");
+  return ref::policy::first;
+}
+
+}  // namespace
+
+TEST_CASE("the reference gives every corpus case its expected answer or error", "[reference]") {
+  std::vector<std::filesystem::path> all;
+  for (const auto& e : std::filesystem::directory_iterator(LLMJSON_CORPUS_DIR))
+    if (e.path().extension() == ".txt") all.push_back(e.path());
+  std::sort(all.begin(), all.end());
+  REQUIRE(all.size() == 71);
+  std::size_t by_keys = 0, by_schema = 0;
+  for (const auto& txt : all) {
+    auto expect_path = txt;
+    expect_path.replace_extension(".expect.json");
+    const std::string text = read_file(txt);
+    const nlohmann::json spec = nlohmann::json::parse(read_file(expect_path));
+    const nlohmann::json& sel = spec.at("select");
+    INFO("case " << txt.filename().string() << ": " << spec.value("why", ""));
+
+    const ref::scan_result s = ref::candidates(text);
+    INFO("scan: " << describe(text, s).substr(0, 2000));
+    check_shape(text, s);
+    // The selector. Keys and "any object" are the reference's own; a schema is llmjson's,
+    // used here only as the test's oracle of "qualifies" (the reference has no schema code):
+    // what is checked is everything else, the candidates, the cut and the policy.
+    std::function<bool(const ref::candidate&)> qualifies;
+    std::optional<llmjson::schema> schema;
+    if (sel.contains("schema")) {
+      schema.emplace(sel["schema"]);
+      ++by_schema;
+      qualifies = [&](const ref::candidate& c) {
+        const auto v = nlohmann::json::parse(text.substr(c.begin, c.end - c.begin));
+        return (*schema)(v).ok;
+      };
+    } else {
+      std::vector<std::string> keys;
+      if (sel.contains("keys")) keys = sel["keys"].get<std::vector<std::string>>();
+      ++by_keys;
+      qualifies = [keys](const ref::candidate& c) { return ref::has_any_key(c, keys); };
+    }
+    const ref::outcome o =
+        ref::select(text, s, policy_named(spec.at("policy").get<std::string>()), qualifies);
+    if (!spec.at("error").is_null()) {
+      CHECK(std::string(ref::to_string(o.error)) == spec["error"].get<std::string>());
+    } else {
+      REQUIRE(o.error == ref::error_kind::none);
+      const ref::candidate& c = s.candidates[o.index];
+      CHECK(c.valid);
+      CHECK_FALSE(c.in_reasoning);
+      CHECK(nlohmann::json::parse(text.substr(c.begin, c.end - c.begin)) == spec.at("expect"));
+    }
+  }
+  std::cout << "reference corpus: " << by_keys << " cases with keys or any object, " << by_schema
+            << " with a schema (llmjson::schema as the selector)\n";
+  CHECK(by_keys + by_schema == 71);
+}
+
+// --- Section 1 ---------------------------------------------------------------------------------
+
+TEST_CASE("reference section 1: valid JSON, prefixes and where a prefix stops", "[reference]") {
+  auto status = [](std::string_view t) { return ref::check_json(t, 0, t.size()).status; };
+  auto stop = [](std::string_view t) { return ref::check_json(t, 0, t.size()).stop; };
+  using st = ref::json_status;
+  CHECK(status(R"({"a":[1,2.5e3,-0,true,false,null,"x\u00e9\ud83d\ude00"]})") == st::complete);
+  CHECK(status(" 12 ") == st::complete);
+  // The README's examples of prefixes and non-prefixes.
+  for (std::string_view p : {"[1, 2", "{\"a\":", "\"abc", "tr", "-", "1.", "1e+", "{\"a\":1,\"a"})
+    CHECK(status(p) == st::prefix);
+  CHECK(status("-.5") == st::invalid);
+  CHECK(stop("-.5") == 1);
+  CHECK(status("{\"a\":1,\"a\":") == st::invalid);
+  CHECK(stop("{\"a\":1,\"a\":") == 9);                    // the repeated key's closing quote
+  CHECK(status(R"({"a":1,"\u0061":2})") == st::invalid);  // keys compared after unescaping
+  CHECK(status(R"({"a":1,"A":2})") == st::complete);
+  // Nothing repaired.
+  for (std::string_view bad : {"[1,]", "{'a':1}", "[NaN]", "{\"a\":True}", "[1] // c", "\"a\tb\"",
+                               "[01]", "[1.]", "[.5]", "[+1]", "\"\\x\""})
+    CHECK(status(bad) == st::invalid);
+  // UTF-8 and surrogates, byte by byte.
+  CHECK(status("\"\xC3\xA9\"") == st::complete);
+  CHECK(status("\"\xC3") == st::prefix);
+  CHECK(status("\"\xC0\xAF\"") == st::invalid);          // overlong
+  CHECK(status("\"\xED\xA0\x80\"") == st::invalid);      // a surrogate in UTF-8
+  CHECK(status("\"\xF4\x90\x80\x80\"") == st::invalid);  // above U+10FFFF
+  CHECK(status("\"\xFF\"") == st::invalid);
+  CHECK(status(R"("\ud800")") == st::invalid);
+  CHECK(stop(R"("\ud800")") == 7);
+  CHECK(status(R"("\ud800\u)") == st::prefix);
+  CHECK(status(R"("\ud800\uD)") == st::prefix);
+  CHECK(status(R"("\ud800\uD8)") == st::invalid);
+  CHECK(status(R"("\udc00")") == st::invalid);
+  CHECK(stop(R"("\udc00")") == 4);
+  CHECK(status(R"("\uDB)") == st::prefix);
+  // Depth: 512 levels pass, 513 do not, and the 513th bracket is where it stops.
+  const std::string ok = std::string(512, '[') + std::string(512, ']');
+  const std::string deep = std::string(513, '[') + std::string(513, ']');
+  CHECK(status(ok) == st::complete);
+  CHECK(status(deep) == st::invalid);
+  CHECK(stop(deep) == 512);
+  CHECK(status(std::string(513, '[')) == st::invalid);
+  // NUL is a byte like any other: in a string it is a control character, outside it breaks.
+  CHECK(status(std::string("[1]\0", 4)) == st::invalid);
+  CHECK(status(std::string("\"\0\"", 3)) == st::invalid);
+  // Numbers beyond a double: valid JSON text, no value.
+  const ref::json_verdict big = ref::check_json("[1e400]", 0, 7);
+  CHECK(big.status == st::complete);
+  CHECK(big.overflow);
+  CHECK_FALSE(ref::check_json("[1e308, -1e-400]", 0, 16).overflow);
+  // Keys come out unescaped.
+  const ref::json_verdict k = ref::check_json(R"({"a\"b":1,"\u00e9":2})", 0, 21);
+  REQUIRE(k.is_object);
+  CHECK(k.keys == std::vector<std::string>{"a\"b", "\xC3\xA9"});
+}
+
+// --- Section 3: the scan ------------------------------------------------------------------------
+
+TEST_CASE("reference scan: brackets open a frame only before {, [ or \" or at the end",
+          "[reference]") {
+  CHECK(scan("see [1] and [2], x") == "");
+  CHECK(scan("a [text](url) b {\"a\":1}") == "scan {\"a\":1}");
+  CHECK(scan("- [ ] todo\n- [x] done") == "");
+  CHECK(scan("See [[Main]] here") == "scan [[Main]] invalid");
+  CHECK(scan("rows: [\"a\", \"b\"] ok") == "scan [\"a\", \"b\"]");
+  CHECK(scan("rows: [1, 2] ok") == "");  // a number first: no frame
+  CHECK(scan("x [[1,2],[3]] y") == "scan [[1,2],[3]]");
+  CHECK(scan("x [ {\"a\":1} ] y") == "scan [ {\"a\":1} ]");
+  // `[` at the end of the segment opens a frame, which is a prefix: the output is cut there.
+  CHECK(scan("Here: [") == "cut@6");
+  CHECK(scan("Here: [  \n") == "cut@6");
+  // `}` is text in a bracket frame and `]` is text in a brace frame.
+  CHECK(scan("x [\"a\" } ] y") == "scan [\"a\" } ] invalid");
+  CHECK(scan("x {\"a\": ] } y") == "scan {\"a\": ] } invalid");
+}
+
+TEST_CASE("reference scan: a brace frame's kind, and what each kind keeps", "[reference]") {
+  // Prose-like frames keep what is inside; quotes mean nothing in them.
+  CHECK(scan("f(x) { return {\"a\":1}; }") == "scan {\"a\":1}");
+  CHECK(scan("use {format \"like} then {\"v\":2}") == "scan {\"v\":2}");
+  CHECK(scan("{{name}} and {\"a\":1}") == "scan {\"a\":1}");
+  CHECK(scan("{\"a\" x {\"b\":1}}") == "scan {\"b\":1}");  // a first string without ':'
+  // A control character ends the first string: prose-like.
+  CHECK(scan("{\"a\n\" {\"b\":1} }") == "scan {\"b\":1}");
+  // JSON-like frames that close: a candidate, or malformed, owning all inside either way.
+  CHECK(scan("x {} y") == "scan {}");
+  CHECK(scan("x {\"a\": {\"b\":1}} y") == "scan {\"a\": {\"b\":1}}");
+  CHECK(scan("x {\"a\": {\"b\":1},} y") == "scan {\"a\": {\"b\":1},} invalid");
+  CHECK(scan("x [{\"b\":1},] y") == "scan [{\"b\":1},] invalid");
+  // A prose-like frame opens bracket frames as prose does.
+  CHECK(scan("{ see [\"a\"] }") == "scan [\"a\"]");
+  // In a JSON-like frame, a control character ends a string, even after a backslash.
+  CHECK(scan("{\"a\": \"x\\\n} {\"b\":1}") == "scan {\"a\": \"x\\\n} invalid | scan {\"b\":1}");
+  // Braces in strings are text.
+  CHECK(scan("x {\"a\": \"}{\"} y") == "scan {\"a\": \"}{\"}");
+}
+
+TEST_CASE("reference scan: frames that never close", "[reference]") {
+  // The outermost prefix swallows all inside it: at the end of the text, a cut.
+  CHECK(scan("x {\"a\": {\"b\":1}, \"c\": ") == "cut@2");
+  CHECK(scan("x [{\"id\":1}, {\"id\":2}, {\"i") == "cut@2");
+  // An owner that went wrong drops the pieces before the byte where it went wrong...
+  CHECK(scan("R: {\"s\": {\"id\": 7}, 'x': 1") == "");
+  // ... and keeps what comes after it.
+  CHECK(scan("T: {\"d\": <a|b>, \"w\": <t>\nA: {\"d\": \"a\"}") == "scan {\"d\": \"a\"}");
+  CHECK(scan("M [\"fast\", or {\"mode\": \"fast\"} [here](u)") == "scan {\"mode\": \"fast\"}");
+  // A prose-like opener never swallows; a prefix inside it does.
+  CHECK(scan("a { b {\"x\": 1") == "cut@6");
+  CHECK(scan("a { b {\"x\": 1} c") == "scan {\"x\": 1}");
+  // Cut by a fence line (not the end of the text): malformed, from its opener to the segment end.
+  CHECK(scan("x {\"a\": 1\n```\ny") == "scan {\"a\": 1\n invalid");
+  // A pending frame: `{"abc` is a prefix.
+  CHECK(scan("x {\"abc") == "cut@2");
+  CHECK(scan("x {") == "cut@2");
+}
+
+// --- Section 3: whole output, whole parts, fences -----------------------------------------------
+
+TEST_CASE("reference: the whole output, whole or cut", "[reference]") {
+  CHECK(scan(" [1, 2] ") == "whole [1, 2]");
+  CHECK(scan("\"just text\"") == "whole \"just text\"");
+  CHECK(scan("7") == "whole 7");
+  CHECK(scan("[0.12, 0.57") == "cut@0");
+  CHECK(scan("  \"The answer is") == "cut@2");
+  CHECK(scan("tr") == "cut@0");
+  // Markers inside the whole value are text.
+  CHECK(scan("{\"a\": \"<think>\"}") == "whole {\"a\": \"<think>\"}");
+  CHECK(scan("[\"</think>\", 1") == "cut@0");
+  // A number beyond a double: the one candidate, invalid.
+  CHECK(scan("{\"v\": 1e400}") == "whole {\"v\": 1e400} invalid");
+  // BOM: removed first; offsets count it.
+  CHECK(scan("\xEF\xBB\xBF{\"a\":1}") == "whole {\"a\":1}");
+  CHECK(ref::candidates("\xEF\xBB\xBF{\"a\":1}").candidates[0].begin == 3);
+  CHECK(scan("\xEF\xBB\xBF[1,") == "cut@3");
+}
+
+TEST_CASE("reference: whole parts", "[reference]") {
+  CHECK(scan("<think>x</think>\n[1, 2]\n") == "part [1, 2]");
+  CHECK(scan("<think>x</think>42") == "part 42");
+  CHECK(scan("<think>x</think>\n[1, 2") == "cut@17");
+  CHECK(scan("<think>x</think>\"abc") == "cut@16");
+  // Cut by a part boundary instead of the end: no whole-part cut; the scan reads it.
+  CHECK(scan("<|channel|>final<|message|>{\"a\": 1<|return|>") == "scan {\"a\": 1 invalid");
+  CHECK(scan("<|channel|>final<|message|>[1, 2<|return|>") == "");
+  // Empty or white-space parts yield nothing (C3): `</think>` at the end is no cut.
+  CHECK(scan("<think>{\"a\":1}</think>") == "scan {\"a\":1} reasoning");
+  CHECK(scan("<think>a</think>  \n") == "");
+  // Inside the whole part, markers are gone already; the part's value owns all inside it.
+  CHECK(scan("<think>a</think>{\"x\": {\"y\": 1}}") == "part {\"x\": {\"y\": 1}}");
+}
+
+TEST_CASE("reference: fences", "[reference]") {
+  CHECK(scan("x\n```json\n[1, 2]\n```\n") == "fence [1, 2]");
+  CHECK(scan("x\n~~~\n\"s\"\n~~~\n") == "fence \"s\"");
+  CHECK(scan("x\n```\n12") == "fence 12");  // a complete value, even unclosed
+  CHECK(scan("x\n```\n[1, 2") == "cut@6");  // an unfinished array: cut right after the opener
+  CHECK(scan("x\n```\n\"ab") == "cut@6");
+  CHECK(scan("x\n```json\n") == "cut@10");  // an info string and an empty body
+  CHECK(scan("x\n```json\n  \n") == "cut@10");
+  CHECK(scan("{\"a\":1}\n```\n") == "scan {\"a\":1}");  // a bare fence line: no cut
+  CHECK(scan("x\n```\n{\"a\": 1") == "cut@6");          // an object: the scan's cut
+  CHECK(scan("x\n```\n{\"a\": [1, {\"b\":2}], \"c\"") == "cut@6");
+  // The unfinished array owns what is inside it.
+  CHECK(scan("x\n```\n[1, {\"a\":1}, 2") == "cut@6");
+  // Bodies that are not one value are scanned; a fence line cuts a frame.
+  CHECK(scan("x\n```\nsee {\"a\":1} and {\"b\":2}\n```") == "scan {\"a\":1} | scan {\"b\":2}");
+  CHECK(scan("x {\"a\": 1,\n```\n{\"b\":2}\n```") == "scan {\"a\": 1,\n invalid | fence {\"b\":2}");
+  // Indent, runs, info strings, closers.
+  CHECK(scan("x\n    ```\n[1]\n```") == "");  // 4 spaces: no fence
+  CHECK(scan("x\n   ```\n[1]\n   ```") == "fence [1]");
+  CHECK(scan("x\n``` `x`\n[\"a\"]\n```") == "scan [\"a\"]");  // a backtick in the info string
+  CHECK(scan("x\n~~~ `x`\n[\"a\"]\n~~~") == "fence [\"a\"]");
+  CHECK(scan("````\n```\n[\"a\"]\n```\n````") == "scan [\"a\"]");
+  CHECK(scan("x\n```\n[\"a\"]\n``` x\n```") == "scan [\"a\"]");  // "``` x" closes nothing
+  CHECK(scan("x\r\n```json\r\n{\"a\":1}\r\n```\r\n") == "fence {\"a\":1}");
+  CHECK(scan("x\r```\r[\"a\"]\r```") == "fence [\"a\"]");
+}
+
+// --- Section 2: regions and parts ---------------------------------------------------------------
+
+TEST_CASE("reference: each built-in marker pair makes a region", "[reference]") {
+  const std::vector<std::pair<std::string, std::string>> pairs = {
+      {"<think>", "</think>"},
+      {"<THINKING>", "</Thinking>"},
+      {"<reasoning>", "</reasoning>"},
+      {"[THINK]", "[/think]"},
+      {"<|START_THINKING|>", "<|END_THINKING|>"},
+      {"<|begin_of_thought|>", "<|end_of_thought|>"},
+      {"<seed:think>", "</seed:think>"},
+      {"\xE2\x97\x81think\xE2\x96\xB7", "\xE2\x97\x81/THINK\xE2\x96\xB7"}};
+  for (const auto& [open, close] : pairs) {
+    INFO(open);
+    const std::string t = "a " + open + "{\"d\":1}" + close + " b {\"e\":2}";
+    CHECK(scan(t) == "scan {\"d\":1} reasoning | scan {\"e\":2}");
+    CHECK(pick(t, ref::policy::unique, {"d"}) == "no_match");
+    const std::string cut = "a " + open + "{\"d\":1}";
+    CHECK(scan(cut) == "scan {\"d\":1} reasoning | cut@2 reasoning");
+  }
+  // Regions do not nest; another pair's closer inside is text.
+  CHECK(scan("<think><reasoning>{\"a\":1}</reasoning>{\"b\":2}</think>{\"c\":3}") ==
+        "scan {\"a\":1} reasoning | scan {\"b\":2} reasoning | part {\"c\":3}");
+  // A closing tag after a region is text.
+  CHECK(scan("<think>a</think> x </think> {\"c\":3}") == "scan {\"c\":3}");
+  // Markers count inside strings and fences.
+  CHECK(scan("{\"a\": \"<think>\", \"b\": 1} tail") == "scan {\"a\": \" invalid | cut@7 reasoning");
+}
+
+TEST_CASE("reference: harmony messages", "[reference]") {
+  const std::string h =
+      "<|channel|>analysis<|message|>draft {\"a\":1}<|end|><|start|>assistant<|channel|>final"
+      "<|message|>{\"a\":2}<|return|>";
+  CHECK(scan(h) == "scan {\"a\":1} reasoning | part {\"a\":2}");
+  CHECK(pick(h, ref::policy::last, {"a"}) == "{\"a\":2}");
+  // Channel names are compared case-insensitively; only `final` is answer text.
+  CHECK(scan("<|channel|>FINAL<|message|>{\"a\":2}") == "part {\"a\":2}");
+  CHECK(scan("<|channel|>final_x<|message|>{\"a\":2}") ==
+        "scan {\"a\":2} reasoning | cut@0 reasoning");
+  CHECK(scan("<|channel|> final<|message|>{\"a\":2}<|end|>") == "scan {\"a\":2} reasoning");
+  // A harmony region stops before <|start|> or <|channel|>, which are then read as markers.
+  CHECK(scan("<|channel|>analysis {\"a\":1}<|start|>{\"b\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"b\":2}");
+  CHECK(scan("<|channel|>commentary {\"a\":1}<|channel|>final<|message|>{\"b\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"b\":2}");
+  // <|call|> ends a commentary message; a tool call is not an answer.
+  CHECK(pick("<|channel|>commentary<|message|>{\"city\":\"x\"}<|call|>", ref::policy::first) ==
+        "no_json");
+  // Harmony tokens cut answer text into parts; a part starts a line, so a fence opens there.
+  CHECK(scan("<|message|>```json\n[80]\n```<|return|>") == "fence [80]");
+  // Inside a tag region, harmony tokens are text.
+  CHECK(scan("<think><|end|>{\"a\":1}</think>{\"b\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"b\":2}");
+}
+
+TEST_CASE("reference: the already-open rule", "[reference]") {
+  // A closing tag before any opening marker ends a region from the start of the text.
+  CHECK(scan("draft {\"a\":1}\n</think>\n{\"a\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  // ... even after harmony tokens that are no opening markers (C4): they are inside the region.
+  CHECK(scan("x<|start|>{\"a\":1}</think>{\"a\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  // <|end|> or <|call|> before any harmony token too; after one, it is a plain cut.
+  CHECK(scan("{\"a\":1} x<|end|>{\"a\":2}") == "scan {\"a\":1} reasoning | part {\"a\":2}");
+  CHECK(scan("{\"a\":1} x<|call|>{\"a\":2}") == "scan {\"a\":1} reasoning | part {\"a\":2}");
+  CHECK(scan("{\"a\":1}<|message|>x<|end|>{\"a\":2}") == "part {\"a\":1} | part {\"a\":2}");
+  CHECK(scan("{\"a\":1}<|return|>x<|end|>{\"a\":2}") == "part {\"a\":1} | part {\"a\":2}");
+  // An opening marker first: no already-open region, the later closer is text.
+  CHECK(scan("<think>a</think>{\"a\":1} </think> {\"b\":2}") == "scan {\"a\":1} | scan {\"b\":2}");
+  CHECK(scan("<|channel|>analysis x<|end|> {\"a\":1} </think>") == "scan {\"a\":1}");
+  // <|channel|>final is no opening marker, but a harmony token.
+  CHECK(scan("<|channel|>final x {\"a\":1} </think> {\"b\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"b\":2}");
+  CHECK(scan("<|channel|>final x {\"a\":1} <|end|> {\"b\":2}") ==
+        "scan {\"a\":1} | part {\"b\":2}");
+  // The first such closer counts.
+  CHECK(scan("a </think> {\"x\":1} </think> {\"y\":2}") == "scan {\"x\":1} | scan {\"y\":2}");
+}
+
+TEST_CASE("reference: options for regions, markers and the output's start", "[reference]") {
+  ref::options off;
+  off.reasoning_regions = false;
+  CHECK(scan("<think>{\"a\":1}</think>{\"b\":2}", off) == "scan {\"a\":1} | scan {\"b\":2}");
+  CHECK(scan("<think>{\"a\":1}", off) == "scan {\"a\":1}");
+  CHECK(scan("<|channel|>analysis<|message|>```json\n[1]\n```", off) == "");
+
+  ref::options custom;
+  custom.markers = {{"<scratch>", "</scratch>"}};
+  CHECK(scan("<SCRATCH>{\"a\":1}</scratch>{\"b\":2}", custom) ==
+        "scan {\"a\":1} reasoning | part {\"b\":2}");
+  CHECK(scan("x {\"a\":1} </scratch> {\"b\":2}", custom) ==
+        "scan {\"a\":1} reasoning | part {\"b\":2}");
+  CHECK(scan("<scratch>{\"a\":1}", custom) == "scan {\"a\":1} reasoning | cut@0 reasoning");
+  // C6: the longest match wins, then built-in before the caller's.
+  ref::options longer;
+  longer.markers = {{"<think>>", "<<end>"}};
+  CHECK(scan("<think>>{\"a\":1}</think>{\"b\":2}<<end>{\"c\":3}", longer) ==
+        "scan {\"a\":1} reasoning | scan {\"b\":2} reasoning | part {\"c\":3}");
+  ref::options same;
+  same.markers = {{"<think>", "<<end>"}};
+  CHECK(scan("<think>{\"a\":1}<<end>{\"b\":2}</think>{\"c\":3}", same) ==
+        "scan {\"a\":1} reasoning | scan {\"b\":2} reasoning | part {\"c\":3}");
+
+  ref::options in_reasoning;
+  in_reasoning.start = ref::output_start::reasoning;
+  CHECK(scan("{\"a\":1} x <|end|> {\"b\":2}", in_reasoning) ==
+        "scan {\"a\":1} reasoning | part {\"b\":2}");
+  CHECK(scan("<think> {\"a\":1} </think> {\"b\":2}", in_reasoning) ==
+        "scan {\"a\":1} reasoning | part {\"b\":2}");
+  CHECK(scan("x <|start|> {\"a\":1} <|call|> {\"b\":2}", in_reasoning) ==
+        "scan {\"a\":1} reasoning | part {\"b\":2}");
+  CHECK(scan("x {\"a\":1} y", in_reasoning) == "scan {\"a\":1} reasoning | cut@0 reasoning");
+  CHECK(scan("\xEF\xBB\xBFx {\"a\":1}", in_reasoning) ==
+        "scan {\"a\":1} reasoning | cut@3 reasoning");
+  CHECK(pick("x {\"a\":1} y", ref::policy::first, {}, in_reasoning) == "truncated");
+
+  ref::options answer;
+  answer.start = ref::output_start::answer;
+  CHECK(scan("{\"a\":1} </think> {\"b\":2}", answer) == "scan {\"a\":1} | scan {\"b\":2}");
+  CHECK(scan("{\"a\":1} <|end|> {\"b\":2}", answer) == "part {\"a\":1} | part {\"b\":2}");
+}
+
+// --- Sections 4-6 -------------------------------------------------------------------------------
+
+TEST_CASE("reference: policies, the fallback, the cut and the error kinds", "[reference]") {
+  using p = ref::policy;
+  const std::string two = "{\"a\":1} and {\"a\":2} and [\"x\"]";
+  CHECK(pick(two, p::first, {"a"}) == "{\"a\":1}");
+  CHECK(pick(two, p::last, {"a"}) == "{\"a\":2}");
+  CHECK(pick(two, p::unique, {"a"}) == "ambiguous");
+  CHECK(pick(two, p::first, {"zz"}) == "~{\"a\":1}");
+  CHECK(pick(two, p::first_no_fallback, {"zz"}) == "no_match");
+  CHECK(pick(two, p::unique, {"zz"}) == "no_match");
+  CHECK(pick(two, p::last, {"zz"}) == "no_match");
+  CHECK(pick("[\"x\"] then", p::first) == "~[\"x\"]");  // the fallback is of any type
+  CHECK(pick("[\"x\"] then", p::unique) == "no_match");
+  // Keys are compared after unescaping; an empty list means any object.
+  CHECK(pick("x {\"\\u0061\":1}", p::unique, {"a"}) == "{\"\\u0061\":1}");
+  CHECK(pick("x {\"b\":1}", p::unique, {}) == "{\"b\":1}");
+  // Truncated: first takes what qualifies before the cut, never the fallback.
+  const std::string cut = "{\"a\":1} then {\"b\": [1,";
+  CHECK(pick(cut, p::first, {"a"}) == "{\"a\":1}");
+  CHECK(pick(cut, p::first, {"zz"}) == "truncated");
+  CHECK(pick(cut, p::unique, {"a"}) == "truncated");
+  CHECK(pick(cut, p::last, {"a"}) == "truncated");
+  // Reasoning and invalid candidates are left out of everything.
+  CHECK(pick("<think>{\"a\":1}</think> no", p::first) == "no_json");
+  CHECK(pick("x {\"a\":1,} y", p::first) == "no_json");
+  CHECK(pick("x {\"v\": 1e400} y {\"v\": 2}", p::first, {"v"}) == "{\"v\": 2}");
+  // empty: ASCII white space after the BOM (form feed and vertical tab included).
+  CHECK(pick("", p::first) == "empty");
+  CHECK(pick("\xEF\xBB\xBF \t\r\n\f\v", p::first) == "empty");
+  CHECK(pick("\xEF\xBB\xBF \xC2\xA0", p::first) == "no_json");
+  // too_large comes first, counted in bytes.
+  ref::options small;
+  small.max_input_bytes = 4;
+  CHECK(pick("{\"a\":1}", p::first, {}, small) == "too_large");
+  CHECK(pick("     ", p::first, {}, small) == "too_large");
+  small.max_input_bytes = 7;
+  CHECK(pick("{\"a\":1}", p::first, {}, small) == "{\"a\":1}");
+}
