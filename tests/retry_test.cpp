@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -768,4 +769,137 @@ TEST_CASE("outcome and kind names", "[retry]") {
   STATIC_REQUIRE(llmjson::to_string(attempt_outcome::cancelled) == "cancelled");
   STATIC_REQUIRE(llmjson::to_string(retry_error_kind::parse_error) == "parse_error");
   STATIC_REQUIRE(llmjson::to_string(retry_error_kind::cancelled) == "cancelled");
+}
+
+// Every shape of next_request hook, over five attempts: the request each one builds must reach
+// the adapter whole, even when the hook hands back a reference into the request it was given.
+// Run under AddressSanitizer by .ci/run; the long requests live on the heap, so a copy from a
+// destroyed one is a heap-use-after-free there, and garbage or a crash elsewhere.
+namespace {
+
+const std::string long_prompt(120, 'p');
+
+template <class Req, class Hook>
+std::vector<std::string> requests_over_five_attempts(const Req& first, Hook hook) {
+  std::vector<std::string> seen;
+  auto adapter = [&](const Req& request) -> llmjson::completion {
+    if constexpr (std::same_as<Req, std::string>) {
+      seen.push_back(request);
+    } else {
+      seen.push_back(request.text());
+    }
+    return msg(seen.size() < 5 ? "" : "ok");
+  };
+  auto r = llmjson::retrying(adapter, {.max_attempts = 5}, hook).complete(first);
+  CHECK(r);
+  CHECK(r.attempts.size() == 5);
+  return seen;
+}
+
+// A request that counts copies made from it after its destruction: the check does not need a
+// sanitizer (the storage of a destroyed request in the wrapper's std::optional stays mapped).
+class tracked_request {
+ public:
+  static inline int copies_from_dead = 0;
+  explicit tracked_request(std::string text) : text_(std::move(text)) {}
+  tracked_request(const tracked_request& other) : text_(copy_of(other)) {}
+  tracked_request& operator=(const tracked_request& other) {
+    text_ = copy_of(other);
+    return *this;
+  }
+  ~tracked_request() { canary_ = dead; }
+  [[nodiscard]] std::string text() const { return canary_ == live ? text_ : "<dead>"; }
+
+ private:
+  static constexpr unsigned live = 0x600DF00D, dead = 0xDEADBEEF;
+  static std::string copy_of(const tracked_request& other) {
+    if (other.canary_ == live) return other.text_;
+    ++copies_from_dead;
+    return "<dead>";
+  }
+  std::string text_;
+  unsigned canary_ = live;
+};
+
+// Returns its own copy of the request, by non-const reference.
+struct edits_own_copy {
+  std::string mine;
+  std::string& operator()(const std::string& previous, const llmjson::attempt&) {
+    mine = previous + "+";
+    return mine;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a hook returning the request by value: five attempts, each request whole",
+          "[retry][hook]") {
+  auto seen = requests_over_five_attempts(
+      long_prompt, [](const std::string& previous, const llmjson::attempt& failed) {
+        return previous + " " + std::to_string(failed.number);
+      });
+  CHECK(seen == std::vector<std::string>{long_prompt, long_prompt + " 1", long_prompt + " 1 2",
+                                         long_prompt + " 1 2 3", long_prompt + " 1 2 3 4"});
+}
+
+TEST_CASE(
+    "a hook returning the previous request by const reference: five attempts, the same "
+    "request each time",
+    "[retry][hook]") {
+  auto hook = [](const std::string& previous, const llmjson::attempt&) -> const std::string& {
+    return previous;
+  };
+  auto seen = requests_over_five_attempts(long_prompt, hook);
+  CHECK(seen == std::vector<std::string>(5, long_prompt));
+
+  SECTION("a request that would notice a copy made from it after its destruction") {
+    tracked_request::copies_from_dead = 0;
+    auto same = [](const tracked_request& previous,
+                   const llmjson::attempt&) -> const tracked_request& { return previous; };
+    auto tracked = requests_over_five_attempts(tracked_request(long_prompt), same);
+    CHECK(tracked_request::copies_from_dead == 0);
+    CHECK(tracked == std::vector<std::string>(5, long_prompt));
+  }
+}
+
+TEST_CASE("a hook returning a request by non-const reference: five attempts, each request whole",
+          "[retry][hook]") {
+  SECTION("a reference into the previous request") {
+    auto hook = [](const std::string& previous, const llmjson::attempt&) -> std::string& {
+      return const_cast<std::string&>(previous);  // NOLINT: returned, never written
+    };
+    CHECK(requests_over_five_attempts(long_prompt, hook) ==
+          std::vector<std::string>(5, long_prompt));
+    tracked_request::copies_from_dead = 0;
+    auto tracked_hook = [](const tracked_request& previous,
+                           const llmjson::attempt&) -> tracked_request& {
+      return const_cast<tracked_request&>(previous);  // NOLINT: returned, never written
+    };
+    CHECK(requests_over_five_attempts(tracked_request(long_prompt), tracked_hook) ==
+          std::vector<std::string>(5, long_prompt));
+    CHECK(tracked_request::copies_from_dead == 0);
+  }
+  SECTION("a reference to the hook's own copy") {
+    CHECK(requests_over_five_attempts(long_prompt, edits_own_copy{}) ==
+          std::vector<std::string>{long_prompt, long_prompt + "+", long_prompt + "++",
+                                   long_prompt + "+++", long_prompt + "++++"});
+  }
+}
+
+TEST_CASE("a hook returning std::optional of the request: five attempts, each request whole",
+          "[retry][hook]") {
+  auto seen = requests_over_five_attempts(
+      long_prompt,
+      [](const std::string& previous, const llmjson::attempt&) -> std::optional<std::string> {
+        return previous + "?";
+      });
+  CHECK(seen == std::vector<std::string>{long_prompt, long_prompt + "?", long_prompt + "??",
+                                         long_prompt + "???", long_prompt + "????"});
+  tracked_request::copies_from_dead = 0;
+  auto tracked = requests_over_five_attempts(
+      tracked_request(long_prompt),
+      [](const tracked_request& previous,
+         const llmjson::attempt&) -> std::optional<tracked_request> { return previous; });
+  CHECK(tracked_request::copies_from_dead == 0);
+  CHECK(tracked == std::vector<std::string>(5, long_prompt));
 }

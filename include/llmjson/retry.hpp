@@ -199,8 +199,9 @@ struct resend {
 /// `api_error`, an exception, a stop request, and `too_large`. Nothing is called twice by accident.
 ///
 /// `H` builds the next request from the previous one and the attempt that failed:
-/// `h(const Req& previous, const attempt& failed)` returning a `Req` (sent next) or a
-/// `std::optional<Req>` (`std::nullopt`: do not retry; the failure is the result). The default,
+/// `h(const Req& previous, const attempt& failed)` returning a `Req` (by value or by reference:
+/// it is copied before the previous one is dropped) or a `std::optional<Req>` (`std::nullopt`: do
+/// not retry; the failure is the result). The default,
 /// `resend`, sends the same request again. The caller's request is never modified or copied by
 /// the wrapper itself. The wrapper keeps no state between calls: whatever an adapter, a hook or
 /// a callback throws leaves it usable.

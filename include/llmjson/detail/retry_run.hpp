@@ -272,12 +272,16 @@ retry_result<Out> retrying<A, H>::run_(const Req& request, Judge judge) {
                     "std::string_view request) would point into a temporary");
       // A stop requested meanwhile (by on_attempt, say): the loop's top records the cancellation.
       if (options_.stop.stop_requested()) continue;
+      // The next request is made whole before the previous one is dropped: a hook may return a
+      // reference into the previous request (as `resend` does), which `changed` may hold.
       if constexpr (detail::is_optional_v<made_t>) {
         std::optional<Req> made = next_(*current, failed);
         if (!made) return give_up("the next_request hook returned no request");
-        changed.emplace(std::move(*made));
+        changed = std::move(made);
       } else {
-        changed.emplace(next_(*current, failed));
+        Req made(next_(*current, failed));
+        changed.reset();
+        changed.emplace(std::move(made));
       }
       current = &*changed;
     }
