@@ -2,8 +2,10 @@
 // SPDX-License-Identifier: MIT
 // Built once per LLMJSON_CASE_* by tests that expect the build to fail; LLMJSON_CASE_ok is the
 // control that must build, so a failure for another reason (a missing include) cannot pass.
+// retry_strict is built at -O2 with -Werror and must build.
 #include <llmjson/llmjson.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -46,6 +48,21 @@ int main() {
   auto adapter = [](std::string_view) -> llmjson::completion { return llmjson::message{}; };
   auto hook = [](std::string_view p, const llmjson::attempt&) { return std::string(p) + "!"; };
   return llmjson::retrying(adapter, {}, hook).complete(std::string_view(kept)) ? 0 : 1;
+#elif defined(LLMJSON_CASE_retry_strict)
+  // Every call of the wrapper, instantiated at -O2 under -Werror with -Wnull-dereference.
+  auto adapter = [](const std::string& prompt) -> llmjson::completion {
+    return llmjson::message{prompt, "stop"};
+  };
+  auto hook = [](const std::string& p, const llmjson::attempt&) -> std::optional<std::string> {
+    return p + "!";
+  };
+  llmjson::retrying model(adapter, {.max_attempts = 2}, hook);
+  int failures = 0;
+  failures += model.complete(kept) ? 0 : 1;
+  failures += model.extract(kept, llmjson::any_key({"steps"})) ? 0 : 1;
+  failures += model.extract(kept, llmjson::any_key({"steps"}), llmjson::policy::unique) ? 0 : 1;
+  failures += model.extract<plan>(kept) ? 0 : 1;
+  return failures;
 #else
 #error "define one LLMJSON_CASE_*"
 #endif

@@ -138,9 +138,12 @@ judged<Out> judge_extraction(message&& m, attempt& a, Extract run) {
       return {std::move(*r), std::nullopt, nullptr};
     }
   }
-  a.outcome = outcome_of(r.error().kind);
-  a.detail = r.error().message;
-  return {std::nullopt, std::move(r).error(), std::move(text)};
+  // The error is moved out once and read from the copy: reading `r.error()` member by member
+  // made g++ -O2 warn (-Wnull-dereference) through the variant's get_if.
+  llmjson::error e = std::move(r).error();
+  a.outcome = outcome_of(e.kind);
+  a.detail = e.message;
+  return {std::nullopt, std::move(e), std::move(text)};
 }
 
 }  // namespace detail
