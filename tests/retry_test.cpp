@@ -4,13 +4,13 @@
 
 #include "catch_compat.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <deque>
 #include <memory>
 #include <optional>
 #include <stdexcept>
-#include <stop_token>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -19,6 +19,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include <llmjson/verdict.hpp>
 
 namespace {
 
@@ -310,6 +312,7 @@ TEST_CASE("a selector that throws: the same exception, the content recorded", "[
   CHECK(seen[0].finish_reason == "stop");
 }
 
+#if LLMJSON_HAS_STOP_TOKEN
 TEST_CASE("stop requested before the first attempt: cancelled, no call", "[retry]") {
   script s;
   s.replies = {msg("hello")};
@@ -406,6 +409,8 @@ TEST_CASE("an adapter that takes the stop token gets it, and a stop during a cal
     CHECK(q->content == "done");
   }
 }
+
+#endif  // LLMJSON_HAS_STOP_TOKEN
 
 TEST_CASE("truncated at length then good: the raw first attempt is kept", "[retry]") {
   script s;
@@ -903,3 +908,241 @@ TEST_CASE("a hook returning std::optional of the request: five attempts, each re
   CHECK(tracked_request::copies_from_dead == 0);
   CHECK(tracked == std::vector<std::string>(5, long_prompt));
 }
+
+TEST_CASE("details are one line; the provider's and the exception's own text is kept in raw",
+          "[retry]") {
+  std::string prompt = "p";
+  SECTION("an API error") {
+    script s;
+    s.replies = {llmjson::api_error{503, "overloaded\nplease retry"}};
+    auto r = llmjson::retrying(replay(s)).complete(prompt);
+    REQUIRE(r.attempts.size() == 1);
+    CHECK(r.attempts[0].detail == "overloaded\\nplease retry");
+    CHECK(r.attempts[0].raw == "overloaded\nplease retry");
+    CHECK(r.error().api->message == "overloaded\nplease retry");
+  }
+  SECTION("a bad response with its body") {
+    script s;
+    s.replies = {llmjson::bad_response{"the 200 body is not JSON:\n<html>",
+                                       "<html>\n<body>Bad Gateway</body>\n</html>\n"},
+                 llmjson::bad_response{"no choices\r\nat all"}};
+    auto r = llmjson::retrying(replay(s)).complete(prompt);
+    REQUIRE(r.attempts.size() == 2);
+    CHECK(r.attempts[0].detail == "the 200 body is not JSON:\\n<html>");
+    CHECK(r.attempts[0].raw == "<html>\n<body>Bad Gateway</body>\n</html>\n");
+    CHECK(r.attempts[1].detail == "no choices\\r\\nat all");
+    CHECK(r.attempts[1].raw == "no choices\r\nat all");  // no body kept: the message itself
+    CHECK(r.error().message ==
+          "no answer after 2 attempts [1: bad_response; 2: bad_response]: no choices\\r\\nat all");
+  }
+  SECTION("an exception") {
+    auto adapter = [](const std::string&) -> llmjson::completion {
+      throw network_down("connection reset\nby peer\x01");
+    };
+    std::vector<llmjson::attempt> seen;
+    llmjson::retry_options opts;
+    opts.on_attempt = [&](const llmjson::attempt& a) { seen.push_back(a); };
+    REQUIRE_THROWS_AS((void)llmjson::retrying(adapter, opts).complete(prompt), network_down);
+    REQUIRE(seen.size() == 1);
+    CHECK(seen[0].detail == "the adapter or selector threw: connection reset\\nby peer\\x01");
+    CHECK(seen[0].raw == "connection reset\nby peer\x01");
+  }
+  SECTION("an extraction error has nothing raw but the content") {
+    script s;
+    s.replies = {msg("no json\nhere"), msg("none\there either")};
+    auto r = llmjson::retrying(replay(s)).extract<plan>(prompt);
+    REQUIRE(r.attempts.size() == 2);
+    for (const auto& a : r.attempts) {
+      CHECK(a.detail.find('\n') == std::string::npos);
+      CHECK(a.raw.empty());
+    }
+    CHECK(r.attempts[0].content == "no json\nhere");
+  }
+}
+
+TEST_CASE("extract<T>(request, check): the caller's check on the decoded T, retried", "[retry]") {
+  script s;
+  s.replies = {msg(R"({"steps": ["boil"]})"), msg(good_plan)};
+  auto two_steps = [](const plan& p) {
+    return p.steps.size() >= 2 ? llmjson::verdict::pass()
+                               : llmjson::verdict::fail("a plan needs two steps");
+  };
+  std::string prompt = "plan";
+  auto r = llmjson::retrying(replay(s)).extract<plan>(prompt, two_steps);
+  REQUIRE(r);
+  CHECK(r->steps == std::vector<std::string>{"boil", "pour"});
+  REQUIRE(r.attempts.size() == 2);
+  CHECK(r.attempts[0].outcome == attempt_outcome::no_match);
+  CHECK(r.attempts[0].detail.find("a plan needs two steps") != std::string::npos);
+
+  SECTION("a bool check works too") {
+    script t;
+    t.replies = {msg(good_plan)};
+    auto q = llmjson::retrying(replay(t)).extract<plan>(
+        prompt, [](const plan& p) { return p.steps.front() == "boil"; });
+    REQUIRE(q);
+  }
+}
+
+TEST_CASE("extract(request) without a selector: the answer is a JSON object", "[retry]") {
+  script s;
+  s.replies = {msg("no json here"), msg("", "length"), msg(good_plan)};
+  std::string prompt = "p";
+  auto r = llmjson::retrying(replay(s), {.max_attempts = 3}).extract(prompt);
+  REQUIRE(r);
+  CHECK(r->value == nlohmann::json::parse(R"({"steps": ["boil", "pour"]})"));
+  CHECK(r.attempts[0].outcome == attempt_outcome::no_json);
+  CHECK(r.attempts[1].outcome == attempt_outcome::empty_content);
+  CHECK(r.attempts[2].outcome == attempt_outcome::ok);
+  CHECK(s.calls == 3);
+}
+
+TEST_CASE("an explicit extract<T> is the typed call, even when a T can be made from the request",
+          "[retry]") {
+  auto adapter = [](const std::string&) -> llmjson::completion { return msg("{}"); };
+  const llmjson::retrying model(adapter);
+  const std::string prompt = "p";
+  STATIC_REQUIRE(std::same_as<decltype(model.extract<std::string>(prompt)),
+                              llmjson::retry_result<std::string>>);
+  STATIC_REQUIRE(std::same_as<decltype(model.extract<nlohmann::json>(prompt)),
+                              llmjson::retry_result<nlohmann::json>>);
+  STATIC_REQUIRE(
+      std::same_as<decltype(model.extract(prompt)), llmjson::retry_result<llmjson::answer>>);
+}
+
+TEST_CASE("a const retrying is usable, with a stateful adapter, through every call", "[retry]") {
+  int calls = 0;
+  auto adapter = [&calls, n = 0](const std::string& request) mutable -> llmjson::completion {
+    ++calls;
+    ++n;  // state of the adapter's own, changed through a const wrapper
+    return msg(request == "text" ? "hello" : good_plan);
+  };
+  const llmjson::retrying model(adapter, {.max_attempts = 1});
+  const std::string text = "text", json = "json";
+  CHECK(model.complete(text));
+  CHECK(model.extract(json, llmjson::any_key({"steps"})));
+  CHECK(model.extract(json, llmjson::any_key({"steps"}), llmjson::policy::unique));
+  CHECK(model.extract(json));
+  CHECK(model.extract<plan>(json));
+  CHECK(model.extract<plan>(json, [](const plan& p) { return !p.steps.empty(); }));
+  CHECK(calls == 6);
+  const auto& kept = model.adapter();
+  (void)kept;
+}
+
+TEST_CASE("max_attempts 0 sends the request once and never retries", "[retry]") {
+  script s;
+  s.replies = {msg("no json here"), msg(good_plan)};
+  std::string prompt = "p";
+  auto r = llmjson::retrying(replay(s), {.max_attempts = 0}).extract<plan>(prompt);
+  REQUIRE_FALSE(r);
+  CHECK(s.calls == 1);
+  CHECK(r.error().message.find("no answer after 1 attempt [1: no_json") == 0);
+}
+
+#if LLMJSON_HAS_STOP_TOKEN
+TEST_CASE("a call's own stop token stops that call, and no other", "[retry][stop]") {
+  script s;
+  s.replies = {msg("hello")};
+  const llmjson::retrying model(replay(s));
+  std::stop_source source;
+  source.request_stop();
+  std::string prompt = "p";
+  auto stopped = model.complete(prompt, source.get_token());
+  REQUIRE_FALSE(stopped);
+  CHECK(stopped.error().kind == retry_error_kind::cancelled);
+  CHECK(s.calls == 0);
+  auto other = model.complete(prompt);  // the same wrapper, another call
+  REQUIRE(other);
+  CHECK(s.calls == 1);
+
+  SECTION("through every call that takes a token") {
+    CHECK(model.extract(prompt, llmjson::any_object{}, source.get_token()).error().kind ==
+          retry_error_kind::cancelled);
+    CHECK(model.extract(prompt, llmjson::any_object{}, llmjson::policy::last, source.get_token())
+              .error()
+              .kind == retry_error_kind::cancelled);
+    CHECK(model.extract(prompt, source.get_token()).error().kind == retry_error_kind::cancelled);
+    CHECK(model.extract<plan>(prompt, source.get_token()).error().kind ==
+          retry_error_kind::cancelled);
+    CHECK(model
+              .extract<plan>(
+                  prompt, [](const plan&) { return true; }, source.get_token())
+              .error()
+              .kind == retry_error_kind::cancelled);
+    CHECK(s.calls == 1);
+  }
+}
+
+TEST_CASE("the adapter gets one token, stopped when the wrapper's or the call's is",
+          "[retry][stop]") {
+  std::stop_source wrapper, call;
+  std::stop_source* stop_now = nullptr;  // which one the adapter stops during its call
+  std::vector<bool> possible, stopped;
+  auto adapter = [&](const std::string&, std::stop_token token) -> llmjson::completion {
+    possible.push_back(token.stop_possible());
+    if (stop_now) stop_now->request_stop();
+    stopped.push_back(token.stop_requested());
+    return msg("");
+  };
+  std::string prompt = "p";
+  SECTION("no token anywhere: none can be stopped, and every attempt is made") {
+    auto r = llmjson::retrying(adapter, {.max_attempts = 2}).complete(prompt);
+    CHECK(r.error().kind == retry_error_kind::parse_error);
+    CHECK(possible == std::vector<bool>{false, false});
+  }
+  SECTION("the call's, while the wrapper has one too") {
+    stop_now = &call;
+    llmjson::retrying model(adapter, {.max_attempts = 3, .stop = wrapper.get_token()});
+    auto r = model.complete(prompt, call.get_token());
+    CHECK(r.error().kind == retry_error_kind::cancelled);
+    CHECK(stopped == std::vector<bool>{true});
+    CHECK_FALSE(wrapper.stop_requested());
+  }
+  SECTION("the wrapper's, while the call has one too") {
+    stop_now = &wrapper;
+    llmjson::retrying model(adapter, {.max_attempts = 3, .stop = wrapper.get_token()});
+    auto r = model.complete(prompt, call.get_token());
+    CHECK(r.error().kind == retry_error_kind::cancelled);
+    CHECK(stopped == std::vector<bool>{true});
+    CHECK_FALSE(call.stop_requested());
+  }
+}
+
+TEST_CASE("two threads share one const wrapper, and one call is cancelled alone", "[retry][stop]") {
+  std::atomic<bool> slow_started{false};
+  std::atomic<int> calls{0};
+  std::thread::id fast_on, slow_on;  // each written by one call only, read after both ended
+  // Called by both threads at once, without locking: it only touches atomics.
+  auto adapter = [&](const std::string& request, std::stop_token stop) -> llmjson::completion {
+    calls.fetch_add(1);
+    (request == "fast" ? fast_on : slow_on) = std::this_thread::get_id();
+    if (request == "fast") return msg(good_plan);
+    slow_started.store(true);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!stop.stop_requested() && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return msg("", "stop");  // a reply came back anyway, with nothing in it
+  };
+  const llmjson::retrying model(adapter, {.max_attempts = 3});
+  std::stop_source slow_stop;
+  std::optional<llmjson::retry_result<plan>> slow;
+  std::thread slow_thread(
+      [&] { slow.emplace(model.extract<plan>(std::string("slow"), slow_stop.get_token())); });
+  const std::thread::id slow_id = slow_thread.get_id();
+  while (!slow_started.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  auto fast = model.extract<plan>(std::string("fast"));  // while the slow call is in flight
+  slow_stop.request_stop();
+  slow_thread.join();
+  REQUIRE(fast);
+  CHECK(fast->steps.size() == 2);
+  REQUIRE(slow);
+  REQUIRE_FALSE(*slow);
+  CHECK(slow->error().kind == retry_error_kind::cancelled);
+  CHECK(slow->calls() == 1);
+  CHECK(calls.load() == 2);
+  // Each call ran its adapter on the thread that made the call.
+  CHECK(fast_on == std::this_thread::get_id());
+  CHECK(slow_on == slow_id);
+}
+#endif  // LLMJSON_HAS_STOP_TOKEN
