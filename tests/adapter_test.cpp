@@ -227,6 +227,17 @@ TEST_CASE("a completion holds one of message, api_error and bad_response", "[ada
               llmjson::message{"a", "length", "assistant"});
 }
 
+TEST_CASE("a message may carry the reasoning a provider sends apart", "[adapter]") {
+  const llmjson::message plain{"{}", "stop", "assistant"};
+  CHECK(plain.reasoning.empty());
+  const llmjson::message reasoned{"{}", "stop", "assistant", "first, the user wants"};
+  CHECK(reasoned.reasoning == "first, the user wants");
+  CHECK_FALSE(plain == reasoned);  // the reasoning is part of what the provider sent
+  const llmjson::message designated{.content = "{}", .reasoning = "hmm"};
+  CHECK(designated.role == "assistant");
+  CHECK(designated.reasoning == "hmm");
+}
+
 TEST_CASE("an adapter with state counts its own calls", "[adapter]") {
   counting_adapter a;
   chat turns{{"user", "hello"}};

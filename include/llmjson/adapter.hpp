@@ -32,6 +32,10 @@ struct message {
   std::string finish_reason{};  ///< as the provider sent it: `stop`, `length`, `content_filter`,
                                 ///< `tool_calls`, ...; "" when it sent none
   std::string role = "assistant";
+  /// The reasoning, for providers that send it apart from the content (`reasoning_content`,
+  /// `reasoning`); "" when there is none. Kept in the attempt record, never scanned: an answer
+  /// is only ever looked for in `content`.
+  std::string reasoning{};
 
   friend bool operator==(const message&, const message&) = default;
 };

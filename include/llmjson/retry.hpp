@@ -33,7 +33,8 @@ namespace llmjson {
 /// What one attempt (one adapter call, then extraction) came to.
 ///
 /// `empty_content`, `bad_response` and the extraction errors `no_json`, `truncated`, `no_match`
-/// and `ambiguous` are retried within `retry_options::max_attempts`; the others never are.
+/// and `ambiguous` are retried within `retry_options::max_attempts` (an empty or reasoning-cut
+/// reply at `length` only with `retry_reasoning_at_length`); the others never are.
 enum class attempt_outcome {
   ok,             ///< a message with content (`complete`), or an answer (`extract`)
   empty_content,  ///< a message with no content, or only white space (extraction's `empty`)
@@ -60,6 +61,7 @@ struct attempt {
   std::size_t number = 1;                         ///< 1-based, in call order
   attempt_outcome outcome = attempt_outcome::ok;  ///< what became of it
   std::string content;        ///< the raw content the model sent ("" when no message)
+  std::string reasoning;      ///< the reasoning sent apart (`message::reasoning`); never scanned
   std::string finish_reason;  ///< as the provider sent it ("" when no message)
   std::string role;           ///< the message's role ("" when no message)
   int status = 0;             ///< the HTTP status of an `api_error`; 0 otherwise
@@ -70,6 +72,9 @@ struct attempt {
   /// `api_error`'s message, the `bad_response`'s `raw` (its `message` when `raw` is empty), the
   /// exception's `what()`. "" for the other outcomes: their raw text is `content`.
   std::string raw;
+  /// Where the content was cut: the extraction error's `truncation` (`extract` only). With
+  /// `cut::reasoning`, the cut is a reasoning region that never closes.
+  std::optional<llmjson::cut> truncation;
   std::chrono::nanoseconds duration{0};  ///< adapter call plus extraction (0 when `cancelled`)
 
   /// Returns true when the message was empty and cut by the token limit (`finish_reason` is
@@ -77,6 +82,16 @@ struct attempt {
   /// resending the same request tends to fail the same way. Does not throw.
   [[nodiscard]] bool empty_at_length() const noexcept {
     return outcome == attempt_outcome::empty_content && finish_reason == "length";
+  }
+  /// Returns true when the token limit (`finish_reason` `length`) stopped the model before it
+  /// wrote any answer: the content is empty (`empty_at_length()`), or it was cut inside a
+  /// reasoning region (outcome `truncated`, `truncation->reasoning`). The budget went to
+  /// reasoning; `retry_options::retry_reasoning_at_length` decides whether to retry. Does not
+  /// throw.
+  [[nodiscard]] bool reasoning_at_length() const noexcept {
+    if (empty_at_length()) return true;
+    return outcome == attempt_outcome::truncated && truncation && truncation->reasoning &&
+           finish_reason == "length";
   }
   /// Returns true when the adapter was called (every outcome but `cancelled`). Does not throw.
   [[nodiscard]] bool called() const noexcept { return outcome != attempt_outcome::cancelled; }
@@ -168,16 +183,18 @@ struct answer {
 };
 
 /// Options of the retry wrapper. Designated initializers read well:
-/// `llmjson::retry_options{.max_attempts = 3, .retry_empty_at_length = false}`.
+/// `llmjson::retry_options{.max_attempts = 3, .retry_reasoning_at_length = false}`.
 struct retry_options {
   /// Adapter calls in all, the first one included (2: the send and one retry). 0 counts as 1:
   /// the request is always sent once, and never retried.
   std::size_t max_attempts = 2;
-  /// Retry an empty message whose `finish_reason` is `length`. With reasoning models this usually
-  /// means the reasoning used the whole `max_tokens`; resending the same request tends to fail
-  /// the same way and is billed again. On by default, so that "empty content is retried" holds
-  /// without exceptions; set it to false unless a `next_request` hook raises the token budget.
-  bool retry_empty_at_length = true;
+  /// Retry a reply that the token limit cut before any answer (`attempt::reasoning_at_length()`):
+  /// empty content with `finish_reason` `length`, or content cut inside a reasoning region at
+  /// `length`. With reasoning models the reasoning used the whole `max_tokens`; resending the
+  /// same request tends to fail the same way and is billed again. On by default, so that "empty
+  /// content is retried" holds without exceptions; set it to false unless a `next_request` hook
+  /// raises the token budget. (Formerly `retry_empty_at_length`, which named the first case only.)
+  bool retry_reasoning_at_length = true;
   /// Extraction options (`extract` only): policy, fallback, limits.
   llmjson::options extraction{};
   /// Called with each attempt as it ends, successful or not, before any further call. It may

@@ -148,6 +148,22 @@ inline std::string describe_attempts(const std::vector<attempt>& as) {
 
 inline std::string count_attempts(std::size_t n) { return count_of(n, "attempt"); }
 
+/// What `detail` adds when the token limit stopped the model before any answer.
+inline std::string reasoning_at_length_note(const attempt& a) {
+  const std::string same_again =
+      ", and the same request tends to fail the same way (raise max_tokens)";
+  if (a.empty_at_length() && a.reasoning.empty())
+    return "; empty with finish_reason \"length\": the token budget was likely spent on "
+           "reasoning" +
+           same_again;
+  if (a.empty_at_length())
+    return "; empty with finish_reason \"length\" after " + count_of(a.reasoning.size(), "byte") +
+           " of reasoning: the token budget went to reasoning" + same_again;
+  return "; cut inside the reasoning with finish_reason \"length\": the token budget went to "
+         "reasoning" +
+         same_again;
+}
+
 inline answer make_answer(extraction&& x) {
   candidate& c = x.candidates[x.index];
   answer a;
@@ -184,6 +200,7 @@ judged<Out> judge_extraction(message&& m, attempt& a, Extract run) {
   llmjson::error e = std::move(r).error();
   a.outcome = outcome_of(e.kind);
   a.detail = e.message;
+  a.truncation = e.truncation;
   return {std::nullopt, std::move(e), std::move(text)};
 }
 
@@ -295,6 +312,7 @@ retry_result<Out> run_checked(A& adapter, H& next, const retry_options& options,
         message& m = std::get<message>(c);
         // Copies: the message itself is `complete`'s answer.
         a.content = m.content;
+        a.reasoning = m.reasoning;
         a.finish_reason = m.finish_reason;
         a.role = m.role;
         judgement.emplace(judge(std::move(m), a));
@@ -311,10 +329,7 @@ retry_result<Out> run_checked(A& adapter, H& next, const retry_options& options,
       throw;
     }
     a.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - start);
-    if (a.empty_at_length())
-      a.detail +=
-          "; empty with finish_reason \"length\": the token budget was likely spent on "
-          "reasoning, and the same request tends to fail the same way (raise max_tokens)";
+    if (a.reasoning_at_length()) a.detail += reasoning_at_length_note(a);
 
     if (judgement && judgement->value) {
       report(std::move(a));
@@ -338,8 +353,8 @@ retry_result<Out> run_checked(A& adapter, H& next, const retry_options& options,
     std::string not_retried;
     if (!retryable(failed.outcome))
       not_retried = std::string(to_string(failed.outcome)) + " is never retried";
-    else if (failed.empty_at_length() && !options.retry_empty_at_length)
-      not_retried = "retry_empty_at_length is off";
+    else if (failed.reasoning_at_length() && !options.retry_reasoning_at_length)
+      not_retried = "retry_reasoning_at_length is off";
     auto give_up = [&](std::string why) {
       std::string m = "no answer after " + count_attempts(n);
       if (!why.empty()) m += " (not retried: " + why + ")";
