@@ -5,7 +5,6 @@
 #include "catch_compat.hpp"
 
 #include <functional>
-#include <stop_token>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -28,6 +27,7 @@ struct counting_adapter {
   }
 };
 
+#if LLMJSON_HAS_STOP_TOKEN
 // An adapter that can be cancelled.
 struct cancellable_adapter {
   llmjson::completion operator()(const std::string&, std::stop_token stop) const {
@@ -44,6 +44,45 @@ struct both_forms {
     return llmjson::message{"token", "stop"};
   }
 };
+
+// The token taken in each way a parameter can take it. The wrapper passes a
+// `const std::stop_token&` lvalue: the first three can be called so, the last two cannot.
+struct token_by_value {
+  llmjson::completion operator()(const std::string&, std::stop_token) const {
+    return llmjson::message{"by value", "stop"};
+  }
+};
+struct token_by_const_ref {
+  llmjson::completion operator()(const std::string&, const std::stop_token&) const {
+    return llmjson::message{"by const ref", "stop"};
+  }
+};
+struct token_generic {
+  llmjson::completion operator()(const std::string&, auto&& stop) const {
+    return llmjson::message{stop.stop_possible() ? "possible" : "not possible", "stop"};
+  }
+};
+struct token_by_ref {
+  llmjson::completion operator()(const std::string&, std::stop_token&) const {
+    return llmjson::message{};
+  }
+};
+struct token_by_rvalue_ref {
+  llmjson::completion operator()(const std::string&, std::stop_token&&) const {
+    return llmjson::message{};
+  }
+};
+#endif
+
+// Calls the adapter as the retry wrapper does, with no stop requested.
+template <class A, class Req>
+llmjson::completion call(A& adapter, const Req& request) {
+#if LLMJSON_HAS_STOP_TOKEN
+  return llmjson::detail::call_adapter(adapter, request, std::stop_token{});
+#else
+  return llmjson::detail::call_adapter(adapter, request);
+#endif
+}
 
 // Adapters returning one alternative directly, not a completion.
 struct returns_message {
@@ -87,12 +126,11 @@ TEST_CASE("an object with a call operator, a mutable lambda and a reference are 
   STATIC_REQUIRE(llmjson::Adapter<decltype(mutable_lambda), std::string>);
   // Called through the wrapper's own path, it keeps its state from call to call.
   const std::string prompt = "hi";
-  CHECK(std::get<llmjson::message>(llmjson::detail::call_adapter(mutable_lambda, prompt, {}))
-            .content == "1");
-  CHECK(std::get<llmjson::message>(llmjson::detail::call_adapter(mutable_lambda, prompt, {}))
-            .content == "2");
+  CHECK(std::get<llmjson::message>(call(mutable_lambda, prompt)).content == "1");
+  CHECK(std::get<llmjson::message>(call(mutable_lambda, prompt)).content == "2");
 }
 
+#if LLMJSON_HAS_STOP_TOKEN
 TEST_CASE("an adapter that takes a stop token is an adapter, and gets the token", "[adapter]") {
   STATIC_REQUIRE(llmjson::Adapter<cancellable_adapter, std::string>);
   cancellable_adapter a;
@@ -108,12 +146,57 @@ TEST_CASE("an adapter that takes a stop token is an adapter, and gets the token"
             .content == "token");
 }
 
+TEST_CASE("the concept accepts exactly the stop-token parameters the wrapper can pass",
+          "[adapter]") {
+  STATIC_REQUIRE(llmjson::Adapter<token_by_value, std::string>);
+  STATIC_REQUIRE(llmjson::Adapter<token_by_const_ref, std::string>);
+  STATIC_REQUIRE(llmjson::Adapter<token_generic, std::string>);
+  // A non-const lvalue reference or an rvalue reference cannot bind the wrapper's token.
+  STATIC_REQUIRE_FALSE(llmjson::Adapter<token_by_ref, std::string>);
+  STATIC_REQUIRE_FALSE(llmjson::Adapter<token_by_rvalue_ref, std::string>);
+  STATIC_REQUIRE_FALSE(llmjson::RequestFor<std::string, token_by_ref>);
+  // And each one accepted is called with the token, through the wrapper's own path.
+  const std::string prompt = "p";
+  std::stop_source source;
+  token_by_value v;
+  token_by_const_ref r;
+  token_generic g;
+  CHECK(std::get<llmjson::message>(llmjson::detail::call_adapter(v, prompt, source.get_token()))
+            .content == "by value");
+  CHECK(std::get<llmjson::message>(llmjson::detail::call_adapter(r, prompt, source.get_token()))
+            .content == "by const ref");
+  CHECK(std::get<llmjson::message>(llmjson::detail::call_adapter(g, prompt, source.get_token()))
+            .content == "possible");
+  CHECK(std::get<llmjson::message>(llmjson::detail::call_adapter(g, prompt, {})).content ==
+        "not possible");
+}
+#endif
+
+TEST_CASE("LLMJSON_HAS_STOP_TOKEN says whether the standard library has std::stop_token",
+          "[adapter]") {
+#if defined(__cpp_lib_jthread)
+  STATIC_REQUIRE(LLMJSON_HAS_STOP_TOKEN == 1);
+#else
+  STATIC_REQUIRE(LLMJSON_HAS_STOP_TOKEN == 0);
+#endif
+}
+
+TEST_CASE("RequestFor is Adapter with the request first, for constraining a request type",
+          "[adapter]") {
+  auto adapter = [](std::string_view) -> llmjson::completion { return llmjson::message{}; };
+  STATIC_REQUIRE(llmjson::RequestFor<std::string, decltype(adapter)>);
+  STATIC_REQUIRE(llmjson::RequestFor<const char*, decltype(adapter)>);
+  STATIC_REQUIRE_FALSE(llmjson::RequestFor<int, decltype(adapter)>);
+  STATIC_REQUIRE(llmjson::RequestFor<chat, counting_adapter>);
+  STATIC_REQUIRE_FALSE(llmjson::RequestFor<std::string, counting_adapter>);
+}
+
 TEST_CASE("an adapter may return a message or an api_error directly", "[adapter]") {
   STATIC_REQUIRE(llmjson::Adapter<returns_message, std::string>);
   STATIC_REQUIRE(llmjson::Adapter<returns_api_error, std::string>);
   returns_api_error a;
   std::string prompt;
-  auto c = llmjson::detail::call_adapter(a, prompt, {});
+  auto c = call(a, prompt);
   REQUIRE(std::holds_alternative<llmjson::api_error>(c));
   CHECK(std::get<llmjson::api_error>(c) == llmjson::api_error{429, "slow down"});
 }
@@ -136,17 +219,31 @@ TEST_CASE("a completion holds one of message, api_error and bad_response", "[ada
   CHECK(std::get<llmjson::api_error>(c).status == 500);
   c = llmjson::bad_response{"body is not JSON"};
   CHECK(std::get<llmjson::bad_response>(c).message == "body is not JSON");
+  CHECK(std::get<llmjson::bad_response>(c).raw.empty());
+  c = llmjson::bad_response{"body is not JSON", "<html>\n502\n</html>"};
+  CHECK(std::get<llmjson::bad_response>(c).raw == "<html>\n502\n</html>");
   CHECK(llmjson::message{"a", "stop", "assistant"} == llmjson::message{"a", "stop", "assistant"});
   CHECK_FALSE(llmjson::message{"a", "stop", "assistant"} ==
               llmjson::message{"a", "length", "assistant"});
 }
 
+TEST_CASE("a message may carry the reasoning a provider sends apart", "[adapter]") {
+  const llmjson::message plain{"{}", "stop", "assistant"};
+  CHECK(plain.reasoning.empty());
+  const llmjson::message reasoned{"{}", "stop", "assistant", "first, the user wants"};
+  CHECK(reasoned.reasoning == "first, the user wants");
+  CHECK_FALSE(plain == reasoned);  // the reasoning is part of what the provider sent
+  const llmjson::message designated{.content = "{}", .reasoning = "hmm"};
+  CHECK(designated.role == "assistant");
+  CHECK(designated.reasoning == "hmm");
+}
+
 TEST_CASE("an adapter with state counts its own calls", "[adapter]") {
   counting_adapter a;
   chat turns{{"user", "hello"}};
-  auto c = llmjson::detail::call_adapter(a, turns, {});
+  auto c = call(a, turns);
   CHECK(std::get<llmjson::message>(c).content == "echo: hello");
   CHECK(a.calls == 1);
-  llmjson::detail::call_adapter(a, turns, {});
+  (void)call(a, turns);
   CHECK(a.calls == 2);
 }

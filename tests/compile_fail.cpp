@@ -1,9 +1,12 @@
-// llmjson: calls that would leave views into a temporary string dangling must not compile
+// llmjson: calls that would leave views dangling, and misused retry wrappers, must not compile
 // SPDX-License-Identifier: MIT
 // Built once per LLMJSON_CASE_* by tests that expect the build to fail; LLMJSON_CASE_ok is the
-// control that must build, so a failure for another reason (a missing include) cannot pass.
+// control that must build, so a failure for another reason (a missing include) cannot pass. The
+// retry_* cases are also checked for their first error (tests/compile_fail.cmake), and
+// retry_strict is built at -O2 with -Werror and must build.
 #include <llmjson/llmjson.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -46,6 +49,54 @@ int main() {
   auto adapter = [](std::string_view) -> llmjson::completion { return llmjson::message{}; };
   auto hook = [](std::string_view p, const llmjson::attempt&) { return std::string(p) + "!"; };
   return llmjson::retrying(adapter, {}, hook).complete(std::string_view(kept)) ? 0 : 1;
+#elif defined(LLMJSON_CASE_retry_hook_literal)
+  // With a hook, the request must be an object: a literal is an array, never returned by value.
+  auto adapter = [](std::string_view) -> llmjson::completion { return llmjson::message{}; };
+  auto hook = [](const std::string& p, const llmjson::attempt&) { return p; };
+  return llmjson::retrying(adapter, {}, hook).complete("literal") ? 0 : 1;
+#elif defined(LLMJSON_CASE_retry_hook_wrong_parameter)
+  // The hook's first parameter must take the request.
+  auto adapter = [](std::string_view) -> llmjson::completion { return llmjson::message{}; };
+  auto hook = [](int previous, const llmjson::attempt&) { return previous; };
+  return llmjson::retrying(adapter, {}, hook).complete(kept) ? 0 : 1;
+#elif defined(LLMJSON_CASE_retry_adapter_token_by_ref)
+  // The wrapper passes its stop token as a const lvalue: `std::stop_token&` cannot take it.
+  auto adapter = [](const std::string&, std::stop_token&) -> llmjson::completion {
+    return llmjson::message{};
+  };
+  return llmjson::retrying(adapter).complete(kept) ? 0 : 1;
+#elif defined(LLMJSON_CASE_retry_request_refused)
+  // A request the adapter cannot take is refused at the call, naming RequestFor.
+  auto adapter = [](std::string_view) -> llmjson::completion { return llmjson::message{}; };
+  return llmjson::retrying(adapter).complete(42) ? 0 : 1;
+#elif defined(LLMJSON_CASE_retry_strict)
+  // Every call of the wrapper, instantiated at -O2 under -Werror with -Wnull-dereference.
+  auto adapter = [](const std::string& prompt) -> llmjson::completion {
+    return llmjson::message{prompt, "stop"};
+  };
+  auto hook = [](const std::string& p, const llmjson::attempt&) -> std::optional<std::string> {
+    return p + "!";
+  };
+  const llmjson::retrying model(adapter, {.max_attempts = 2}, hook);
+  auto check = [](const plan& p) { return p.steps > 0; };
+  int failures = 0;
+  failures += model.complete(kept) ? 0 : 1;
+  failures += model.extract(kept, llmjson::any_key({"steps"})) ? 0 : 1;
+  failures += model.extract(kept, llmjson::any_key({"steps"}), llmjson::policy::unique) ? 0 : 1;
+  failures += model.extract(kept) ? 0 : 1;
+  failures += model.extract<plan>(kept) ? 0 : 1;
+  failures += model.extract<plan>(kept, check) ? 0 : 1;
+#if LLMJSON_HAS_STOP_TOKEN
+  std::stop_source stop;
+  failures += model.complete(kept, stop.get_token()) ? 0 : 1;
+  failures += model.extract(kept, llmjson::any_object{}, stop.get_token()) ? 0 : 1;
+  failures +=
+      model.extract(kept, llmjson::any_object{}, llmjson::policy::last, stop.get_token()) ? 0 : 1;
+  failures += model.extract(kept, stop.get_token()) ? 0 : 1;
+  failures += model.extract<plan>(kept, stop.get_token()) ? 0 : 1;
+  failures += model.extract<plan>(kept, check, stop.get_token()) ? 0 : 1;
+#endif
+  return failures;
 #else
 #error "define one LLMJSON_CASE_*"
 #endif

@@ -4,20 +4,23 @@
 
 #include "catch_compat.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <deque>
 #include <memory>
 #include <optional>
 #include <stdexcept>
-#include <stop_token>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include <llmjson/verdict.hpp>
 
 namespace {
 
@@ -158,12 +161,13 @@ TEST_CASE("empty with length is not retried when the caller says so", "[retry]")
   script s;
   s.replies = {msg("", "length")};
   std::string prompt = "plan";
-  auto r = llmjson::retrying(replay(s), {.max_attempts = 3, .retry_empty_at_length = false})
+  auto r = llmjson::retrying(replay(s), {.max_attempts = 3, .retry_reasoning_at_length = false})
                .complete(prompt);
   REQUIRE_FALSE(r);
   CHECK(s.calls == 1);
   CHECK(r.error().cause == attempt_outcome::empty_content);
-  CHECK(r.error().message.find("(not retried: retry_empty_at_length is off)") != std::string::npos);
+  CHECK(r.error().message.find("(not retried: retry_reasoning_at_length is off)") !=
+        std::string::npos);
   REQUIRE(r.attempts.size() == 1);
   CHECK(r.attempts[0].empty_at_length());
   CHECK(r.attempts[0].detail.find("token budget") != std::string::npos);
@@ -171,7 +175,8 @@ TEST_CASE("empty with length is not retried when the caller says so", "[retry]")
   SECTION("but empty with stop still is") {
     script t;
     t.replies = {msg("", "stop"), msg("{\"steps\": []}")};
-    auto q = llmjson::retrying(replay(t), {.retry_empty_at_length = false}).extract<plan>(prompt);
+    auto q =
+        llmjson::retrying(replay(t), {.retry_reasoning_at_length = false}).extract<plan>(prompt);
     REQUIRE(q);
     CHECK(t.calls == 2);
   }
@@ -309,6 +314,7 @@ TEST_CASE("a selector that throws: the same exception, the content recorded", "[
   CHECK(seen[0].finish_reason == "stop");
 }
 
+#if LLMJSON_HAS_STOP_TOKEN
 TEST_CASE("stop requested before the first attempt: cancelled, no call", "[retry]") {
   script s;
   s.replies = {msg("hello")};
@@ -405,6 +411,8 @@ TEST_CASE("an adapter that takes the stop token gets it, and a stop during a cal
     CHECK(q->content == "done");
   }
 }
+
+#endif  // LLMJSON_HAS_STOP_TOKEN
 
 TEST_CASE("truncated at length then good: the raw first attempt is kept", "[retry]") {
   script s;
@@ -768,4 +776,559 @@ TEST_CASE("outcome and kind names", "[retry]") {
   STATIC_REQUIRE(llmjson::to_string(attempt_outcome::cancelled) == "cancelled");
   STATIC_REQUIRE(llmjson::to_string(retry_error_kind::parse_error) == "parse_error");
   STATIC_REQUIRE(llmjson::to_string(retry_error_kind::cancelled) == "cancelled");
+}
+
+// Every shape of next_request hook, over five attempts: the request each one builds must reach
+// the adapter whole, even when the hook hands back a reference into the request it was given.
+// Run under AddressSanitizer by .ci/run; the long requests live on the heap, so a copy from a
+// destroyed one is a heap-use-after-free there, and garbage or a crash elsewhere.
+namespace {
+
+const std::string long_prompt(120, 'p');
+
+template <class Req, class Hook>
+std::vector<std::string> requests_over_five_attempts(const Req& first, Hook hook) {
+  std::vector<std::string> seen;
+  auto adapter = [&](const Req& request) -> llmjson::completion {
+    if constexpr (std::same_as<Req, std::string>) {
+      seen.push_back(request);
+    } else {
+      seen.push_back(request.text());
+    }
+    return msg(seen.size() < 5 ? "" : "ok");
+  };
+  auto r = llmjson::retrying(adapter, {.max_attempts = 5}, hook).complete(first);
+  CHECK(r);
+  CHECK(r.attempts.size() == 5);
+  return seen;
+}
+
+// A request that counts copies made from it after its destruction: the check does not need a
+// sanitizer (the storage of a destroyed request in the wrapper's std::optional stays mapped).
+class tracked_request {
+ public:
+  static inline int copies_from_dead = 0;
+  explicit tracked_request(std::string text) : text_(std::move(text)) {}
+  tracked_request(const tracked_request& other) : text_(copy_of(other)) {}
+  tracked_request& operator=(const tracked_request& other) {
+    text_ = copy_of(other);
+    return *this;
+  }
+  ~tracked_request() { canary_ = dead; }
+  [[nodiscard]] std::string text() const { return canary_ == live ? text_ : "<dead>"; }
+
+ private:
+  static constexpr unsigned live = 0x600DF00D, dead = 0xDEADBEEF;
+  static std::string copy_of(const tracked_request& other) {
+    if (other.canary_ == live) return other.text_;
+    ++copies_from_dead;
+    return "<dead>";
+  }
+  std::string text_;
+  unsigned canary_ = live;
+};
+
+// Returns its own copy of the request, by non-const reference.
+struct edits_own_copy {
+  std::string mine;
+  std::string& operator()(const std::string& previous, const llmjson::attempt&) {
+    mine = previous + "+";
+    return mine;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a hook returning the request by value: five attempts, each request whole",
+          "[retry][hook]") {
+  auto seen = requests_over_five_attempts(
+      long_prompt, [](const std::string& previous, const llmjson::attempt& failed) {
+        return previous + " " + std::to_string(failed.number);
+      });
+  CHECK(seen == std::vector<std::string>{long_prompt, long_prompt + " 1", long_prompt + " 1 2",
+                                         long_prompt + " 1 2 3", long_prompt + " 1 2 3 4"});
+}
+
+TEST_CASE(
+    "a hook returning the previous request by const reference: five attempts, the same "
+    "request each time",
+    "[retry][hook]") {
+  auto hook = [](const std::string& previous, const llmjson::attempt&) -> const std::string& {
+    return previous;
+  };
+  auto seen = requests_over_five_attempts(long_prompt, hook);
+  CHECK(seen == std::vector<std::string>(5, long_prompt));
+
+  SECTION("a request that would notice a copy made from it after its destruction") {
+    tracked_request::copies_from_dead = 0;
+    auto same = [](const tracked_request& previous,
+                   const llmjson::attempt&) -> const tracked_request& { return previous; };
+    auto tracked = requests_over_five_attempts(tracked_request(long_prompt), same);
+    CHECK(tracked_request::copies_from_dead == 0);
+    CHECK(tracked == std::vector<std::string>(5, long_prompt));
+  }
+}
+
+TEST_CASE("a hook returning a request by non-const reference: five attempts, each request whole",
+          "[retry][hook]") {
+  SECTION("a reference into the previous request") {
+    auto hook = [](const std::string& previous, const llmjson::attempt&) -> std::string& {
+      return const_cast<std::string&>(previous);  // NOLINT: returned, never written
+    };
+    CHECK(requests_over_five_attempts(long_prompt, hook) ==
+          std::vector<std::string>(5, long_prompt));
+    tracked_request::copies_from_dead = 0;
+    auto tracked_hook = [](const tracked_request& previous,
+                           const llmjson::attempt&) -> tracked_request& {
+      return const_cast<tracked_request&>(previous);  // NOLINT: returned, never written
+    };
+    CHECK(requests_over_five_attempts(tracked_request(long_prompt), tracked_hook) ==
+          std::vector<std::string>(5, long_prompt));
+    CHECK(tracked_request::copies_from_dead == 0);
+  }
+  SECTION("a reference to the hook's own copy") {
+    CHECK(requests_over_five_attempts(long_prompt, edits_own_copy{}) ==
+          std::vector<std::string>{long_prompt, long_prompt + "+", long_prompt + "++",
+                                   long_prompt + "+++", long_prompt + "++++"});
+  }
+}
+
+TEST_CASE("a hook returning std::optional of the request: five attempts, each request whole",
+          "[retry][hook]") {
+  auto seen = requests_over_five_attempts(
+      long_prompt,
+      [](const std::string& previous, const llmjson::attempt&) -> std::optional<std::string> {
+        return previous + "?";
+      });
+  CHECK(seen == std::vector<std::string>{long_prompt, long_prompt + "?", long_prompt + "??",
+                                         long_prompt + "???", long_prompt + "????"});
+  tracked_request::copies_from_dead = 0;
+  auto tracked = requests_over_five_attempts(
+      tracked_request(long_prompt),
+      [](const tracked_request& previous,
+         const llmjson::attempt&) -> std::optional<tracked_request> { return previous; });
+  CHECK(tracked_request::copies_from_dead == 0);
+  CHECK(tracked == std::vector<std::string>(5, long_prompt));
+}
+
+TEST_CASE("details are one line; the provider's and the exception's own text is kept in raw",
+          "[retry]") {
+  std::string prompt = "p";
+  SECTION("an API error") {
+    script s;
+    s.replies = {llmjson::api_error{503, "overloaded\nplease retry"}};
+    auto r = llmjson::retrying(replay(s)).complete(prompt);
+    REQUIRE(r.attempts.size() == 1);
+    CHECK(r.attempts[0].detail == "overloaded\\nplease retry");
+    CHECK(r.attempts[0].raw == "overloaded\nplease retry");
+    CHECK(r.error().api->message == "overloaded\nplease retry");
+  }
+  SECTION("a bad response with its body") {
+    script s;
+    s.replies = {llmjson::bad_response{"the 200 body is not JSON:\n<html>",
+                                       "<html>\n<body>Bad Gateway</body>\n</html>\n"},
+                 llmjson::bad_response{"no choices\r\nat all"}};
+    auto r = llmjson::retrying(replay(s)).complete(prompt);
+    REQUIRE(r.attempts.size() == 2);
+    CHECK(r.attempts[0].detail == "the 200 body is not JSON:\\n<html>");
+    CHECK(r.attempts[0].raw == "<html>\n<body>Bad Gateway</body>\n</html>\n");
+    CHECK(r.attempts[1].detail == "no choices\\r\\nat all");
+    CHECK(r.attempts[1].raw == "no choices\r\nat all");  // no body kept: the message itself
+    CHECK(r.error().message ==
+          "no answer after 2 attempts [1: bad_response; 2: bad_response]: no choices\\r\\nat all");
+  }
+  SECTION("an exception") {
+    auto adapter = [](const std::string&) -> llmjson::completion {
+      throw network_down("connection reset\nby peer\x01");
+    };
+    std::vector<llmjson::attempt> seen;
+    llmjson::retry_options opts;
+    opts.on_attempt = [&](const llmjson::attempt& a) { seen.push_back(a); };
+    REQUIRE_THROWS_AS((void)llmjson::retrying(adapter, opts).complete(prompt), network_down);
+    REQUIRE(seen.size() == 1);
+    CHECK(seen[0].detail == "the adapter or selector threw: connection reset\\nby peer\\x01");
+    CHECK(seen[0].raw == "connection reset\nby peer\x01");
+  }
+  SECTION("an extraction error has nothing raw but the content") {
+    script s;
+    s.replies = {msg("no json\nhere"), msg("none\there either")};
+    auto r = llmjson::retrying(replay(s)).extract<plan>(prompt);
+    REQUIRE(r.attempts.size() == 2);
+    for (const auto& a : r.attempts) {
+      CHECK(a.detail.find('\n') == std::string::npos);
+      CHECK(a.raw.empty());
+    }
+    CHECK(r.attempts[0].content == "no json\nhere");
+  }
+}
+
+TEST_CASE("extract<T>(request, check): the caller's check on the decoded T, retried", "[retry]") {
+  script s;
+  s.replies = {msg(R"({"steps": ["boil"]})"), msg(good_plan)};
+  auto two_steps = [](const plan& p) {
+    return p.steps.size() >= 2 ? llmjson::verdict::pass()
+                               : llmjson::verdict::fail("a plan needs two steps");
+  };
+  std::string prompt = "plan";
+  auto r = llmjson::retrying(replay(s)).extract<plan>(prompt, two_steps);
+  REQUIRE(r);
+  CHECK(r->steps == std::vector<std::string>{"boil", "pour"});
+  REQUIRE(r.attempts.size() == 2);
+  CHECK(r.attempts[0].outcome == attempt_outcome::no_match);
+  CHECK(r.attempts[0].detail.find("a plan needs two steps") != std::string::npos);
+
+  SECTION("a bool check works too") {
+    script t;
+    t.replies = {msg(good_plan)};
+    auto q = llmjson::retrying(replay(t)).extract<plan>(
+        prompt, [](const plan& p) { return p.steps.front() == "boil"; });
+    REQUIRE(q);
+  }
+}
+
+TEST_CASE("extract(request) without a selector: the answer is a JSON object", "[retry]") {
+  script s;
+  s.replies = {msg("no json here"), msg("", "length"), msg(good_plan)};
+  std::string prompt = "p";
+  auto r = llmjson::retrying(replay(s), {.max_attempts = 3}).extract(prompt);
+  REQUIRE(r);
+  CHECK(r->value == nlohmann::json::parse(R"({"steps": ["boil", "pour"]})"));
+  CHECK(r.attempts[0].outcome == attempt_outcome::no_json);
+  CHECK(r.attempts[1].outcome == attempt_outcome::empty_content);
+  CHECK(r.attempts[2].outcome == attempt_outcome::ok);
+  CHECK(s.calls == 3);
+}
+
+TEST_CASE("an explicit extract<T> is the typed call, even when a T can be made from the request",
+          "[retry]") {
+  auto adapter = [](const std::string&) -> llmjson::completion { return msg("{}"); };
+  const llmjson::retrying model(adapter);
+  const std::string prompt = "p";
+  STATIC_REQUIRE(std::same_as<decltype(model.extract<std::string>(prompt)),
+                              llmjson::retry_result<std::string>>);
+  STATIC_REQUIRE(std::same_as<decltype(model.extract<nlohmann::json>(prompt)),
+                              llmjson::retry_result<nlohmann::json>>);
+  STATIC_REQUIRE(
+      std::same_as<decltype(model.extract(prompt)), llmjson::retry_result<llmjson::answer>>);
+}
+
+TEST_CASE("a const retrying is usable, with a stateful adapter, through every call", "[retry]") {
+  int calls = 0;
+  auto adapter = [&calls, n = 0](const std::string& request) mutable -> llmjson::completion {
+    ++calls;
+    ++n;  // state of the adapter's own, changed through a const wrapper
+    return msg(request == "text" ? "hello" : good_plan);
+  };
+  const llmjson::retrying model(adapter, {.max_attempts = 1});
+  const std::string text = "text", json = "json";
+  CHECK(model.complete(text));
+  CHECK(model.extract(json, llmjson::any_key({"steps"})));
+  CHECK(model.extract(json, llmjson::any_key({"steps"}), llmjson::policy::unique));
+  CHECK(model.extract(json));
+  CHECK(model.extract<plan>(json));
+  CHECK(model.extract<plan>(json, [](const plan& p) { return !p.steps.empty(); }));
+  CHECK(calls == 6);
+  const auto& kept = model.adapter();
+  (void)kept;
+}
+
+TEST_CASE("max_attempts 0 sends the request once and never retries", "[retry]") {
+  script s;
+  s.replies = {msg("no json here"), msg(good_plan)};
+  std::string prompt = "p";
+  auto r = llmjson::retrying(replay(s), {.max_attempts = 0}).extract<plan>(prompt);
+  REQUIRE_FALSE(r);
+  CHECK(s.calls == 1);
+  CHECK(r.error().message.find("no answer after 1 attempt [1: no_json") == 0);
+}
+
+#if LLMJSON_HAS_STOP_TOKEN
+TEST_CASE("a call's own stop token stops that call, and no other", "[retry][stop]") {
+  script s;
+  s.replies = {msg("hello")};
+  const llmjson::retrying model(replay(s));
+  std::stop_source source;
+  source.request_stop();
+  std::string prompt = "p";
+  auto stopped = model.complete(prompt, source.get_token());
+  REQUIRE_FALSE(stopped);
+  CHECK(stopped.error().kind == retry_error_kind::cancelled);
+  CHECK(s.calls == 0);
+  auto other = model.complete(prompt);  // the same wrapper, another call
+  REQUIRE(other);
+  CHECK(s.calls == 1);
+
+  SECTION("through every call that takes a token") {
+    CHECK(model.extract(prompt, llmjson::any_object{}, source.get_token()).error().kind ==
+          retry_error_kind::cancelled);
+    CHECK(model.extract(prompt, llmjson::any_object{}, llmjson::policy::last, source.get_token())
+              .error()
+              .kind == retry_error_kind::cancelled);
+    CHECK(model.extract(prompt, source.get_token()).error().kind == retry_error_kind::cancelled);
+    CHECK(model.extract<plan>(prompt, source.get_token()).error().kind ==
+          retry_error_kind::cancelled);
+    CHECK(model
+              .extract<plan>(
+                  prompt, [](const plan&) { return true; }, source.get_token())
+              .error()
+              .kind == retry_error_kind::cancelled);
+    CHECK(s.calls == 1);
+  }
+}
+
+TEST_CASE("the adapter gets one token, stopped when the wrapper's or the call's is",
+          "[retry][stop]") {
+  std::stop_source wrapper, call;
+  std::stop_source* stop_now = nullptr;  // which one the adapter stops during its call
+  std::vector<bool> possible, stopped;
+  auto adapter = [&](const std::string&, std::stop_token token) -> llmjson::completion {
+    possible.push_back(token.stop_possible());
+    if (stop_now) stop_now->request_stop();
+    stopped.push_back(token.stop_requested());
+    return msg("");
+  };
+  std::string prompt = "p";
+  SECTION("no token anywhere: none can be stopped, and every attempt is made") {
+    auto r = llmjson::retrying(adapter, {.max_attempts = 2}).complete(prompt);
+    CHECK(r.error().kind == retry_error_kind::parse_error);
+    CHECK(possible == std::vector<bool>{false, false});
+  }
+  SECTION("the call's, while the wrapper has one too") {
+    stop_now = &call;
+    llmjson::retrying model(adapter, {.max_attempts = 3, .stop = wrapper.get_token()});
+    auto r = model.complete(prompt, call.get_token());
+    CHECK(r.error().kind == retry_error_kind::cancelled);
+    CHECK(stopped == std::vector<bool>{true});
+    CHECK_FALSE(wrapper.stop_requested());
+  }
+  SECTION("the wrapper's, while the call has one too") {
+    stop_now = &wrapper;
+    llmjson::retrying model(adapter, {.max_attempts = 3, .stop = wrapper.get_token()});
+    auto r = model.complete(prompt, call.get_token());
+    CHECK(r.error().kind == retry_error_kind::cancelled);
+    CHECK(stopped == std::vector<bool>{true});
+    CHECK_FALSE(call.stop_requested());
+  }
+}
+
+TEST_CASE("two threads share one const wrapper, and one call is cancelled alone", "[retry][stop]") {
+  std::atomic<bool> slow_started{false};
+  std::atomic<int> calls{0};
+  std::thread::id fast_on, slow_on;  // each written by one call only, read after both ended
+  // Called by both threads at once, without locking: it only touches atomics.
+  auto adapter = [&](const std::string& request, std::stop_token stop) -> llmjson::completion {
+    calls.fetch_add(1);
+    (request == "fast" ? fast_on : slow_on) = std::this_thread::get_id();
+    if (request == "fast") return msg(good_plan);
+    slow_started.store(true);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!stop.stop_requested() && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return msg("", "stop");  // a reply came back anyway, with nothing in it
+  };
+  const llmjson::retrying model(adapter, {.max_attempts = 3});
+  std::stop_source slow_stop;
+  std::optional<llmjson::retry_result<plan>> slow;
+  std::thread slow_thread(
+      [&] { slow.emplace(model.extract<plan>(std::string("slow"), slow_stop.get_token())); });
+  const std::thread::id slow_id = slow_thread.get_id();
+  while (!slow_started.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  auto fast = model.extract<plan>(std::string("fast"));  // while the slow call is in flight
+  slow_stop.request_stop();
+  slow_thread.join();
+  REQUIRE(fast);
+  CHECK(fast->steps.size() == 2);
+  REQUIRE(slow);
+  REQUIRE_FALSE(*slow);
+  CHECK(slow->error().kind == retry_error_kind::cancelled);
+  CHECK(slow->calls() == 1);
+  CHECK(calls.load() == 2);
+  // Each call ran its adapter on the thread that made the call.
+  CHECK(fast_on == std::this_thread::get_id());
+  CHECK(slow_on == slow_id);
+}
+#endif  // LLMJSON_HAS_STOP_TOKEN
+
+TEST_CASE("the reasoning a provider sends apart is recorded and never scanned",
+          "[retry][reasoning]") {
+  script s;
+  s.replies = {llmjson::message{"", "stop", "assistant", R"({"steps": ["a draft"]})"},
+               llmjson::message{good_plan, "stop", "assistant", "boil first, then pour"}};
+  std::string prompt = "plan";
+  auto r = llmjson::retrying(replay(s)).extract<plan>(prompt);
+  REQUIRE(r);
+  CHECK(r->steps == std::vector<std::string>{"boil", "pour"});
+  REQUIRE(r.attempts.size() == 2);
+  CHECK(r.attempts[0].outcome == attempt_outcome::empty_content);  // the JSON in it is not seen
+  CHECK(r.attempts[0].reasoning == R"({"steps": ["a draft"]})");
+  CHECK(r.attempts[1].reasoning == "boil first, then pour");
+
+  SECTION("complete() returns it with the message") {
+    script t;
+    t.replies = {llmjson::message{"hello", "stop", "assistant", "say hello"}};
+    auto q = llmjson::retrying(replay(t)).complete(prompt);
+    REQUIRE(q);
+    CHECK(q->reasoning == "say hello");
+    CHECK(q.attempts[0].reasoning == "say hello");
+  }
+}
+
+TEST_CASE("empty at length after reasoning sent apart: the budget went to reasoning",
+          "[retry][reasoning]") {
+  script s;
+  s.replies = {llmjson::message{"", "length", "assistant", "step one, step two"}};
+  std::string prompt = "plan";
+  auto r = llmjson::retrying(replay(s), {.retry_reasoning_at_length = false}).extract<plan>(prompt);
+  REQUIRE_FALSE(r);
+  CHECK(s.calls == 1);
+  REQUIRE(r.attempts.size() == 1);
+  CHECK(r.attempts[0].reasoning_at_length());
+  CHECK(r.attempts[0].detail ==
+        "the output is empty; empty with finish_reason \"length\" after 18 bytes of reasoning: the "
+        "token budget went to reasoning, and the same request tends to fail the same way (raise "
+        "max_tokens)");
+  CHECK(r.error().message.find("(not retried: retry_reasoning_at_length is off)") !=
+        std::string::npos);
+}
+
+namespace {
+
+// What the scanner reports for an output cut inside a reasoning region (issue 8): `truncated`,
+// with a cut that says so. Built by hand, for the tests that go through the extraction seam.
+llmjson::error reasoning_cut_error() {
+  llmjson::error e;
+  e.kind = llmjson::error_kind::truncated;
+  e.message =
+      "the output was cut: the reasoning opened at 1:1 (<think>) never closes: the output ended "
+      "before any answer";
+  llmjson::cut c;
+  c.what = "the reasoning opened at 1:1 (<think>) never closes";
+  c.reasoning = true;
+  c.marker = "<think>";
+  e.truncation = c;
+  return e;
+}
+
+// Runs the attempt loop of `retrying::extract` with an extraction that reports a reasoning cut
+// for any content starting with <think>, and extracts the rest as llmjson::extract does.
+llmjson::retry_result<llmjson::answer> extract_through_seam(script& s,
+                                                            const llmjson::retry_options& opts) {
+  auto adapter = replay(s);
+  llmjson::resend hook;
+  auto judge = [](llmjson::message&& m, llmjson::attempt& a) {
+    return llmjson::detail::judge_extraction<llmjson::answer>(
+        std::move(m), a, [](std::string_view text) -> llmjson::result<llmjson::extraction> {
+          if (text.starts_with("<think>")) return reasoning_cut_error();
+          return llmjson::extract(text);
+        });
+  };
+  const std::string prompt = "plan";
+  return llmjson::detail::run_attempts<llmjson::answer>(adapter, hook, opts, prompt, {}, judge);
+}
+
+}  // namespace
+
+TEST_CASE("a cut inside reasoning at length is recorded as such, and can be declined",
+          "[retry][reasoning]") {
+  const std::string thinking = "<think>\nThe user wants a plan. First";
+  SECTION("retry_reasoning_at_length = false: one call") {
+    script s;
+    s.replies = {msg(thinking, "length"), msg(good_plan)};
+    auto r = extract_through_seam(s, {.max_attempts = 3, .retry_reasoning_at_length = false});
+    REQUIRE_FALSE(r);
+    CHECK(s.calls == 1);
+    const auto& a = r.attempts.at(0);
+    CHECK(a.outcome == attempt_outcome::truncated);
+    REQUIRE(a.truncation);
+    CHECK(a.truncation->reasoning);
+    CHECK(a.truncation->marker == "<think>");
+    CHECK(a.reasoning_at_length());
+    CHECK_FALSE(a.empty_at_length());
+    CHECK(a.detail ==
+          "the output was cut: the reasoning opened at 1:1 (<think>) never closes: the output "
+          "ended before any answer; cut inside the reasoning with finish_reason \"length\": the "
+          "token budget went to reasoning, and the same request tends to fail the same way "
+          "(raise max_tokens)");
+    CHECK(r.error().cause == attempt_outcome::truncated);
+    CHECK(r.error().message.find("no answer after 1 attempt (not retried: "
+                                 "retry_reasoning_at_length is off) [1: truncated, "
+                                 "finish_reason \"length\"]") == 0);
+    REQUIRE(r.error().extraction);
+    CHECK(r.error().extraction->truncation->reasoning);
+  }
+  SECTION("by default it is retried, and the record keeps it") {
+    script s;
+    s.replies = {msg(thinking, "length"), msg(good_plan)};
+    auto r = extract_through_seam(s, {});
+    REQUIRE(r);
+    CHECK(s.calls == 2);
+    CHECK(r.attempts.at(0).reasoning_at_length());
+    CHECK(r.attempts.at(0).content == thinking);
+  }
+  SECTION("the same cut with finish_reason stop is an ordinary truncation") {
+    script s;
+    s.replies = {msg(thinking, "stop"), msg(good_plan)};
+    auto r = extract_through_seam(s, {.retry_reasoning_at_length = false});
+    REQUIRE(r);
+    CHECK(s.calls == 2);
+    CHECK_FALSE(r.attempts.at(0).reasoning_at_length());
+    CHECK(r.attempts.at(0).detail.find("token budget") == std::string::npos);
+  }
+  SECTION("a cut outside reasoning at length is retried as before") {
+    script s;
+    s.replies = {msg(truncated_plan, "length"), msg(good_plan)};
+    auto r = extract_through_seam(s, {.retry_reasoning_at_length = false});
+    REQUIRE(r);
+    CHECK(s.calls == 2);
+    REQUIRE(r.attempts.at(0).truncation);
+    CHECK_FALSE(r.attempts.at(0).truncation->reasoning);
+    CHECK_FALSE(r.attempts.at(0).reasoning_at_length());
+  }
+}
+
+// These go through the real scanner. Until the reasoning-region scanner (issue 8) lands, an
+// unclosed <think> is ordinary text and these fail: a draft in it is even taken as the answer.
+namespace {
+const std::string cut_in_think =
+    "<think>\nThe user wants a plan. A first draft: {\"steps\": [\"boil\"]}. But pouring matters "
+    "too, so the plan needs a second step, and the water has to be hot enough, which";
+}  // namespace
+
+TEST_CASE(
+    "a reply cut inside <think> at length: the budget went to reasoning, not retried when "
+    "declined",
+    "[retry][reasoning][reasoning-cut]") {
+  script s;
+  s.replies = {msg(cut_in_think, "length"), msg(good_plan)};
+  std::string prompt = "plan";
+  auto r = llmjson::retrying(replay(s), {.max_attempts = 3, .retry_reasoning_at_length = false})
+               .extract<plan>(prompt);
+  CHECK(s.calls == 1);
+  REQUIRE_FALSE(r);
+  REQUIRE(r.attempts.size() == 1);
+  const auto& a = r.attempts[0];
+  CHECK(a.outcome == attempt_outcome::truncated);
+  REQUIRE(a.truncation);
+  CHECK(a.truncation->reasoning);
+  CHECK(a.truncation->marker == "<think>");
+  CHECK(a.reasoning_at_length());
+  CHECK(a.detail.find("the token budget went to reasoning") != std::string::npos);
+  CHECK(r.error().message.find("(not retried: retry_reasoning_at_length is off)") !=
+        std::string::npos);
+}
+
+TEST_CASE("a reply cut inside <think> at length is retried by default, and recorded as such",
+          "[retry][reasoning][reasoning-cut]") {
+  script s;
+  s.replies = {msg(cut_in_think, "length"), msg(good_plan)};
+  std::string prompt = "plan";
+  auto r = llmjson::retrying(replay(s)).extract(prompt, llmjson::any_key({"steps"}));
+  REQUIRE(r);
+  CHECK(r->value["steps"].size() == 2);
+  CHECK(s.calls == 2);
+  const auto& a = r.attempts.at(0);
+  CHECK(a.outcome == attempt_outcome::truncated);
+  REQUIRE(a.truncation);
+  CHECK(a.truncation->reasoning);
+  CHECK(a.reasoning_at_length());
 }

@@ -83,6 +83,9 @@ int main(int argc, char** argv) {
   opts.on_attempt = [](const llmjson::attempt& a) {
     std::cerr << "attempt " << a.number << ": " << llmjson::to_string(a.outcome)
               << ", finish_reason \"" << a.finish_reason << "\", " << a.content.size() << " bytes, "
+              << (a.reasoning.empty()
+                      ? ""
+                      : std::to_string(a.reasoning.size()) + " bytes of reasoning, ")
               << std::chrono::duration_cast<std::chrono::milliseconds>(a.duration).count() << " ms"
               << (a.detail.empty() ? "" : ": " + a.detail) << "\n";
   };

@@ -8,7 +8,6 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
-#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,7 +52,8 @@ struct chat_request {
 };
 
 /// Thrown when no HTTP response came back: connection refused or dropped, timeout, DNS, TLS,
-/// or the transfer was cancelled through the stop token. llmjson's wrapper never retries it.
+/// or the transfer was cancelled through the stop token (where the standard library has one).
+/// llmjson's wrapper never retries it.
 class transport_error : public std::runtime_error {
  public:
   transport_error(CURLcode code, const std::string& what) : std::runtime_error(what), code_(code) {}
@@ -98,9 +98,12 @@ inline std::string text_of(const nlohmann::json& content) {
 /// Returns what an HTTP response from `/chat/completions` means for llmjson.
 ///
 /// Not 200: an `api_error` with the provider's `error.message` (or the start of the body).
-/// 200 that is not a JSON object: a `bad_response`. 200 with an `error` object: an `api_error`.
-/// 200 with no choices, or a null or empty content: an empty `message` with the first choice's
-/// `finish_reason` ("" when there is no choice). Otherwise the first choice's message.
+/// 200 that is not a JSON object: a `bad_response` (with the whole body as its `raw`). 200 with an
+/// `error` object: an `api_error`. 200 with no choices, or a null or empty content: an empty
+/// `message` with the first choice's `finish_reason` ("" when there is no choice). Otherwise the
+/// first choice's message. Either way, the reasoning some providers send beside the content goes
+/// to `message::reasoning`: the message's `reasoning_content` (as DeepSeek's API names it) or
+/// `reasoning` (as OpenRouter's does), the first of the two that is a non-empty string.
 inline llmjson::completion read_response(long status, std::string_view body) {
   nlohmann::json j =
       nlohmann::json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
@@ -114,10 +117,11 @@ inline llmjson::completion read_response(long status, std::string_view body) {
     return detail::excerpt(body);
   };
   if (status != 200) return llmjson::api_error{static_cast<int>(status), provider_message()};
-  if (j.is_discarded())
-    return llmjson::bad_response{"the 200 body is not JSON: " + detail::excerpt(body)};
-  if (!j.is_object())
-    return llmjson::bad_response{"the 200 body is not a JSON object: " + detail::excerpt(body)};
+  auto bad = [&](const std::string& what) {
+    return llmjson::bad_response{what + ": " + detail::excerpt(body), std::string(body)};
+  };
+  if (j.is_discarded()) return bad("the 200 body is not JSON");
+  if (!j.is_object()) return bad("the 200 body is not a JSON object");
   if (j.contains("error") && !j["error"].is_null())
     return llmjson::api_error{200, provider_message()};
 
@@ -126,17 +130,22 @@ inline llmjson::completion read_response(long status, std::string_view body) {
   if (choices == j.end() || choices->is_null() || (choices->is_array() && choices->empty()))
     return m;
   if (!choices->is_array() || !(*choices)[0].is_object())
-    return llmjson::bad_response{"\"choices\" is not an array of objects: " +
-                                 detail::excerpt(body)};
+    return bad("\"choices\" is not an array of objects");
   const auto& choice = (*choices)[0];
   if (choice.contains("finish_reason") && choice["finish_reason"].is_string())
     m.finish_reason = choice["finish_reason"].get<std::string>();
   if (!choice.contains("message") || choice["message"].is_null()) return m;
   const auto& msg = choice["message"];
-  if (!msg.is_object())
-    return llmjson::bad_response{"\"message\" is not an object: " + detail::excerpt(body)};
+  if (!msg.is_object()) return bad("\"message\" is not an object");
   if (msg.contains("role") && msg["role"].is_string()) m.role = msg["role"].get<std::string>();
   if (msg.contains("content")) m.content = detail::text_of(msg["content"]);
+  for (const char* field : {"reasoning_content", "reasoning"}) {
+    const auto it = msg.find(field);
+    if (it != msg.end() && it->is_string() && !it->get_ref<const std::string&>().empty()) {
+      m.reasoning = it->get<std::string>();
+      break;
+    }
+  }
   return m;
 }
 
@@ -158,9 +167,11 @@ inline std::size_t append(char* data, std::size_t size, std::size_t n, void* out
   return size * n;
 }
 
+#if LLMJSON_HAS_STOP_TOKEN
 inline int abort_on_stop(void* token, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   return static_cast<const std::stop_token*>(token)->stop_requested() ? 1 : 0;
 }
+#endif
 
 struct easy_deleter {
   void operator()(CURL* c) const noexcept { curl_easy_cleanup(c); }
@@ -186,8 +197,12 @@ struct header_list {
 /// request on a reused connection that turns out dead), no redirects followed, no retries.
 /// Throws `transport_error` when no response came back (including a stop request, which aborts
 /// the transfer). `curl_global_init` should have been called once by the program.
+#if LLMJSON_HAS_STOP_TOKEN
 inline llmjson::completion post_chat(const config& cfg, const chat_request& req,
                                      std::stop_token stop = {}) {
+#else
+inline llmjson::completion post_chat(const config& cfg, const chat_request& req) {
+#endif
   std::unique_ptr<CURL, detail::easy_deleter> curl(curl_easy_init());
   if (!curl) throw transport_error(CURLE_FAILED_INIT, "curl_easy_init failed");
   std::string url = cfg.base_url;
@@ -216,9 +231,11 @@ inline llmjson::completion post_chat(const config& cfg, const chat_request& req,
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
   curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
   curl_easy_setopt(c, CURLOPT_FORBID_REUSE, 1L);
+#if LLMJSON_HAS_STOP_TOKEN
   curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, &detail::abort_on_stop);
   curl_easy_setopt(c, CURLOPT_XFERINFODATA, &stop);
+#endif
 
   const CURLcode rc = curl_easy_perform(c);
   if (rc != CURLE_OK) {
@@ -231,8 +248,8 @@ inline llmjson::completion post_chat(const config& cfg, const chat_request& req,
   return read_response(status, response);
 }
 
-/// Returns the adapter: a lambda, called with a `chat_request` (and the stop token), that makes
-/// one POST per call. The configuration is copied into it.
+/// Returns the adapter: a lambda, called with a `chat_request` (and the stop token, where the
+/// standard library has one), that makes one POST per call. The configuration is copied into it.
 ///
 /// **Example**:
 /// ```cpp
@@ -240,10 +257,16 @@ inline llmjson::completion post_chat(const config& cfg, const chat_request& req,
 /// auto r = model.extract<plan>(openai_example::chat_request{{{"user", "Plan: make tea"}}, {}});
 /// ```
 inline auto make_adapter(config cfg) {
-  return
-      [cfg = std::move(cfg)](const chat_request& req, std::stop_token stop) -> llmjson::completion {
-        return post_chat(cfg, req, std::move(stop));
-      };
+#if LLMJSON_HAS_STOP_TOKEN
+  return [cfg = std::move(cfg)](const chat_request& req,
+                                const std::stop_token& stop) -> llmjson::completion {
+    return post_chat(cfg, req, stop);
+  };
+#else
+  return [cfg = std::move(cfg)](const chat_request& req) -> llmjson::completion {
+    return post_chat(cfg, req);
+  };
+#endif
 }
 
 }  // namespace openai_example

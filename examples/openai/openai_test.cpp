@@ -137,6 +137,14 @@ json reply(const json& content, const std::string& finish) {
                                       {"finish_reason", finish}}})}}}};
 }
 
+// The same, with the reasoning beside the content under `field` (`reasoning_content`, `reasoning`).
+json reply_with_reasoning(const json& content, const std::string& field,
+                          const std::string& reasoning, const std::string& finish) {
+  json r = reply(content, finish);
+  r["json"]["choices"][0]["message"][field] = reasoning;
+  return r;
+}
+
 json api_failure(int status, const std::string& message) {
   return {{"status", status}, {"json", {{"error", {{"message", message}, {"type", "error"}}}}}};
 }
@@ -285,6 +293,7 @@ void malformed_body_then_the_plan() {
   EXPECT(requests.size() == 2);
   EXPECT(r.attempts.size() == 2 && r.attempts[0].outcome == llmjson::attempt_outcome::bad_response);
   EXPECT(r.attempts.size() == 2 && r.attempts[0].detail.find("the 200 body is not JSON") == 0);
+  EXPECT(r.attempts.size() == 2 && r.attempts[0].raw == "{\"choices\": [{\"message\": ");
 }
 
 void no_choices_then_the_plan() {
@@ -320,6 +329,50 @@ void dropped_connection_throws_after_one_request() {
   EXPECT(seen.size() == 1 && seen[0].outcome == llmjson::attempt_outcome::exception);
 }
 
+// DeepSeek's field: the reasoning, with a draft in it, beside the answer. The draft is never taken.
+void reasoning_content_is_kept_apart() {
+  const std::string reasoning = "The user wants tea. Draft: {\"goal\": \"coffee\", \"steps\": []}";
+  fake_server server(
+      json::array({reply_with_reasoning(plan_json, "reasoning_content", reasoning, "stop")}));
+  auto r = llmjson::retrying(openai_example::make_adapter(config_for(server)))
+               .extract<plan>(tea_request());
+  auto requests = server.finish();
+  EXPECT(r);
+  if (r) EXPECT(r->goal == "make tea");
+  EXPECT(requests.size() == 1);
+  EXPECT(r.attempts.size() == 1);
+  if (!r.attempts.empty()) {
+    EXPECT(r.attempts[0].reasoning == reasoning);
+    EXPECT(r.attempts[0].content == plan_json);
+  }
+}
+
+// OpenRouter's field: all the budget went to reasoning, the content is empty, at `length`.
+void reasoning_at_length_is_declined() {
+  const std::string reasoning = "Let me think about tea. First, the water";
+  fake_server server(json::array(
+      {reply_with_reasoning(nullptr, "reasoning", reasoning, "length"), reply(plan_json, "stop")}));
+  auto r = llmjson::retrying(openai_example::make_adapter(config_for(server)),
+                             {.max_attempts = 3, .retry_reasoning_at_length = false})
+               .extract<plan>(tea_request());
+  auto requests = server.finish();
+  EXPECT(!r);
+  EXPECT(requests.size() == 1);
+  EXPECT(r.attempts.size() == 1);
+  if (!r.attempts.empty()) {
+    const auto& a = r.attempts[0];
+    EXPECT(a.outcome == llmjson::attempt_outcome::empty_content);
+    EXPECT(a.reasoning == reasoning);
+    EXPECT(a.reasoning_at_length());
+    EXPECT(a.detail.find("after 40 bytes of reasoning: the token budget went to reasoning") !=
+           std::string::npos);
+  }
+  if (!r)
+    EXPECT(r.error().message.find("(not retried: retry_reasoning_at_length is off)") !=
+           std::string::npos);
+}
+
+#if LLMJSON_HAS_STOP_TOKEN
 void stop_requested_before_the_call_sends_nothing() {
   fake_server server(json::array({reply(plan_json, "stop")}));
   std::stop_source source;
@@ -331,6 +384,7 @@ void stop_requested_before_the_call_sends_nothing() {
   EXPECT(!r && r.error().kind == llmjson::retry_error_kind::cancelled);
   EXPECT(requests.empty());
 }
+#endif
 
 void the_example_program() {
   fake_server server(json::array({reply(preamble_then_plan, "stop")}));
@@ -377,6 +431,26 @@ void responses_read_without_a_server() {
   EXPECT(read(200, R"({"choices": "none"})").index() == 2);
   EXPECT(read(200, "[1]").index() == 2);
   EXPECT(std::get<bad_response>(read(200, "")).message == "the 200 body is not JSON: ");
+  // A bad response keeps the whole body, newlines and all; its message is one line.
+  const std::string html = "<html>\n<body>\nBad Gateway\n</body>\n</html>";
+  EXPECT(read(200, html) ==
+         llmjson::completion(bad_response{
+             "the 200 body is not JSON: <html> <body> Bad Gateway </body> </html>", html}));
+  // The reasoning beside the content, under either name; reasoning_content first.
+  auto reasoning_of = [&](const std::string& message_json) {
+    const auto c = read(
+        200, R"({"choices": [{"message": )" + message_json + R"(, "finish_reason": "stop"}]})");
+    return std::holds_alternative<message>(c) ? std::get<message>(c).reasoning : "<not a message>";
+  };
+  EXPECT(reasoning_of(R"({"content": "{}", "reasoning_content": "deep"})") == "deep");
+  EXPECT(reasoning_of(R"({"content": "{}", "reasoning": "routed"})") == "routed");
+  EXPECT(reasoning_of(R"({"content": "{}", "reasoning_content": "a", "reasoning": "b"})") == "a");
+  EXPECT(reasoning_of(R"({"content": "{}", "reasoning_content": "", "reasoning": "b"})") == "b");
+  EXPECT(reasoning_of(R"({"content": "{}", "reasoning_content": null, "reasoning": 3})").empty());
+  EXPECT(reasoning_of(R"({"content": "{}"})").empty());
+  EXPECT(read(200, R"({"choices": [{"message": {"content": null, "reasoning": "r"},
+                                     "finish_reason": "length"}]})") ==
+         llmjson::completion(message{"", "length", "assistant", "r"}));
 }
 
 }  // namespace
@@ -395,7 +469,11 @@ int main() {
   malformed_body_then_the_plan();
   no_choices_then_the_plan();
   dropped_connection_throws_after_one_request();
+  reasoning_content_is_kept_apart();
+  reasoning_at_length_is_declined();
+#if LLMJSON_HAS_STOP_TOKEN
   stop_requested_before_the_call_sends_nothing();
+#endif
   the_example_program();
   curl_global_cleanup();
   std::cout << "openai_test: " << checks << " checks, " << failures << " failed\n";

@@ -4,11 +4,22 @@
 #define LLMJSON_ADAPTER_HPP_INCLUDED
 
 #include <concepts>
-#include <stop_token>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <variant>
+#include <version>
+
+/// 1 when the standard library has `std::stop_token` (`__cpp_lib_jthread`), else 0. Without it
+/// (older libc++, such as Debian 12's libc++ 14 or older Xcode's), the adapter form that takes a
+/// stop token, `retry_options::stop` and the retry calls that take a token are left out; all the
+/// rest is the same.
+#if defined(__cpp_lib_jthread) && __has_include(<stop_token>)
+#define LLMJSON_HAS_STOP_TOKEN 1
+#include <stop_token>
+#else
+#define LLMJSON_HAS_STOP_TOKEN 0
+#endif
 
 namespace llmjson {
 
@@ -17,10 +28,14 @@ namespace llmjson {
 /// llmjson makes no HTTP call. The caller's adapter does, and fills this in from the provider's
 /// reply. An absent content (`"content": null`) and an empty one are the same: `content == ""`.
 struct message {
-  std::string content;        ///< the text; "" when the provider sent none or null
-  std::string finish_reason;  ///< as the provider sent it: `stop`, `length`, `content_filter`,
-                              ///< `tool_calls`, ...; "" when it sent none
+  std::string content{};        ///< the text; "" when the provider sent none or null
+  std::string finish_reason{};  ///< as the provider sent it: `stop`, `length`, `content_filter`,
+                                ///< `tool_calls`, ...; "" when it sent none
   std::string role = "assistant";
+  /// The reasoning, for providers that send it apart from the content (`reasoning_content`,
+  /// `reasoning`); "" when there is none. Kept in the attempt record, never scanned: an answer
+  /// is only ever looked for in `content`.
+  std::string reasoning{};
 
   friend bool operator==(const message&, const message&) = default;
 };
@@ -30,8 +45,8 @@ struct message {
 /// The retry wrapper surfaces it at once and never retries it: only the caller knows whether
 /// a 429 is worth waiting for, and a 500 may have been billed.
 struct api_error {
-  int status = 0;       ///< the HTTP status (`429`); 0 when the transport has none
-  std::string message;  ///< the provider's own message, as it sent it
+  int status = 0;         ///< the HTTP status (`429`); 0 when the transport has none
+  std::string message{};  ///< the provider's own message, as it sent it
 
   friend bool operator==(const api_error&, const api_error&) = default;
 };
@@ -40,8 +55,11 @@ struct api_error {
 /// whose body is not the provider's JSON, or lacks its expected fields).
 ///
 /// The retry wrapper retries it, like an empty message, within `retry_options::max_attempts`.
+/// It records `message` on one line (`attempt::detail`, control characters escaped) and `raw`
+/// as it is (`attempt::raw`).
 struct bad_response {
-  std::string message;  ///< one line: what was wrong, with a short excerpt of the body if useful
+  std::string message{};  ///< what was wrong, for a person: `the 200 body is not JSON`
+  std::string raw{};      ///< the body as received (or the part that matters), kept unchanged
 
   friend bool operator==(const bad_response&, const bad_response&) = default;
 };
@@ -54,31 +72,41 @@ using completion = std::variant<message, api_error, bad_response>;
 
 namespace detail {
 
-/// Whether `a(request)` returns a completion.
+/// Whether `a(request)` returns a completion, called as the retry wrapper calls it.
 template <class A, class Req>
 concept takes_request = requires(A& a, const Req& request) {
   { a(request) } -> std::convertible_to<completion>;
 };
 
-/// Whether `a(request, stop)` returns a completion.
+#if LLMJSON_HAS_STOP_TOKEN
+/// Whether `a(request, stop)` returns a completion, called exactly as the retry wrapper calls it:
+/// the token is a `const std::stop_token&` lvalue, so an adapter parameter of type
+/// `std::stop_token`, `const std::stop_token&` or a template fits, and `std::stop_token&` or
+/// `std::stop_token&&` does not.
 template <class A, class Req>
-concept takes_stop_token = requires(A& a, const Req& request, std::stop_token stop) {
+concept takes_stop_token = requires(A& a, const Req& request, const std::stop_token& stop) {
   { a(request, stop) } -> std::convertible_to<completion>;
 };
+#else
+template <class A, class Req>
+concept takes_stop_token = false;
+#endif
 
 }  // namespace detail
 
 /// An adapter calls the model once with the caller's request and returns what came back.
 ///
-/// Requires: callable on a non-const `a` as `a(const Req& request)` or
-/// `a(const Req& request, std::stop_token stop)`, returning something convertible to
+/// Requires: callable on a non-const `a` as `a(const Req& request)` or, where the standard
+/// library has `std::stop_token` (`LLMJSON_HAS_STOP_TOKEN`), as
+/// `a(const Req& request, const std::stop_token& stop)`, returning something convertible to
 /// `llmjson::completion` (a `message`, an `api_error`, a `bad_response`, or a `completion`).
 /// Requires: exactly one model call per invocation and no retries of its own; a transport
 /// failure is thrown, and the caller receives that exception unchanged.
 ///
 /// `Req` is the caller's: a prompt string, a chat message list, a struct of their own. The
 /// adapter never gets a chance to modify it (it is passed as `const Req&`). When both forms are
-/// callable, the wrapper uses the one with the `std::stop_token`.
+/// callable, the wrapper uses the one with the stop token. The concept checks exactly the calls
+/// the wrapper makes: an adapter that satisfies it is one the wrapper can call.
 ///
 /// **Example**:
 /// ```cpp
@@ -89,15 +117,17 @@ concept takes_stop_token = requires(A& a, const Req& request, std::stop_token st
 template <class A, class Req>
 concept Adapter = detail::takes_request<A, Req> || detail::takes_stop_token<A, Req>;
 
+/// `Adapter<A, Req>` with the request first, to constrain a request type: the retry wrapper's
+/// calls are declared `template <llmjson::RequestFor<A> Req> ... complete(const Req& request)`.
+/// A request no adapter form accepts is refused at the call, with this concept named.
+template <class Req, class A>
+concept RequestFor = Adapter<A, Req>;
+
 namespace detail {
 
-/// `Adapter<A, Req>`, with the request first: constrains a template parameter,
-/// `template <detail::request_for<A> Req>`.
-template <class Req, class A>
-concept request_for = Adapter<A, Req>;
-
+#if LLMJSON_HAS_STOP_TOKEN
 /// Calls the adapter once, with the stop token when it takes one.
-template <class A, request_for<A> Req>
+template <class A, RequestFor<A> Req>
 completion call_adapter(A& adapter, const Req& request, const std::stop_token& stop) {
   if constexpr (takes_stop_token<A, Req>) {
     return completion(adapter(request, stop));
@@ -105,6 +135,13 @@ completion call_adapter(A& adapter, const Req& request, const std::stop_token& s
     return completion(adapter(request));
   }
 }
+#else
+/// Calls the adapter once.
+template <class A, RequestFor<A> Req>
+completion call_adapter(A& adapter, const Req& request) {
+  return completion(adapter(request));
+}
+#endif
 
 }  // namespace detail
 

@@ -11,7 +11,6 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <stop_token>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -34,7 +33,8 @@ namespace llmjson {
 /// What one attempt (one adapter call, then extraction) came to.
 ///
 /// `empty_content`, `bad_response` and the extraction errors `no_json`, `truncated`, `no_match`
-/// and `ambiguous` are retried within `retry_options::max_attempts`; the others never are.
+/// and `ambiguous` are retried within `retry_options::max_attempts` (an empty or reasoning-cut
+/// reply at `length` only with `retry_reasoning_at_length`); the others never are.
 enum class attempt_outcome {
   ok,             ///< a message with content (`complete`), or an answer (`extract`)
   empty_content,  ///< a message with no content, or only white space (extraction's `empty`)
@@ -60,11 +60,21 @@ enum class attempt_outcome {
 struct attempt {
   std::size_t number = 1;                         ///< 1-based, in call order
   attempt_outcome outcome = attempt_outcome::ok;  ///< what became of it
-  std::string content;                   ///< the raw content the model sent ("" when no message)
-  std::string finish_reason;             ///< as the provider sent it ("" when no message)
-  std::string role;                      ///< the message's role ("" when no message)
-  int status = 0;                        ///< the HTTP status of an `api_error`; 0 otherwise
-  std::string detail;                    ///< one line: why there is no answer ("" when `ok`)
+  std::string content;        ///< the raw content the model sent ("" when no message)
+  std::string reasoning;      ///< the reasoning sent apart (`message::reasoning`); never scanned
+  std::string finish_reason;  ///< as the provider sent it ("" when no message)
+  std::string role;           ///< the message's role ("" when no message)
+  int status = 0;             ///< the HTTP status of an `api_error`; 0 otherwise
+  /// One line (control characters escaped, invalid UTF-8 replaced): why there is no answer ("" when
+  /// `ok`). Its wording may change between releases.
+  std::string detail;
+  /// What the adapter or the exception handed over, unchanged (newlines and all): the
+  /// `api_error`'s message, the `bad_response`'s `raw` (its `message` when `raw` is empty), the
+  /// exception's `what()`. "" for the other outcomes: their raw text is `content`.
+  std::string raw;
+  /// Where the content was cut: the extraction error's `truncation` (`extract` only). With
+  /// `cut::reasoning`, the cut is a reasoning region that never closes.
+  std::optional<llmjson::cut> truncation;
   std::chrono::nanoseconds duration{0};  ///< adapter call plus extraction (0 when `cancelled`)
 
   /// Returns true when the message was empty and cut by the token limit (`finish_reason` is
@@ -72,6 +82,16 @@ struct attempt {
   /// resending the same request tends to fail the same way. Does not throw.
   [[nodiscard]] bool empty_at_length() const noexcept {
     return outcome == attempt_outcome::empty_content && finish_reason == "length";
+  }
+  /// Returns true when the token limit (`finish_reason` `length`) stopped the model before it
+  /// wrote any answer: the content is empty (`empty_at_length()`), or it was cut inside a
+  /// reasoning region (outcome `truncated`, `truncation->reasoning`). The budget went to
+  /// reasoning; `retry_options::retry_reasoning_at_length` decides whether to retry. Does not
+  /// throw.
+  [[nodiscard]] bool reasoning_at_length() const noexcept {
+    if (empty_at_length()) return true;
+    return outcome == attempt_outcome::truncated && truncation && truncation->reasoning &&
+           finish_reason == "length";
   }
   /// Returns true when the adapter was called (every outcome but `cancelled`). Does not throw.
   [[nodiscard]] bool called() const noexcept { return outcome != attempt_outcome::cancelled; }
@@ -163,24 +183,30 @@ struct answer {
 };
 
 /// Options of the retry wrapper. Designated initializers read well:
-/// `llmjson::retry_options{.max_attempts = 3, .retry_empty_at_length = false}`.
+/// `llmjson::retry_options{.max_attempts = 3, .retry_reasoning_at_length = false}`.
 struct retry_options {
-  /// Adapter calls in all, the first one included (2: the send and one retry). 0 counts as 1.
+  /// Adapter calls in all, the first one included (2: the send and one retry). 0 counts as 1:
+  /// the request is always sent once, and never retried.
   std::size_t max_attempts = 2;
-  /// Retry an empty message whose `finish_reason` is `length`. With reasoning models this usually
-  /// means the reasoning used the whole `max_tokens`; resending the same request tends to fail
-  /// the same way and is billed again. On by default, so that "empty content is retried" holds
-  /// without exceptions; set it to false unless a `next_request` hook raises the token budget.
-  bool retry_empty_at_length = true;
+  /// Retry a reply that the token limit cut before any answer (`attempt::reasoning_at_length()`):
+  /// empty content with `finish_reason` `length`, or content cut inside a reasoning region at
+  /// `length`. With reasoning models the reasoning used the whole `max_tokens`; resending the
+  /// same request tends to fail the same way and is billed again. On by default, so that "empty
+  /// content is retried" holds without exceptions; set it to false unless a `next_request` hook
+  /// raises the token budget. (Formerly `retry_empty_at_length`, which named the first case only.)
+  bool retry_reasoning_at_length = true;
   /// Extraction options (`extract` only): policy, fallback, limits.
   llmjson::options extraction{};
   /// Called with each attempt as it ends, successful or not, before any further call. It may
   /// throw: the exception reaches the caller and no further call is made, except while an
   /// adapter's exception is on its way out: then the adapter's exception wins and the callback's
-  /// is dropped.
+  /// is dropped. Called without locking: see `retrying` on sharing a wrapper between threads.
   std::function<void(const attempt&)> on_attempt{};
-  /// Checked before every attempt, and passed to adapters that take a `std::stop_token`.
+#if LLMJSON_HAS_STOP_TOKEN
+  /// Stops every call of the wrapper: checked before every attempt, and passed to adapters that
+  /// take a stop token. One call alone is stopped through the token the call takes.
   std::stop_token stop{};
+#endif
 };
 
 /// The default `next_request` hook: resend the caller's request unchanged (it is not copied).
@@ -191,6 +217,16 @@ struct resend {
   }
 };
 
+namespace detail {
+#if LLMJSON_HAS_STOP_TOKEN
+/// The stop token passed to one call, if any; `std::stop_token{}` for the calls without one.
+using call_stop = std::stop_token;
+#else
+/// No stop tokens in this standard library: the calls take none.
+struct call_stop {};
+#endif
+}  // namespace detail
+
 /// Calls an `Adapter` until a reply holds an answer, at most `max_attempts` times, and keeps the
 /// record of every attempt.
 ///
@@ -199,11 +235,17 @@ struct resend {
 /// `api_error`, an exception, a stop request, and `too_large`. Nothing is called twice by accident.
 ///
 /// `H` builds the next request from the previous one and the attempt that failed:
-/// `h(const Req& previous, const attempt& failed)` returning a `Req` (sent next) or a
-/// `std::optional<Req>` (`std::nullopt`: do not retry; the failure is the result). The default,
-/// `resend`, sends the same request again. The caller's request is never modified or copied by
-/// the wrapper itself. The wrapper keeps no state between calls: whatever an adapter, a hook or
-/// a callback throws leaves it usable.
+/// `h(const Req& previous, const attempt& failed)` returning a `Req` (by value or by reference:
+/// it is copied before the previous one is dropped) or a `std::optional<Req>` (`std::nullopt`: do
+/// not retry; the failure is the result). The default, `resend`, sends the same request again.
+/// The caller's request is never modified or copied by the wrapper itself. A hook that does not
+/// fit fails to compile with a message that says so.
+///
+/// Threads: the calls are `const` and the wrapper keeps no state between them, so one wrapper may
+/// serve several threads at once, if its adapter, its hook and `on_attempt` may be called
+/// concurrently: the wrapper calls them (on the caller's thread) without any locking. Whatever an
+/// adapter, a hook or a callback throws leaves the wrapper usable. To stop one call alone, pass
+/// it its own `std::stop_token`; `retry_options::stop` stops them all.
 ///
 /// **Example**:
 /// ```cpp
@@ -225,26 +267,58 @@ class retrying {
   /// `bad_response`, with the last `finish_reason`).
   /// Throws: whatever the adapter throws (recorded, then rethrown unchanged, never retried), and
   /// whatever `on_attempt` or the hook throws.
-  template <detail::request_for<A> Req>
-  [[nodiscard]] retry_result<message> complete(const Req& request);
+  template <RequestFor<A> Req>
+  [[nodiscard]] retry_result<message> complete(const Req& request) const;
 
   /// Returns the answer `sel` qualifies in the first reply that holds one, or why there is none.
   ///
   /// Each attempt is `complete` plus `llmjson::extract(content, sel, options.extraction)`. The
   /// `parse_error`'s `extraction` is the last call's extraction error, with its candidates.
   /// Throws: as `complete`, and whatever `sel` throws (other than nlohmann's exceptions).
-  template <detail::request_for<A> Req, selector S>
-  [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel);
+  template <selector S, RequestFor<A> Req>
+  [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel) const;
 
   /// As `extract(request, sel)`, under policy `pol` instead of `options.extraction.policy`.
-  template <detail::request_for<A> Req, selector S>
-  [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel, llmjson::policy pol);
+  template <selector S, RequestFor<A> Req>
+  [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel,
+                                             llmjson::policy pol) const;
+
+  /// As `extract(request, sel)` with `any_object`: the answer is a JSON object.
+  // The barrier keeps an explicit `extract<T>(request)` away from this overload.
+  template <int&... ExplicitArgumentBarrier, RequestFor<A> Req>
+  [[nodiscard]] retry_result<answer> extract(const Req& request) const;
 
   /// Returns the one candidate that decodes strictly to a `T` (`decode<T>`), decoded, from the
   /// first reply that holds one, or why there is none. Policy default: `unique`.
-  template <class T, detail::request_for<A> Req>
+  template <class T, RequestFor<A> Req>
     requires(!selector<T>)
-  [[nodiscard]] retry_result<T> extract(const Req& request);
+  [[nodiscard]] retry_result<T> extract(const Req& request) const;
+
+  /// As `extract<T>(request)`, with the caller's check on the decoded `T` (returns `verdict` or
+  /// `bool`), as `llmjson::extract<T>(text, check)` has it.
+  template <class T, RequestFor<A> Req, check_for<T> F>
+  [[nodiscard]] retry_result<T> extract(const Req& request, F check) const;
+
+#if LLMJSON_HAS_STOP_TOKEN
+  /// The same six calls, each stopped by `stop` as well as by `retry_options::stop`: a stop
+  /// requested on either ends this call (before its next attempt, and through the token its
+  /// adapter gets), and no other.
+  template <RequestFor<A> Req>
+  [[nodiscard]] retry_result<message> complete(const Req& request, std::stop_token stop) const;
+  template <selector S, RequestFor<A> Req>
+  [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel,
+                                             std::stop_token stop) const;
+  template <selector S, RequestFor<A> Req>
+  [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel, llmjson::policy pol,
+                                             std::stop_token stop) const;
+  template <int&... ExplicitArgumentBarrier, RequestFor<A> Req>
+  [[nodiscard]] retry_result<answer> extract(const Req& request, std::stop_token stop) const;
+  template <class T, RequestFor<A> Req>
+    requires(!selector<T>)
+  [[nodiscard]] retry_result<T> extract(const Req& request, std::stop_token stop) const;
+  template <class T, RequestFor<A> Req, check_for<T> F>
+  [[nodiscard]] retry_result<T> extract(const Req& request, F check, std::stop_token stop) const;
+#endif
 
   /// Returns the wrapped adapter.
   [[nodiscard]] A& adapter() noexcept { return adapter_; }
@@ -252,14 +326,20 @@ class retrying {
 
  private:
   template <class Out, class Req, class Judge>
-  retry_result<Out> run_(const Req& request, Judge judge);
+  retry_result<Out> run_(const Req& request, const detail::call_stop& stop, Judge judge) const;
   template <class Req, class S>
-  retry_result<answer> extract_with_(const Req& request, const S& sel,
-                                     const llmjson::options& opts);
+  retry_result<answer> extract_with_(const Req& request, const S& sel, const llmjson::options& opts,
+                                     const detail::call_stop& stop) const;
+  template <class T, class Req, class Check>
+  retry_result<T> extract_as_(const Req& request, const Check& check,
+                              const detail::call_stop& stop) const;
+  llmjson::options with_policy_(llmjson::policy pol) const;
 
-  A adapter_;
+  // The adapter and the hook are called from the const calls, as std::function calls its target:
+  // the wrapper itself changes nothing, and sharing it between threads is the caller's choice.
+  mutable A adapter_;
   retry_options options_;
-  H next_;
+  mutable H next_;
 };
 
 }  // namespace llmjson
