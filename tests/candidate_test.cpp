@@ -602,3 +602,22 @@ TEST_CASE("owners that never close: pieces of a broken answer are not answers",
           std::vector<json>{json::parse(R"({"a": 1})")});
   }
 }
+
+TEST_CASE("disagreements the differential fuzzer found, settled against the rules text",
+          "[candidate][reference]") {
+  SECTION("\\udc can only become an unpaired low surrogate: no valid prefix, so no cut") {
+    auto s = llmjson::candidates(std::string_view("y {\"b\": \"\\udc"));
+    CHECK_FALSE(s.truncation);
+    CHECK(llmjson::candidates(std::string_view("y {\"b\": \"\\ud83d")).truncation);
+    CHECK_FALSE(llmjson::candidates(std::string_view("y {\"b\": \"\\ud83d\\u0")).truncation);
+    CHECK(llmjson::candidates(std::string_view("y {\"b\": \"\\ud83d\\ud")).truncation);
+  }
+  SECTION("an empty output the prompt opened reasoning for is a region that never closes") {
+    llmjson::options opened;
+    opened.start = llmjson::output_start::reasoning;
+    auto s = llmjson::candidates(std::string_view(""), opened);
+    REQUIRE(s.truncation);
+    CHECK(s.truncation->reasoning);
+    CHECK_FALSE(llmjson::candidates(std::string_view("")).truncation);
+  }
+}

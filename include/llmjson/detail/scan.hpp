@@ -497,7 +497,7 @@ class output_scanner {
     switch (shape_of(v_, text_, start, text_.size(), max_depth_, vb, ve)) {
       case value_shape::complete: return whole_value(vb, ve, source::whole, {}, {});
       case value_shape::prefix: return value_cut(vb);
-      case value_shape::blank: return;
+      case value_shape::blank:  // no value: a region the prompt opened may still hold it all
       case value_shape::invalid: break;
     }
     const std::vector<part> parts = region_finder(text_, opts_).parts(start);

@@ -348,7 +348,16 @@ class validator {
       const int h = hex_value(c);
       if (h < 0) return fail(i, "invalid \\u escape: expected 4 hex digits");
       unicode_ = (unicode_ << 4) | static_cast<std::uint32_t>(h);
-      if (escape_ < 5) return ++escape_, true;
+      if (escape_ < 5) {
+        // Fail at the first digit after which no completion is valid (`\udc` is always an
+        // unpaired low surrogate): the text stops being a valid prefix right there.
+        const auto rest = static_cast<std::uint32_t>(4 * (5 - escape_));
+        const std::uint32_t lo = unicode_ << rest, hi = lo + ((1U << rest) - 1);
+        const bool low_only = lo >= 0xDC00 && hi <= 0xDFFF;
+        const bool some_low = hi >= 0xDC00 && lo <= 0xDFFF;
+        if (surrogate_ ? !some_low : low_only) return fail(i, "unpaired surrogate in \\u escape");
+        return ++escape_, true;
+      }
       escape_ = 0;
       if (surrogate_) {
         if (unicode_ < 0xDC00 || unicode_ > 0xDFFF)
