@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
-#include <vector>
 
 namespace {
 
@@ -37,9 +36,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     require(!c.in_reasoning, "with regions off, no candidate is in reasoning");
   require(!plain.truncation || !plain.truncation->reasoning, "with regions off, no reasoning cut");
   const std::size_t first = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
-  const std::vector<llmjson::detail::part> parts =
-      llmjson::detail::region_finder(text, llmjson::options{}).parts(first);
-  if (parts.size() == 1 && !parts[0].region && parts[0].begin == first && parts[0].end == size) {
+  const llmjson::options defaults;
+  const bool no_marker = llmjson::detail::marker_set(defaults).next(text, first, size).kind ==
+                         llmjson::detail::marker_kind::none;
+  if (no_marker) {
     require(plain.candidates.size() == scan.candidates.size(),
             "without markers, regions off finds the same candidates");
     for (std::size_t k = 0; k < scan.candidates.size(); ++k) {

@@ -16,7 +16,7 @@
 
 namespace llmjson::detail {
 
-/// Finds the next byte of a set in one text: 16 bytes at a time with SSE2 (every x86-64 has
+/// Finds the next byte of a set in a text: 16 bytes at a time with SSE2 (every x86-64 has
 /// it) for sets of at most 8 bytes, a byte at a time through a table otherwise, elsewhere, or
 /// when `LLMJSON_NO_SIMD` is defined (the tests build that path too). Each call reads the bytes
 /// from `from` up to the first match, so a left-to-right pass reads every byte once. Does not
@@ -26,7 +26,7 @@ class byte_finder {
   static constexpr std::size_t max_bytes = 8;
 
   /// `bytes`: the set; duplicates are fine.
-  constexpr byte_finder(std::string_view text, std::string_view bytes) noexcept : text_(text) {
+  constexpr explicit byte_finder(std::string_view bytes) noexcept {
     for (char b : bytes) {
       const auto u = static_cast<unsigned char>(b);
       if (table_[u]) continue;
@@ -36,26 +36,28 @@ class byte_finder {
     }
   }
 
-  /// Returns the first `i` in `[from, end)` with `text[i]` in the set, or `end`.
-  [[nodiscard]] std::size_t next(std::size_t from, std::size_t end) const noexcept {
-    if (end > text_.size()) end = text_.size();
+  /// Returns the first `i` in `[from, end)` with `text[i]` in the set, or `end` (at most
+  /// `text.size()`).
+  [[nodiscard]] std::size_t next(std::string_view text, std::size_t from,
+                                 std::size_t end) const noexcept {
+    if (end > text.size()) end = text.size();
     std::size_t i = from;
 #if defined(LLMJSON_HAVE_SSE2) && !defined(LLMJSON_NO_SIMD)
     if (i < end && end - i >= 16) {
       switch (count_) {
         case 0: return end;
-        case 1: i = sse2<1>(i, end); break;
-        case 2: i = sse2<2>(i, end); break;
-        case 3: i = sse2<3>(i, end); break;
-        case 4: i = sse2<4>(i, end); break;
+        case 1: i = sse2<1>(text, i, end); break;
+        case 2: i = sse2<2>(text, i, end); break;
+        case 3: i = sse2<3>(text, i, end); break;
+        case 4: i = sse2<4>(text, i, end); break;
         default:
-          if (count_ <= max_bytes) i = sse2<max_bytes>(i, end);
+          if (count_ <= max_bytes) i = sse2<max_bytes>(text, i, end);
           break;
       }
     }
 #endif
     for (; i < end; ++i)
-      if (table_[static_cast<unsigned char>(text_[i])]) return i;
+      if (table_[static_cast<unsigned char>(text[i])]) return i;
     return end;
   }
 
@@ -64,11 +66,12 @@ class byte_finder {
   /// Skips 16 bytes at a time while none is in the set (the first `N` set bytes, the rest
   /// repeating the first). Returns the first match, or the start of the last partial block.
   template <std::size_t N>
-  [[nodiscard]] std::size_t sse2(std::size_t i, std::size_t end) const noexcept {
+  [[nodiscard]] std::size_t sse2(std::string_view text, std::size_t i,
+                                 std::size_t end) const noexcept {
     __m128i needles[N];
     for (std::size_t k = 0; k < N; ++k) needles[k] = _mm_set1_epi8(bytes_[k < count_ ? k : 0]);
     for (; end - i >= 16; i += 16) {
-      const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text_.data() + i));
+      const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
       __m128i hits = _mm_cmpeq_epi8(chunk, needles[0]);
       for (std::size_t k = 1; k < N; ++k)
         hits = _mm_or_si128(hits, _mm_cmpeq_epi8(chunk, needles[k]));
@@ -79,7 +82,6 @@ class byte_finder {
   }
 #endif
 
-  std::string_view text_;
   std::array<bool, 256> table_{};
   std::array<char, max_bytes> bytes_{};
   std::size_t count_ = 0;  // distinct bytes in the set

@@ -46,6 +46,9 @@ class validator {
     started_ = false;
   }
 
+  /// Points at the same text, moved or grown (a stream's buffer): offsets keep their meaning.
+  void rebind(std::string_view text) noexcept { text_ = text; }
+
   /// Takes `text[i]`. Returns false once the text seen is no valid JSON prefix.
   bool feed(std::size_t i) {
     if (failed_) return false;

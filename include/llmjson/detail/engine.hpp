@@ -1,0 +1,614 @@
+// llmjson: the extraction rules over a text that may still be growing, in one pass
+// SPDX-License-Identifier: MIT
+#ifndef LLMJSON_DETAIL_ENGINE_HPP_INCLUDED
+#define LLMJSON_DETAIL_ENGINE_HPP_INCLUDED
+
+#include <algorithm>
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include <llmjson/detail/fences.hpp>
+#include <llmjson/detail/find.hpp>
+#include <llmjson/detail/frames.hpp>
+#include <llmjson/detail/regions.hpp>
+#include <llmjson/detail/validator.hpp>
+#include <llmjson/options.hpp>
+
+namespace llmjson::detail {
+
+/// Sections 1 to 4 of the rules (tests/corpus/README.md) over a text given as it grows: each
+/// `advance` takes all the text so far and goes as far as the bytes seen can decide; the last
+/// one says the text has ended. Given the whole text at once, it is `candidates()`; given it
+/// in pieces, it reaches exactly the same records, near misses and cut, whatever the pieces.
+///
+/// The stages, each reading the bytes left to right once:
+/// - the whole output: one validator while the text is a valid JSON prefix; the stages below
+///   wait until it fails (a whole value owns all inside it), then catch up;
+/// - markers: reasoning regions and harmony tokens cut the text into parts. A marker is judged
+///   once the bytes it may span are there. Before any opening marker, the text is read as
+///   answer text; a closing marker then (the already-open rule) makes it reasoning, and it is
+///   read again, once, as one region;
+/// - parts: an answer part waits, like the whole output, while it is a valid JSON prefix;
+/// - lines: fence lines are found by their run of backticks or tildes; a line that may be
+///   one is held until it ends. Fence lines cut a part into segments. A fence body waits, like
+///   a part, while it is a valid JSON prefix;
+/// - frames: the scan of section 3 over each segment (frames.hpp).
+/// Every byte is read at most a few times in all, so the work is linear in the text.
+class engine {
+ public:
+  explicit engine(const options& opts)
+      : opts_(opts),
+        max_depth_(std::min(opts.max_depth, max_depth_limit)),
+        markers_(opts),
+        frames_(max_depth_, records, near) {}
+
+  engine(const engine&) = delete;
+  engine& operator=(const engine&) = delete;
+
+  std::vector<record> records;     ///< the candidates so far, in document order
+  std::vector<span> near;          ///< near misses so far
+  std::optional<pending_cut> cut;  ///< where the output was cut (known at the end)
+
+  [[nodiscard]] std::size_t max_depth() const noexcept { return max_depth_; }
+
+  /// Takes all the text so far (the bytes given before, and maybe more) and processes what it
+  /// can decide. `ended`: no more text will come; the results are then final.
+  void advance(std::string_view text, bool ended) {
+    t_ = text;
+    ended_ = ended;
+    frames_.rebind(text);
+    wv_.rebind(text);
+    pv_.rebind(text);
+    bv_.rebind(text);
+    if (!started_ && !find_start()) return;
+    if (!whole_output()) return;
+    if (!opts_.reasoning_regions) {
+      part_text(t_.size());
+      if (ended_ && part_.active) part_end(t_.size());
+      return;
+    }
+    markers();
+  }
+
+ private:
+  static constexpr std::size_t none = static_cast<std::size_t>(-1);
+
+  // --- the start and the whole output -------------------------------------------------------
+
+  /// One leading UTF-8 BOM is removed before anything else.
+  bool find_start() {
+    constexpr std::string_view bom = "\xEF\xBB\xBF";
+    const std::size_t n = std::min(t_.size(), bom.size());
+    if (t_.substr(0, n) == bom.substr(0, n) && n < bom.size() && !ended_) return false;
+    start_ = t_.substr(0, 3) == bom ? 3 : 0;
+    started_ = true;
+    w_pos_ = start_;
+    wv_.reset(t_, max_depth_, /*quiet=*/true);
+    return true;
+  }
+
+  /// Section 3's first rule. Returns whether the stages below may run.
+  bool whole_output() {
+    if (w_done_) return reading_;
+    for (; w_pos_ < t_.size(); ++w_pos_) {
+      const char c = t_[w_pos_];
+      if (!is_json_ws(c)) {
+        if (w_first_ == none) w_first_ = w_pos_;
+        w_last_ = w_pos_ + 1;
+      }
+      if (!wv_.feed(w_pos_)) {
+        w_done_ = true;  // not one value: the stages below read the text from its start
+        begin_reading();
+        return true;
+      }
+    }
+    if (!ended_) return false;
+    w_done_ = true;
+    if (w_first_ != none) {
+      if (wv_.finish(t_.size())) {
+        context whole;
+        records.push_back(whole.make(w_first_, w_last_, source::whole));
+        records.back().valid = true;
+      } else {
+        value_cut(w_first_);
+      }
+      return false;
+    }
+    begin_reading();  // nothing but white space: a region the prompt opened may still hold it
+    return true;
+  }
+
+  /// The text is not one value: parts, fences and frames from the start.
+  void begin_reading() {
+    reading_ = true;
+    m_pos_ = start_;
+    if (!opts_.reasoning_regions || opts_.start == output_start::answer) {
+      mode_ = mode::answer;
+      part_begin(false, start_, none, 0);
+    } else if (opts_.start == output_start::reasoning) {
+      mode_ = mode::region;
+      region_ = region_kind::prompt;
+      part_begin(true, start_, none, 0);
+    } else {
+      mode_ = mode::pre;
+      part_begin(false, start_, none, 0);
+    }
+  }
+
+  // --- markers ---------------------------------------------------------------------------------
+
+  enum class mode : unsigned char { pre, answer, region };
+  enum class region_kind : unsigned char { tags, harmony, prompt };
+
+  void markers() {
+    const std::size_t n = t_.size(), hold = markers_.lookahead();
+    const std::size_t safe = ended_ ? n : (n > hold ? n - hold : 0);
+    for (;;) {
+      if (m_pos_ >= safe) break;
+      if (mode_ == mode::region) {
+        const marker_match c = region_end(m_pos_, safe);
+        if (c.kind == marker_kind::none) {
+          part_text(safe);
+          m_pos_ = safe;
+          break;
+        }
+        part_text(c.at);
+        if (region_ == region_kind::prompt) {
+          // Its candidates show the marker that closed it (no marker opened it).
+          for (std::size_t k = part_.records_from; k < records.size(); ++k) {
+            records[k].marker_at = c.at;
+            records[k].marker_len = c.len;
+          }
+        }
+        part_end(c.at);
+        // <|start|> and <|channel|> end a message without belonging to it: read them next.
+        m_pos_ = region_ == region_kind::harmony && (c.is(harmony::start) || c.is(harmony::channel))
+                     ? c.at
+                     : c.at + c.len;
+        mode_ = mode::answer;
+        part_begin(false, m_pos_, none, 0);
+        continue;
+      }
+      const marker_match m = markers_.next(t_, m_pos_, safe);
+      if (m.kind == marker_kind::none) {
+        part_text(safe);
+        m_pos_ = safe;
+        break;
+      }
+      part_text(m.at);
+      const std::size_t after = m.at + m.len;
+      if (mode_ == mode::pre) {
+        if (m.kind == marker_kind::tag_close ||
+            ((m.is(harmony::end) || m.is(harmony::call)) && !seen_harmony_)) {
+          already_open(m);
+          continue;
+        }
+        if (marker_set::opens_region(t_, m)) {
+          mode_ = mode::answer;
+        } else if (m.kind == marker_kind::harmony_token) {
+          seen_harmony_ = true;
+        }
+      }
+      if (m.kind == marker_kind::tag_close) {  // a closing tag outside a region is text
+        part_text(after);
+        m_pos_ = after;
+        continue;
+      }
+      part_end(m.at);
+      m_pos_ = after;
+      if (m.kind == marker_kind::tag_open) {
+        mode_ = mode::region;
+        region_ = region_kind::tags;
+        pair_ = m.index;
+        part_begin(true, after, m.at, m.len);
+      } else if (m.is(harmony::channel) && !marker_set::is_final(t_, after)) {
+        mode_ = mode::region;
+        region_ = region_kind::harmony;
+        part_begin(true, after, m.at, marker_set::name_end(t_, after) - m.at);
+      } else {  // any other harmony token cuts the text
+        part_begin(false, after, none, 0);
+      }
+    }
+    if (!ended_) return;
+    if (part_.active) part_end(n);
+    if (mode_ == mode::region) {  // it never closed: the model was still thinking
+      pending_cut k;
+      k.kind = pending_cut::what::region;
+      k.offset = part_.marker_at == none ? start_ : part_.marker_at;
+      k.marker_at = part_.marker_at == none ? 0 : part_.marker_at;
+      k.marker_len = part_.marker_len;
+      cut = k;
+    }
+  }
+
+  /// Where the current region ends, in `[i, end)`.
+  [[nodiscard]] marker_match region_end(std::size_t i, std::size_t end) const noexcept {
+    switch (region_) {
+      case region_kind::tags: return markers_.closer_of(pair_, t_, i, end);
+      case region_kind::harmony: return marker_set::harmony_end(t_, i, end);
+      case region_kind::prompt: break;
+    }
+    // The prompt opened it: the first closing tag of any pair, or harmony <|end|> or <|call|>.
+    for (;;) {
+      const marker_match m = markers_.next(t_, i, end);
+      if (m.kind == marker_kind::none || m.kind == marker_kind::tag_close || m.is(harmony::end) ||
+          m.is(harmony::call))
+        return m;
+      i = m.at + 1;
+    }
+  }
+
+  /// A closing marker before any opening one: the prompt opened a region that it closes. What
+  /// was read so far as answer text is read again, once, as that region.
+  void already_open(const marker_match& m) {
+    records.clear();
+    near.clear();
+    cut.reset();
+    part_ = part_state{};
+    mode_ = mode::answer;
+    part_begin(true, start_, m.at, m.len);
+    part_text(m.at);
+    part_end(m.at);
+    m_pos_ = m.at + m.len;
+    part_begin(false, m_pos_, none, 0);
+  }
+
+  // --- parts -----------------------------------------------------------------------------------
+
+  struct part_state {
+    bool active = false;
+    bool region = false;
+    std::size_t begin = 0;
+    std::size_t records_from = 0;                  // its records are records[records_from..]
+    std::size_t marker_at = none, marker_len = 0;  // regions: the marker (none: the prompt's)
+    std::size_t released = 0;                      // the part's bytes known so far end here
+    bool whole = false;                  // answer parts: the part is a valid JSON prefix so far
+    std::size_t pv_pos = 0;              // the next byte for the part's validator
+    std::size_t first = none, last = 0;  // its first and last bytes that are not white space
+  };
+
+  void part_begin(bool region, std::size_t at, std::size_t marker_at, std::size_t marker_len) {
+    part_ = part_state{};
+    part_.active = true;
+    part_.region = region;
+    part_.begin = at;
+    part_.marker_at = marker_at;
+    part_.marker_len = marker_len;
+    part_.records_from = records.size();
+    part_.released = at;
+    part_.whole = !region;
+    part_.pv_pos = at;
+    if (part_.whole) pv_.reset(t_, max_depth_, /*quiet=*/true);
+    // Lines and frames start at the part's first byte, which starts a line.
+    l_pos_ = at;
+    held_ = false;
+    fence_open_ = false;
+    prose_begin(at);
+  }
+
+  /// The part's bytes are known up to `upto`.
+  void part_text(std::size_t upto) {
+    if (!part_.active || upto <= part_.released) return;
+    part_.released = upto;
+    if (part_.whole) {
+      for (; part_.pv_pos < upto; ++part_.pv_pos) {
+        const char c = t_[part_.pv_pos];
+        if (!is_json_ws(c)) {
+          if (part_.first == none) part_.first = part_.pv_pos;
+          part_.last = part_.pv_pos + 1;
+        }
+        if (!pv_.feed(part_.pv_pos)) {
+          part_.whole = false;  // not one value: its lines and frames catch up from its start
+          break;
+        }
+      }
+      if (part_.whole) return;
+    }
+    lines(upto, false);
+  }
+
+  /// The part ends at `e` (a marker, or the end of the text).
+  void part_end(std::size_t e) {
+    part_text(e);
+    const bool at_end = ended_ && e == t_.size();
+    if (part_.whole) {  // still a valid JSON prefix: one value, a cut value, or neither
+      part_.whole = false;
+      if (part_.first == none) return finish_part();  // empty or white space: nothing
+      if (pv_.finish(e)) {
+        records.push_back(region_context().make(part_.first, part_.last, source::part));
+        records.back().valid = true;
+        return finish_part();
+      }
+      if (at_end) {
+        value_cut(part_.first);
+        return finish_part();
+      }
+    }
+    lines(e, true);
+    if (fence_open_) {
+      fence_body_end(e, at_end,
+                     part_.region ? "the end of the reasoning" : "a reasoning or harmony marker");
+    } else {
+      segment_end(e, at_end,
+                  part_.region ? "the end of the reasoning" : "a reasoning or harmony marker");
+    }
+    finish_part();
+  }
+
+  void finish_part() { part_.active = false; }
+
+  [[nodiscard]] context region_context() const noexcept {
+    context c;
+    c.in_reasoning = part_.region;
+    if (part_.region && part_.marker_at != none) {
+      c.marker_at = part_.marker_at;
+      c.marker_len = part_.marker_len;
+    }
+    return c;
+  }
+
+  // --- lines and fences --------------------------------------------------------------------
+
+  /// Fence detection over the part's bytes `[l_pos_, upto)`. `part_ended`: `upto` ends the part.
+  void lines(std::size_t upto, bool part_ended) {
+    static constexpr byte_finder fence_bytes{"`~"};
+    static constexpr byte_finder line_ends{"\n\r"};
+    while (l_pos_ < upto) {
+      if (held_) {
+        // A line that may be a fence line: its fate needs all of it.
+        std::size_t eol = line_ends.next(t_, l_pos_, upto);
+        std::size_t next = eol;
+        if (eol == upto) {
+          if (!part_ended) {
+            l_pos_ = upto;
+            return;
+          }
+        } else if (t_[eol] == '\r' && eol + 1 == upto && !part_ended) {
+          l_pos_ = eol;  // CR then perhaps LF: one more byte tells where the next line starts
+          return;
+        } else {
+          next = eol + (t_[eol] == '\r' && eol + 1 < upto && t_[eol + 1] == '\n' ? 2 : 1);
+        }
+        held_line(held_at_, eol, next);
+        continue;
+      }
+      // Outside a held line only backticks and tildes matter: a fence line starts, after at
+      // most 3 spaces, with 3 of them.
+      const std::size_t h = fence_bytes.next(t_, l_pos_, upto);
+      if (h == upto) {
+        // Nothing to hold, but the last line's start could still become a fence line.
+        std::size_t keep = upto;
+        if (!part_ended) keep = open_line_start(l_pos_, upto);
+        segment_text(keep);
+        l_pos_ = keep;
+        return;
+      }
+      const std::size_t s = fence_line_start(h);
+      if (s == none) {  // not at a line's start: this line is no fence line
+        segment_text(h + 1);
+        l_pos_ = h + 1;
+        continue;
+      }
+      // A line start: a fence line if the run is 3 long.
+      std::size_t run = h;
+      while (run < upto && run - h < 3 && t_[run] == t_[h]) ++run;
+      if (run - h < 3 && run == upto && !part_ended) {
+        segment_text(s);
+        l_pos_ = s;
+        return;
+      }
+      if (run - h < 3) {
+        segment_text(run);
+        l_pos_ = run;
+        continue;
+      }
+      segment_text(s);
+      l_pos_ = s;
+      held_at_ = s;
+      held_ = true;
+    }
+    // The part's end ends a line still held.
+    if (held_ && part_ended) held_line(held_at_, upto, upto);
+  }
+
+  /// If the backtick or tilde at `h` follows at most 3 spaces at the start of a line (of the
+  /// part), returns that line's start.
+  [[nodiscard]] std::size_t fence_line_start(std::size_t h) const noexcept {
+    std::size_t s = h;
+    while (s > part_.begin && h - s < 4 && t_[s - 1] == ' ') --s;
+    if (h - s > 3) return none;
+    if (s == part_.begin || t_[s - 1] == '\n' || t_[s - 1] == '\r') return s;
+    return none;
+  }
+
+  /// `upto`, or the start of the last line in `[from, upto)` if that line is still too short
+  /// to tell whether it is a fence line (at most 3 spaces so far).
+  [[nodiscard]] std::size_t open_line_start(std::size_t from, std::size_t upto) const noexcept {
+    std::size_t s = upto;
+    while (s > from && upto - s < 4 && t_[s - 1] == ' ') --s;
+    if (upto - s > 3) return upto;
+    if (s == part_.begin || (s > 0 && (t_[s - 1] == '\n' || t_[s - 1] == '\r'))) return s;
+    return upto;
+  }
+
+  /// The held line `[s, eol)` is complete; the next line starts at `next`.
+  void held_line(std::size_t s, std::size_t eol, std::size_t next) {
+    held_ = false;
+    const std::string_view line = t_.substr(s, eol - s);
+    if (!fence_open_) {
+      std::string_view info;
+      if (opens_fence(line, run_, info)) {
+        segment_end(s, false, "a fence line");
+        fence_open_ = true;
+        fence_at_ = s;
+        info_at_ = static_cast<std::size_t>(info.data() - t_.data());
+        info_len_ = info.size();
+        body_begin(next);
+        l_pos_ = next;
+        return;
+      }
+    } else if (closes_fence(line, run_)) {
+      fence_body_end(s, false, "the fence's closing line");
+      fence_open_ = false;
+      // The closing line's end: the prose after it starts there (its line ending included).
+      prose_begin(eol);
+      l_pos_ = eol;
+      return;
+    }
+    segment_text(next);
+    l_pos_ = next;
+  }
+
+  // --- segments: prose between fences, and fence bodies ----------------------------------------
+
+  void prose_begin(std::size_t at) {
+    in_body_ = false;
+    f_pos_ = at;
+    frames_.begin(region_context());
+  }
+
+  void body_begin(std::size_t at) {
+    in_body_ = true;
+    body_ = body_state{};
+    body_.begin = at;
+    body_.pos = at;
+    bv_.reset(t_, max_depth_, /*quiet=*/true);
+    f_pos_ = at;
+    context c = region_context();
+    c.in_fence = true;
+    c.info_at = info_at_;
+    c.info_len = info_len_;
+    frames_.begin(c);
+  }
+
+  /// The current segment's bytes are known up to `upto`.
+  void segment_text(std::size_t upto) {
+    if (in_body_ && body_.whole) {
+      for (; body_.pos < upto; ++body_.pos) {
+        const char c = t_[body_.pos];
+        if (!is_json_ws(c)) {
+          if (body_.first == none) body_.first = body_.pos;
+          body_.last = body_.pos + 1;
+        }
+        if (!bv_.feed(body_.pos)) {
+          body_.whole = false;  // not one value: its frames catch up from its start
+          break;
+        }
+      }
+      if (body_.whole) return;
+    }
+    if (upto > f_pos_) {
+      frames_.feed(f_pos_, upto);
+      f_pos_ = upto;
+    }
+  }
+
+  void segment_end(std::size_t e, bool at_end, std::string_view cut_by) {
+    segment_text(e);
+    if (std::optional<pending_cut> k = frames_.end(e, at_end, cut_by); k && !cut) cut = k;
+  }
+
+  /// A fence body ends at `e` (its closing line, or the end of its part).
+  void fence_body_end(std::size_t e, bool at_end, std::string_view cut_by) {
+    segment_text(e);
+    if (body_.whole) {
+      body_.whole = false;
+      if (body_.first == none) {
+        // `` ```json `` and nothing after it was cut; a bare ``` is a prefilled fence's closer.
+        if (at_end && info_len_ > 0) fence_cut("is empty");
+        in_body_ = false;
+        return;
+      }
+      if (bv_.finish(e)) {
+        context c = region_context();
+        c.in_fence = true;
+        c.info_at = info_at_;
+        c.info_len = info_len_;
+        records.push_back(c.make(body_.first, body_.last, source::fence));
+        records.back().valid = true;
+        in_body_ = false;
+        return;
+      }
+      if (at_end && t_[body_.first] != '{') {
+        // An unfinished array or scalar owns all inside it, as an unfinished object does.
+        fence_cut(t_[body_.first] == '[' ? "is an unfinished JSON array"
+                                         : "is an unfinished JSON value");
+        in_body_ = false;
+        return;
+      }
+      segment_text(e);  // catch up: the frames read the body from its start
+    }
+    segment_end(e, at_end, cut_by);
+    in_body_ = false;
+  }
+
+  // --- cuts --------------------------------------------------------------------------------------
+
+  void value_cut(std::size_t first) {
+    pending_cut k;
+    k.kind = t_[first] == '{'   ? pending_cut::what::object
+             : t_[first] == '[' ? pending_cut::what::array
+                                : pending_cut::what::value;
+    k.offset = first;
+    cut = k;
+  }
+
+  void fence_cut(std::string_view body) {
+    pending_cut k;
+    k.kind = pending_cut::what::fence;
+    k.offset = body_.begin;
+    k.fence_offset = fence_at_;
+    k.info_at = info_at_;
+    k.info_len = info_len_;
+    k.body = body;
+    cut = k;
+  }
+
+  struct body_state {
+    std::size_t begin = 0;
+    std::size_t pos = 0;  // the next byte for the body's validator
+    bool whole = true;    // the body is a valid JSON prefix so far
+    std::size_t first = none, last = 0;
+  };
+
+  const options& opts_;
+  std::size_t max_depth_;
+  marker_set markers_;
+  frame_scanner frames_;
+  std::string_view t_;
+  bool ended_ = false;
+
+  bool started_ = false;
+  std::size_t start_ = 0;
+
+  validator wv_;  // the whole output
+  std::size_t w_pos_ = 0, w_first_ = none, w_last_ = 0;
+  bool w_done_ = false;   // the whole-output rule has decided
+  bool reading_ = false;  // ... that the stages below read the text
+
+  mode mode_ = mode::pre;
+  region_kind region_ = region_kind::tags;
+  std::size_t pair_ = 0;
+  std::size_t m_pos_ = 0;
+  bool seen_harmony_ = false;
+
+  part_state part_;
+  validator pv_;  // the current answer part
+
+  bool held_ = false;  // the line from held_at_ may be a fence line: it waits for its end
+  std::size_t l_pos_ = 0, held_at_ = 0;
+  bool fence_open_ = false;
+  marker_run run_{};
+  std::size_t fence_at_ = 0, info_at_ = 0, info_len_ = 0;
+
+  bool in_body_ = false;
+  body_state body_;
+  validator bv_;           // the current fence body
+  std::size_t f_pos_ = 0;  // the next byte for the frames
+};
+
+}  // namespace llmjson::detail
+
+#endif  // LLMJSON_DETAIL_ENGINE_HPP_INCLUDED

@@ -1,0 +1,445 @@
+// llmjson: the frame scan of section 3 of the rules, one segment at a time, resumable
+// SPDX-License-Identifier: MIT
+#ifndef LLMJSON_DETAIL_FRAMES_HPP_INCLUDED
+#define LLMJSON_DETAIL_FRAMES_HPP_INCLUDED
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <llmjson/candidate.hpp>
+#include <llmjson/detail/find.hpp>
+#include <llmjson/detail/validator.hpp>
+
+namespace llmjson::detail {
+
+/// A candidate as the scan first records it: a span and a verdict on its validity. Positions
+/// are offsets (a stream's buffer moves); views are made when the result is.
+struct record {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  source src = source::prose;
+  bool in_fence = false;
+  bool in_reasoning = false;
+  std::size_t info_at = 0, info_len = 0;      // the fence's info string
+  std::size_t marker_at = 0, marker_len = 0;  // the reasoning region's marker
+  bool valid = false;
+  std::size_t problem_offset = 0;
+  std::string problem;  // the reason, without its position
+};
+
+/// A near miss as the scan records it.
+struct span {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
+/// Where the scan found the output cut, before positions are known.
+struct pending_cut {
+  enum class what : unsigned char { object, array, value, fence, region };
+  what kind = what::object;
+  std::size_t offset = 0;
+  std::size_t fence_offset = 0;               // fences: where the opening line starts
+  std::size_t info_at = 0, info_len = 0;      // fences: the info string
+  std::string_view body;                      // fences: "is empty", ... (a literal)
+  std::size_t marker_at = 0, marker_len = 0;  // regions: the opening marker (none: the prompt's)
+};
+
+/// What every record of a segment shares: where it lies.
+struct context {
+  bool in_fence = false;
+  std::size_t info_at = 0, info_len = 0;
+  bool in_reasoning = false;
+  std::size_t marker_at = 0, marker_len = 0;
+
+  [[nodiscard]] record make(std::size_t begin, std::size_t end, source src) const {
+    record r;
+    r.begin = begin;
+    r.end = end;
+    r.src = src;
+    r.in_fence = in_fence;
+    r.info_at = info_at;
+    r.info_len = info_len;
+    r.in_reasoning = in_reasoning;
+    r.marker_at = marker_at;
+    r.marker_len = marker_len;
+    return r;
+  }
+};
+
+constexpr bool is_json_ws(char c) noexcept {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/// The scan of section 3 of the rules, over one segment at a time, with a stack of brace and
+/// bracket frames and one validator shared by the chain of nested frames it is validating.
+/// Linear: every byte is looked at once by the frame logic and at most once by the validator,
+/// and every frame is pushed, killed and popped at most once.
+class frame_scanner {
+ public:
+  frame_scanner(std::size_t max_depth, std::vector<record>& out, std::vector<span>& near)
+      : max_depth_(max_depth), out_(out), near_misses_(near) {}
+
+  /// Points at the text again, moved or grown (a stream's buffer): offsets keep their meaning.
+  void rebind(std::string_view text) noexcept {
+    text_ = text;
+    v_.rebind(text);
+  }
+
+  /// Starts a segment; `ctx` is what its records share.
+  void begin(const context& ctx) {
+    ctx_ = ctx;
+    frames_.clear();
+    in_string_ = false;
+    escaped_ = false;
+    alive_from_ = 0;
+  }
+
+  /// Scans the segment's bytes `[b, e)`, which continue the bytes scanned before.
+  void feed(std::size_t b, std::size_t e) {
+    static constexpr byte_finder openers{"{["};  // outside every frame only these matter
+    for (std::size_t i = b; i < e; ++i) {
+      if (frames_.empty()) {
+        i = openers.next(text_, i, e);
+        if (i == e) break;
+        if (text_[i] == '{') {
+          open_brace(i, false);
+        } else {
+          open_bracket(i);
+        }
+        continue;
+      }
+      step(i);
+    }
+  }
+
+  /// Ends the segment at `e`. When it runs to the end of the text and ends inside a frame whose
+  /// text is a valid JSON prefix, returns where the output was cut; when it ends inside such a
+  /// frame otherwise, that frame is malformed, cut by `cut_by` ("a fence line").
+  std::optional<pending_cut> end(std::size_t e, bool runs_to_end, std::string_view cut_by) {
+    return end_segment(e, runs_to_end, cut_by);
+  }
+
+  /// Records from this index on lie inside an open frame that could still own them (a
+  /// JSON-like frame, or one whose kind is not decided yet): they may still be dropped.
+  [[nodiscard]] std::size_t stable_records() const noexcept {
+    for (const frame& f : frames_)
+      if (f.k != kind::brace_prose) return f.mark;
+    return out_.size();
+  }
+
+ private:
+  enum class kind : unsigned char {
+    brace_pending,
+    brace_json,
+    brace_prose,
+    bracket_pending,
+    bracket
+  };
+  enum class pend : unsigned char { after_brace, first_string, after_first_string };
+  enum class probe : unsigned char { none, name, after_name };  // `{name :` makes a near miss
+  static constexpr std::size_t alive = static_cast<std::size_t>(-1);
+
+  struct frame {
+    std::size_t open = 0;
+    std::size_t mark = 0;         // out_.size() when the frame opened: later records lie inside it
+    std::size_t near_mark = 0;    // near_misses_.size() likewise
+    std::size_t base = 0;         // validator depth outside this frame's opener
+    std::size_t dead_at = alive;  // the byte where its text stopped being a valid JSON prefix
+    std::size_t nest = 0;         // brackets: the `[` open inside it (outside strings)
+    kind k = kind::brace_pending;
+    bool in_chain = true;  // the validator is reading this frame's text
+    bool looks = false;    // brace frames: starts like an object (`{"`, `{'`, `{name:`)
+  };
+
+  static bool json_like(const frame& f) noexcept {
+    return f.k == kind::brace_json || f.k == kind::bracket;
+  }
+
+  void step(std::size_t i) {
+    const char c = text_[i];
+    bool joined = false;
+    if (frames_.back().in_chain) {
+      if (!v_.feed(i)) {
+        kill_chain(i);
+      } else {
+        joined = c == '{';
+        if (c == '[') check_depth(i);
+      }
+    }
+    if (in_string_) {
+      string_byte(c);
+      return;
+    }
+    // Settle a frame whose kind is still open; the byte is then read as in that kind.
+    for (;;) {
+      frame& top = frames_.back();
+      if (top.k == kind::brace_pending) {
+        if (!decide_kind(top, c)) return;
+      } else if (top.k == kind::bracket_pending) {
+        if (is_json_ws(c)) return;
+        if (c != '{' && c != '[' && c != '"') {
+          // `[1]`, `[text](url)`, `[ ]`: no frame after all; read the byte where it stands.
+          frames_.pop_back();
+          alive_from_ = std::min(alive_from_, frames_.size());
+          if (frames_.empty()) return;  // outside every frame only `{` and `[` matter
+          continue;
+        }
+        top.k = kind::bracket;
+      }
+      break;
+    }
+    frame& top = frames_.back();
+    switch (top.k) {
+      case kind::bracket:
+        if (c == '"') {
+          in_string_ = true;
+        } else if (c == '[') {
+          ++top.nest;
+        } else if (c == ']') {
+          if (top.nest == 0) {
+            close_frame(i);
+          } else {
+            --top.nest;
+          }
+        } else if (c == '{') {
+          open_brace(i, joined);
+        }
+        break;
+      case kind::brace_json:
+        if (c == '"') {
+          in_string_ = true;
+        } else if (c == '{') {
+          open_brace(i, joined);
+        } else if (c == '}') {
+          close_frame(i);
+        }
+        break;
+      case kind::brace_prose:
+        if (probe_ != probe::none) near_miss_byte(top, c);
+        if (c == '{') {
+          open_brace(i, joined);
+        } else if (c == '}') {
+          close_frame(i);
+        } else if (c == '[') {
+          open_bracket(i);
+        }
+        break;
+      default: break;
+    }
+  }
+
+  static bool is_name_byte(char c) noexcept {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  }
+
+  /// Settles a pending brace frame's kind on `c`. Returns false when `c` was used up doing so.
+  bool decide_kind(frame& top, char c) {
+    switch (pend_) {
+      case pend::after_brace:
+        if (is_json_ws(c)) return false;
+        if (c == '}') {
+          top.k = kind::brace_json;
+          return true;
+        }
+        if (c == '"') {
+          in_string_ = true;
+          top.looks = true;
+          pend_ = pend::first_string;
+          return false;
+        }
+        top.looks = c == '\'';
+        if (is_name_byte(c) && !(c >= '0' && c <= '9')) probe_ = probe::name;
+        break;
+      case pend::after_first_string:
+        if (is_json_ws(c)) return false;
+        if (c == ':') {
+          top.k = kind::brace_json;
+          return false;
+        }
+        break;
+      case pend::first_string: break;  // unreachable: the string is read by string_byte
+    }
+    top.k = kind::brace_prose;
+    return true;
+  }
+
+  /// `{name :` in a prose-like frame: it starts like an object with an unquoted key.
+  void near_miss_byte(frame& top, char c) {
+    if (probe_ == probe::name && is_name_byte(c)) return;
+    if (is_json_ws(c)) {
+      probe_ = probe::after_name;
+      return;
+    }
+    if (c == ':') top.looks = true;
+    probe_ = probe::none;
+  }
+
+  void string_byte(char c) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20) {  // a JSON string holds no raw control character: the string ends here
+      in_string_ = false;
+      escaped_ = false;
+      string_ended(false);
+    } else if (escaped_) {
+      escaped_ = false;
+    } else if (c == '\\') {
+      escaped_ = true;
+    } else if (c == '"') {
+      in_string_ = false;
+      string_ended(true);
+    }
+  }
+
+  void string_ended(bool by_quote) {
+    frame& top = frames_.back();
+    if (top.k != kind::brace_pending) return;
+    if (by_quote) {
+      pend_ = pend::after_first_string;
+    } else {
+      top.k = kind::brace_prose;
+    }
+  }
+
+  void push_frame(std::size_t i, kind k) {
+    frame f;
+    f.open = i;
+    f.mark = out_.size();
+    f.near_mark = near_misses_.size();
+    f.base = v_.depth() - 1;
+    f.k = k;
+    frames_.push_back(f);
+    probe_ = probe::none;
+    check_depth(i);
+  }
+
+  void open_brace(std::size_t i, bool joined) {
+    if (!joined) start_chain(i);
+    push_frame(i, kind::brace_pending);
+    pend_ = pend::after_brace;
+  }
+
+  /// A `[` outside every frame or in a prose-like frame: a frame if what follows it says so.
+  /// Such a `[` never continues a chain (a prose-like frame's text is no JSON prefix).
+  void open_bracket(std::size_t i) {
+    start_chain(i);
+    push_frame(i, kind::bracket_pending);
+  }
+
+  void start_chain(std::size_t i) {
+    v_.reset(text_, std::numeric_limits<std::size_t>::max(), /*quiet=*/true);
+    v_.feed(i);
+    alive_from_ = frames_.size();
+  }
+
+  void close_frame(std::size_t i) {
+    const frame f = frames_.back();
+    frames_.pop_back();
+    alive_from_ = std::min(alive_from_, frames_.size());
+    probe_ = probe::none;
+    if (f.k == kind::brace_prose) {  // keeps what lies inside it
+      if (f.looks && !ctx_.in_reasoning) {
+        near_misses_.resize(f.near_mark);  // only the outermost near miss is named
+        near_misses_.push_back(span{f.open, i + 1});
+      }
+      return;
+    }
+    out_.resize(f.mark);  // the parts of a JSON-like frame are never answers
+    near_misses_.resize(f.near_mark);
+    push_record(f.open, i + 1, f.dead_at == alive);  // a malformed span's reason is found later
+  }
+
+  void push_record(std::size_t begin, std::size_t end, bool valid) {
+    record r = ctx_.make(begin, end, source::prose);
+    r.valid = valid;
+    out_.push_back(std::move(r));
+  }
+
+  /// The validator failed at `i`: every frame it was reading contains the failure.
+  void kill_chain(std::size_t i) {
+    for (std::size_t k = frames_.size(); k-- > 0 && frames_[k].in_chain;) {
+      frames_[k].in_chain = false;
+      if (frames_[k].dead_at == alive) frames_[k].dead_at = i;
+    }
+    alive_from_ = frames_.size();
+  }
+
+  /// Frames whose nesting now exceeds the limit are dead; frames nested deeper stay valid.
+  void check_depth(std::size_t i) {
+    while (alive_from_ < frames_.size() && v_.depth() - frames_[alive_from_].base > max_depth_)
+      frames_[alive_from_++].dead_at = i;
+  }
+
+  std::optional<pending_cut> end_segment(std::size_t e, bool runs_to_end, std::string_view cut_by) {
+    std::optional<pending_cut> cut;
+    if (frames_.empty()) return cut;
+    // The outermost open frame whose text is a valid prefix swallows all inside it; the dead
+    // JSON-like frames outside it drop what starts before the byte where they went wrong.
+    std::vector<span> drops;
+    const std::size_t mark = frames_.front().mark, near_mark = frames_.front().near_mark;
+    for (const frame& f : frames_) {
+      if (f.dead_at == alive) {
+        out_.resize(f.mark);
+        near_misses_.resize(f.near_mark);
+        const bool array = f.k == kind::bracket || f.k == kind::bracket_pending;
+        if (runs_to_end) {
+          pending_cut k;
+          k.kind = array ? pending_cut::what::array : pending_cut::what::object;
+          k.offset = f.open;
+          cut = k;
+        } else {
+          push_record(f.open, e, false);
+          out_.back().problem_offset = e;
+          out_.back().problem = std::string(array ? "the array" : "the object") +
+                                " never closes: " + std::string(cut_by) + " cuts it";
+        }
+        break;
+      }
+      if (json_like(f)) drops.push_back(span{f.open, f.dead_at});
+    }
+    if (!drops.empty()) {
+      drop_starting_in(out_, mark, drops);
+      drop_starting_in(near_misses_, near_mark, drops);
+    }
+    frames_.clear();
+    return cut;
+  }
+
+  /// Removes the items of `v[from..]` (sorted by `begin`) that start in one of the spans of
+  /// `drops` (sorted by `begin`; each contains every item from its `begin` on).
+  template <class T>
+  static void drop_starting_in(std::vector<T>& v, std::size_t from,
+                               const std::vector<span>& drops) {
+    std::size_t d = 0, until = 0, to = from;
+    for (std::size_t k = from; k < v.size(); ++k) {
+      while (d < drops.size() && drops[d].begin <= v[k].begin)
+        until = std::max(until, drops[d++].end);
+      if (v[k].begin < until) continue;
+      if (to != k) v[to] = std::move(v[k]);
+      ++to;
+    }
+    v.resize(to);
+  }
+
+  std::string_view text_;
+  std::size_t max_depth_;
+  std::vector<record>& out_;
+  std::vector<span>& near_misses_;
+  std::vector<frame> frames_;
+  validator v_;
+  context ctx_;
+  std::size_t alive_from_ = 0;  // frames_[alive_from_..] are the chain's live frames
+  pend pend_ = pend::after_brace;
+  probe probe_ = probe::none;
+  bool in_string_ = false;
+  bool escaped_ = false;
+};
+
+}  // namespace llmjson::detail
+
+#endif  // LLMJSON_DETAIL_FRAMES_HPP_INCLUDED
