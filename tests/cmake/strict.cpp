@@ -34,7 +34,8 @@ int main() {
       "```json\n{\"decision\": \"reply\", \"steps\": 2}\n```\n";
 
   auto any = llmjson::extract(text);
-  expect(any.has_value() ? any->value().is_object() : !any.error().message.empty(), "extract(text)");
+  expect(any.has_value() ? any->value().is_object() : !any.error().message.empty(),
+         "extract(text)");
   auto keyed = llmjson::extract(text, llmjson::any_key({"steps"}), llmjson::options{});
   expect(keyed.has_value() && keyed->value()["steps"] == 2, "extract(text, any_key)");
   auto typed = llmjson::extract<plan>(text);
@@ -51,7 +52,8 @@ int main() {
     "properties": {"steps": {"type": "integer", "minimum": 1}, "decision": {"pattern": "^re"}}
   })"));
   expect(llmjson::extract(text, schema).has_value(), "extract(text, schema)");
-  const llmjson::schema_result bad = llmjson::schema::compile(nlohmann::json::parse(R"({"$ref": "#"})"));
+  const llmjson::schema_result bad =
+      llmjson::schema::compile(nlohmann::json::parse(R"({"$ref": "#"})"));
   expect(!bad.value.has_value() && !bad.error.empty(), "schema::compile");
 
   // A model that answers with the prompt itself, after one empty reply.

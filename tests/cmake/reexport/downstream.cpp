@@ -5,7 +5,8 @@
 #include <cstdio>
 
 int main() {
-  const auto orders = parent::orders_in("Draft: {\"risk\": 1}\n```json\n{\"orders\": [\"A-1\"]}\n```\n");
+  const auto orders =
+      parent::orders_in("Draft: {\"risk\": 1}\n```json\n{\"orders\": [\"A-1\"]}\n```\n");
   if (!orders || *orders != nlohmann::json::array({"A-1"})) {
     std::puts("wrong answer");
     return 1;
