@@ -1,5 +1,5 @@
 # llmjson: cmake -P check: in COMPILE_COMMANDS, every compile command names the directory holding
-# llmjson/llmjson.hpp with -isystem (EXPECT=SYSTEM) or with -I (EXPECT=PLAIN), and never the other way
+# llmjson/llmjson.hpp with -isystem (EXPECT=SYSTEM) or with -I (EXPECT=PLAIN), never the other way
 # SPDX-License-Identifier: MIT
 file(READ "${COMPILE_COMMANDS}" _json)
 string(JSON _count LENGTH "${_json}")

@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: MIT
 #include <llmjson/llmjson.hpp>
 
-// The umbrella leaves the JSON Schema selector out: it would add 40% to every user's compile.
+// The umbrella leaves the JSON Schema selector out: with it, every file that includes the umbrella
+// takes 3.47 s of CPU instead of 1.96 (README, "Compile time").
 #ifdef LLMJSON_SCHEMA_HPP_INCLUDED
 #error "<llmjson/llmjson.hpp> includes <llmjson/schema.hpp>"
 #endif

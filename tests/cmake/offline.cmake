@@ -38,8 +38,8 @@ set(fix "apt-get install nlohmann-json3-dev.*-DLLMJSON_FETCH_DEPENDENCIES=ON")
 configure(top_default EXPECT fail SOURCE "${SOURCE_DIR}" ARGS ${no_json} ${top_only}
   -DLLMJSON_BUILD_TESTS=OFF MATCH "needs nlohmann/json" "${fix}" NO_MATCH "downloading")
 # No Catch2, tests on: an error naming the fixes, including building without the tests.
-configure(top_no_catch2 EXPECT fail SOURCE "${SOURCE_DIR}" ARGS -DCMAKE_DISABLE_FIND_PACKAGE_Catch2=ON
-  ${top_only} MATCH "tests need Catch2" "apt-get install catch2" "-DLLMJSON_BUILD_TESTS=OFF"
+configure(top_no_catch2 EXPECT fail SOURCE "${SOURCE_DIR}"
+  ARGS -DCMAKE_DISABLE_FIND_PACKAGE_Catch2=ON ${top_only} MATCH "tests need Catch2" "apt-get install catch2" "-DLLMJSON_BUILD_TESTS=OFF"
   "-DLLMJSON_FETCH_DEPENDENCIES=ON" NO_MATCH "downloading")
 # A subproject downloads by default, and says from where.
 configure(sub_default EXPECT ok SOURCE "${WORK_DIR}/parent" ARGS ${no_json}

@@ -2,7 +2,8 @@
 # installed headers, with no CMake involved
 # SPDX-License-Identifier: MIT
 #
-# -D inputs: PKG_CONFIG, PREFIX, DATADIR, INCLUDEDIR, VERSION, CXX_COMPILER, CXX_FLAGS, SOURCE, WORK_DIR.
+# -D inputs: PKG_CONFIG, PREFIX, DATADIR, INCLUDEDIR, VERSION, CXX_COMPILER, CXX_FLAGS, SOURCE,
+# WORK_DIR.
 cmake_minimum_required(VERSION 3.21)
 
 set(ENV{PKG_CONFIG_PATH} "${PREFIX}/${DATADIR}/pkgconfig")  # searched before the default path

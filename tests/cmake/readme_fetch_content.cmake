@@ -39,7 +39,8 @@ while(TRUE)
   endif()
 endwhile()
 if(NOT found EQUAL 1)
-  message(FATAL_ERROR "README.md has ${found} cmake blocks with FetchContent_Declare(llmjson: want 1")
+  message(FATAL_ERROR "README.md has ${found} cmake blocks with FetchContent_Declare(llmjson, "
+                      "not 1")
 endif()
 if(NOT block MATCHES "GIT_REPOSITORY[ \t\n]+([^ \t\n)]+)")
   message(FATAL_ERROR "the README's FetchContent block has no GIT_REPOSITORY:\n${block}")
@@ -103,8 +104,8 @@ ${block}
 add_executable(consumer main.cpp)
 target_link_libraries(consumer PRIVATE llmjson::llmjson)
 ")
-set(options -G "${GENERATOR}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
-  "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}")
+set(options -G "${GENERATOR}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
+  "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}" "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}")
 if(MAKE_PROGRAM)
   list(APPEND options "-DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}")
 endif()
@@ -116,6 +117,7 @@ run("${CMAKE_COMMAND}" --build consumer/build)
 execute_process(COMMAND "${GIT_EXECUTABLE}" -C "${WORK_DIR}/consumer/build/_deps/llmjson-src"
   rev-parse HEAD OUTPUT_VARIABLE fetched OUTPUT_STRIP_TRAILING_WHITESPACE)
 if(NOT fetched STREQUAL snapshot)
-  message(FATAL_ERROR "FetchContent checked out '${fetched}', not the local repository's ${snapshot}")
+  message(FATAL_ERROR "FetchContent checked out '${fetched}', not the local repository's "
+                      "${snapshot}")
 endif()
 run(consumer/build/consumer)
