@@ -11,7 +11,12 @@ set(LLMJSON_STRICT_WARNINGS -Wall -Wextra -Wpedantic -Wconversion -Wsign-convers
 # build checks the compile command of its sources: SYSTEM, llmjson's headers came in through
 # -isystem (a way in that protects a user's warnings); PLAIN, through -I (the headers themselves
 # are checked, the check cannot pass because they were hidden).
+# The flags and the parsing of compile commands are g++'s and clang's: other compilers only build
+# and run the program.
 function(llmjson_consumer target how)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    return()
+  endif()
   target_compile_options(${target} PRIVATE ${LLMJSON_STRICT_WARNINGS})
   set_target_properties(${target} PROPERTIES EXPORT_COMPILE_COMMANDS ON)
   add_custom_command(TARGET ${target} POST_BUILD
