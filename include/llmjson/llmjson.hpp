@@ -1,7 +1,11 @@
-// llmjson: the umbrella header, every public header of the library
+// llmjson: the umbrella header, every public header of the library but schema.hpp
 // SPDX-License-Identifier: MIT
 #ifndef LLMJSON_LLMJSON_HPP_INCLUDED
 #define LLMJSON_LLMJSON_HPP_INCLUDED
+
+// <llmjson/schema.hpp> (the JSON Schema selector, with its compiler and regex engine) is left
+// out: it is 40% of this header's compile time, in every translation unit that includes it.
+// Include it where you use llmjson::schema.
 
 #include <llmjson/adapter.hpp>
 #include <llmjson/candidate.hpp>
@@ -11,7 +15,6 @@
 #include <llmjson/options.hpp>
 #include <llmjson/result.hpp>
 #include <llmjson/retry.hpp>
-#include <llmjson/schema.hpp>
 #include <llmjson/select.hpp>
 #include <llmjson/verdict.hpp>
 #include <llmjson/version.hpp>

@@ -2,6 +2,12 @@
 // SPDX-License-Identifier: MIT
 #include <llmjson/llmjson.hpp>
 
+// The umbrella leaves the JSON Schema selector out: with it, every file that includes the umbrella
+// takes 3.47 s of CPU instead of 1.96 (README, "Compile time").
+#ifdef LLMJSON_SCHEMA_HPP_INCLUDED
+#error "<llmjson/llmjson.hpp> includes <llmjson/schema.hpp>"
+#endif
+
 #include <cstdio>
 #include <string_view>
 

@@ -354,7 +354,7 @@ class schema_compiler {
   static bool is_schema(const nlohmann::json& v) { return v.is_object() || v.is_boolean(); }
 
   static std::optional<std::size_t> as_count(const nlohmann::json& v) {
-    if (v.is_number_unsigned()) return static_cast<std::size_t>(v.get<std::uint64_t>());
+    if (v.is_number_unsigned()) return v.get<std::size_t>();  // no cast: -Wuseless-cast where equal
     if (v.is_number_integer()) {
       const auto i = v.get<std::int64_t>();
       if (i >= 0) return static_cast<std::size_t>(i);
