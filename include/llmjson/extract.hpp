@@ -182,52 +182,72 @@ inline std::string count_of(std::size_t n, std::string_view one) {
 
 }  // namespace detail
 
-template <selector S>
-result<extraction> extract(std::string_view text, const S& sel, const options& opts) {
-  if (text.size() > opts.max_input_bytes) {
+namespace detail {
+
+/// `too_large` for an output of `size` bytes over the limit, `empty` for a blank one; nothing
+/// for an output to scan. `blank`: only ASCII white space after the BOM.
+inline std::optional<error> precheck(std::size_t size, bool blank, const options& opts) {
+  if (size > opts.max_input_bytes) {
     return error{error_kind::too_large,
                  opts.max_input_bytes,
-                 "the output is " + std::to_string(text.size()) + " bytes, over the limit of " +
+                 "the output is " + std::to_string(size) + " bytes, over the limit of " +
                      std::to_string(opts.max_input_bytes) + " (options::max_input_bytes)",
                  {},
                  std::nullopt,
                  {}};
   }
-  if (detail::is_blank(text)) {
+  if (blank) {
     return error{error_kind::empty,
                  0,
-                 text.empty()
-                     ? "the output is empty"
-                     : "the output is only white space (" + std::to_string(text.size()) + " bytes)",
+                 size == 0 ? "the output is empty"
+                           : "the output is only white space (" + std::to_string(size) + " bytes)",
                  {},
                  std::nullopt,
                  {}};
   }
-  scan_result scan = candidates(text, opts);
+  return std::nullopt;
+}
+
+/// Gives a candidate its verdict: `qualifies` and `reason`. Candidates in reasoning and
+/// invalid ones never qualify; the others are what `sel` says.
+template <selector S>
+void judge_candidate(candidate& c, const S& sel) {
+  c.qualifies = false;
+  if (c.in_reasoning) {  // what the model thinks is never its answer
+    c.reason = "inside " + region_label(c);
+  } else if (!c.valid) {
+    c.reason = "malformed: " + c.problem;
+  } else {
+    verdict v = judge(sel, c.value);
+    c.qualifies = v.ok;
+    c.reason = std::move(v.reason);
+  }
+}
+
+/// Sections 5 and 6 of the rules: the answer among the scan's candidates, or the error. The
+/// first `judged` candidates already have their verdicts (a stream judged them as they came).
+template <selector S>
+result<extraction> choose(scan_result&& scan, const S& sel, const options& opts,
+                          std::size_t judged = 0) {
   std::vector<std::size_t> qualifying;
   std::optional<std::size_t> first_valid;
   std::size_t malformed = 0, reasoning = 0, answer_text = 0;
   for (std::size_t i = 0; i < scan.candidates.size(); ++i) {
     candidate& c = scan.candidates[i];
-    c.qualifies = false;
-    if (c.in_reasoning) {  // what the model thinks is never its answer
+    if (i >= judged) judge_candidate(c, sel);
+    if (c.in_reasoning) {
       ++reasoning;
-      c.reason = "inside " + detail::region_label(c);
       continue;
     }
     ++answer_text;
     if (!c.valid) {
       ++malformed;
-      c.reason = "malformed: " + c.problem;
       continue;
     }
     if (!first_valid) first_valid = i;
-    verdict v = detail::judge(sel, c.value);
-    c.qualifies = v.ok;
-    c.reason = std::move(v.reason);
     if (c.qualifies) qualifying.push_back(i);
   }
-  const llmjson::policy pol = opts.policy.value_or(detail::default_policy_of<S>());
+  const llmjson::policy pol = opts.policy.value_or(default_policy_of<S>());
   const bool truncated = scan.truncation.has_value();
 
   auto fail = [&](error_kind kind, std::size_t offset, std::string message) -> result<extraction> {
@@ -287,6 +307,14 @@ result<extraction> extract(std::string_view text, const S& sel, const options& o
   if (reasoning) m += "; " + detail::describe_reasoning(scan.candidates, reasoning);
   std::size_t at = scan.candidates[*first_valid].offset;
   return fail(error_kind::no_match, at, std::move(m));
+}
+
+}  // namespace detail
+
+template <selector S>
+result<extraction> extract(std::string_view text, const S& sel, const options& opts) {
+  if (auto e = detail::precheck(text.size(), detail::is_blank(text), opts)) return std::move(*e);
+  return detail::choose(candidates(text, opts), sel, opts);
 }
 
 inline result<extraction> extract(std::string_view text, const options& opts) {
