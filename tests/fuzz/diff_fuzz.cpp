@@ -1,13 +1,16 @@
 // llmjson: fuzz target: candidates() and extract() against the reference implementation
 // SPDX-License-Identifier: MIT
 #include <llmjson/extract.hpp>
+#include <llmjson/stream.hpp>
 
 #include "../reference/reference.hpp"
+#include "../same_result.hpp"
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +24,10 @@
 // Input: a text, or a 3-byte header then a text. A first byte below 0x04 marks the header (LLM
 // text never starts so; a text that does is tested behind a header): byte 1 picks the options,
 // byte 2 the key set. Without a header: default options, any object.
+//
+// The stream is a third party: fed the text in chunks (their sizes drawn from the input), its
+// finish() must equal extract() exactly, and whenever it says the answer is settled, extract()
+// on the text so far followed by any continuation (a few are tried) must return that answer.
 //
 // LLMJSON_DIFF_REPORT=N in the environment prints the first N disagreements and goes on instead
 // of aborting at the first (to survey what differs).
@@ -231,6 +238,79 @@ bool compare_outcome(const setup& s, const Sel& sel, ref::policy p, const ref::o
   return true;
 }
 
+/// The continuations tried after a settled answer: each could be what the model writes next.
+std::vector<std::string> continuations(std::string_view rest) {
+  std::string reversed(rest.rbegin(), rest.rend());
+  return {std::string(),
+          std::string(rest),
+          reversed,
+          "</think>",
+          "<think>",
+          "}",
+          "]",
+          "\"",
+          "\n```\n",
+          "\n```json\n{\"a\": 2}\n```\n",
+          "<|end|>{\"a\": 3}",
+          "<|channel|>final<|message|>{\"a\": 4}",
+          " {\"a\": 5, \"orders\": 1} [\"x\"]",
+          std::string(rest.substr(0, rest.size() / 2)) + "</think>" + reversed};
+}
+
+template <class Sel>
+bool compare_stream(const setup& s, const Sel& sel, llmjson::policy p, const ref::result& r,
+                    const llmjson::scan_result& lib) {
+  llmjson::options o = s.lib;
+  o.policy = p;
+  const auto whole = llmjson::extract(s.text, sel, o);
+  llmjson::stream<Sel> st(sel, o);
+  // Chunk sizes from a hash of the text: 1-byte runs, small and large chunks.
+  std::uint64_t h = 1469598103934665603ULL ^ static_cast<std::uint64_t>(p);
+  for (char c : s.text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  std::size_t at = 0, settled_after = 0;
+  std::optional<std::size_t> settled;
+  char what[200];
+  while (at < s.text.size()) {
+    h = h * 6364136223846793005ULL + 1442695040888963407ULL;
+    const std::size_t kind = (h >> 60) & 3;
+    std::size_t n = kind == 0 ? 1 : kind == 1 ? 1 + ((h >> 40) & 7) : 1 + ((h >> 32) & 255);
+    n = std::min(n, s.text.size() - at);
+    st.feed(s.text.substr(at, n));
+    at += n;
+    if ((h >> 20) & 1) st.sync();
+    if (const llmjson::candidate* c = st.settled(); c && !settled) {
+      if (p != llmjson::policy::first)
+        return disagree("the stream settled under a policy other than first", s, lib, r.scan);
+      settled = c->offset;
+      settled_after = at;
+    }
+  }
+  const auto got = st.finish();
+  if (const std::string d = llmjson_test::differs(got, whole); !d.empty()) {
+    std::snprintf(what, sizeof what, "policy %s: the stream's finish() differs from extract(): %s",
+                  std::string(llmjson::to_string(p)).c_str(), d.c_str());
+    return disagree(what, s, lib, r.scan);
+  }
+  if (!settled) return true;
+  // Settled: the text so far, followed by anything (within the size limit), gives that answer.
+  const std::string_view prefix = s.text.substr(0, settled_after);
+  for (const std::string& more : continuations(s.text.substr(settled_after))) {
+    const std::string text = std::string(prefix) + more;
+    if (text.size() > o.max_input_bytes) continue;
+    const auto then = llmjson::extract(text, sel, o);
+    if (!then || then->chosen().offset != *settled) {
+      std::snprintf(what, sizeof what,
+                    "the stream settled on the candidate at %zu after %zu bytes, but with \"%s\" "
+                    "after them extract() says %s",
+                    *settled, settled_after, shown(more, 60).c_str(),
+                    then ? ("the one at " + std::to_string(then->chosen().offset)).c_str()
+                         : std::string(llmjson::to_string(then.error().kind)).c_str());
+      return disagree(what, s, lib, r.scan);
+    }
+  }
+  return true;
+}
+
 template <class Sel>
 void compare(const setup& s, const Sel& sel) {
   const ref::result r = ref::extract(s.text, s.keys, s.ref);
@@ -265,6 +345,8 @@ void compare(const setup& s, const Sel& sel) {
         std::pair{ref::policy::first_no_fallback, &r.first_no_fallback},
         std::pair{ref::policy::unique, &r.unique}, std::pair{ref::policy::last, &r.last}})
     if (!compare_outcome(s, sel, p, *o, r, lib)) return;
+  for (llmjson::policy p : {llmjson::policy::first, llmjson::policy::unique})
+    if (!compare_stream(s, sel, p, r, lib)) return;
 }
 
 }  // namespace

@@ -1,5 +1,9 @@
 // llmjson: the extraction rules over a text that may still be growing, in one pass
 // SPDX-License-Identifier: MIT
+// The public header first, outside the guard: it declares what this one uses and includes the
+// implementation (this file among it) after its declarations.
+#include <llmjson/candidate.hpp>
+
 #ifndef LLMJSON_DETAIL_ENGINE_HPP_INCLUDED
 #define LLMJSON_DETAIL_ENGINE_HPP_INCLUDED
 
@@ -52,6 +56,24 @@ class engine {
   std::optional<pending_cut> cut;  ///< where the output was cut (known at the end)
 
   [[nodiscard]] std::size_t max_depth() const noexcept { return max_depth_; }
+
+  /// The whole output is known not to be one JSON value (nor a cut one): the stages below
+  /// read the text. Before that, no record exists.
+  [[nodiscard]] bool reading() const noexcept { return reading_; }
+  /// Before any opening marker with the already-open rule on: a later closing marker would
+  /// make all the text so far reasoning (and `generation()` would change).
+  [[nodiscard]] bool provisional() const noexcept { return reading_ && mode_ == mode::pre; }
+  /// Records before this index are final: later text never drops or changes them (unless
+  /// `generation()` changes). In a region the prompt opened, none is: its records take the
+  /// marker that closes it.
+  [[nodiscard]] std::size_t stable_records() const noexcept {
+    if (reading_ && mode_ == mode::region && region_ == region_kind::prompt)
+      return part_.records_from;
+    return frames_.stable_records();
+  }
+  /// Changes when the already-open rule reads the text again as reasoning: the records made
+  /// before are gone.
+  [[nodiscard]] std::size_t generation() const noexcept { return generation_; }
 
   /// Takes all the text so far (the bytes given before, and maybe more) and processes what it
   /// can decide. `ended`: no more text will come; the results are then final.
@@ -143,18 +165,13 @@ class engine {
   enum class region_kind : unsigned char { tags, harmony, prompt };
 
   void markers() {
-    const std::size_t n = t_.size(), hold = markers_.lookahead();
-    const std::size_t safe = ended_ ? n : (n > hold ? n - hold : 0);
+    const std::size_t n = t_.size();
     for (;;) {
-      if (m_pos_ >= safe) break;
       if (mode_ == mode::region) {
-        const marker_match c = region_end(m_pos_, safe);
-        if (c.kind == marker_kind::none) {
-          part_text(safe);
-          m_pos_ = safe;
-          break;
-        }
+        const marker_match c = region_end(m_pos_);
         part_text(c.at);
+        m_pos_ = c.at;
+        if (c.kind == marker_kind::none) break;  // not yet known, or not there
         if (region_ == region_kind::prompt) {
           // Its candidates show the marker that closed it (no marker opened it).
           for (std::size_t k = part_.records_from; k < records.size(); ++k) {
@@ -164,20 +181,16 @@ class engine {
         }
         part_end(c.at);
         // <|start|> and <|channel|> end a message without belonging to it: read them next.
-        m_pos_ = region_ == region_kind::harmony && (c.is(harmony::start) || c.is(harmony::channel))
-                     ? c.at
-                     : c.at + c.len;
+        if (!(region_ == region_kind::harmony && (c.is(harmony::start) || c.is(harmony::channel))))
+          m_pos_ = c.at + c.len;
         mode_ = mode::answer;
         part_begin(false, m_pos_, none, 0);
         continue;
       }
-      const marker_match m = markers_.next(t_, m_pos_, safe);
-      if (m.kind == marker_kind::none) {
-        part_text(safe);
-        m_pos_ = safe;
-        break;
-      }
+      const marker_match m = markers_.next(t_, m_pos_, ended_);
       part_text(m.at);
+      m_pos_ = m.at;
+      if (m.kind == marker_kind::none) break;  // not yet known, or not there
       const std::size_t after = m.at + m.len;
       if (mode_ == mode::pre) {
         if (m.kind == marker_kind::tag_close ||
@@ -223,16 +236,16 @@ class engine {
     }
   }
 
-  /// Where the current region ends, in `[i, end)`.
-  [[nodiscard]] marker_match region_end(std::size_t i, std::size_t end) const noexcept {
+  /// Where the current region ends, at or after `i`, as `marker_set::next` reports.
+  [[nodiscard]] marker_match region_end(std::size_t i) const noexcept {
     switch (region_) {
-      case region_kind::tags: return markers_.closer_of(pair_, t_, i, end);
-      case region_kind::harmony: return marker_set::harmony_end(t_, i, end);
+      case region_kind::tags: return markers_.closer_of(pair_, t_, i, ended_);
+      case region_kind::harmony: return marker_set::harmony_end(t_, i, ended_);
       case region_kind::prompt: break;
     }
     // The prompt opened it: the first closing tag of any pair, or harmony <|end|> or <|call|>.
     for (;;) {
-      const marker_match m = markers_.next(t_, i, end);
+      const marker_match m = markers_.next(t_, i, ended_);
       if (m.kind == marker_kind::none || m.kind == marker_kind::tag_close || m.is(harmony::end) ||
           m.is(harmony::call))
         return m;
@@ -243,6 +256,7 @@ class engine {
   /// A closing marker before any opening one: the prompt opened a region that it closes. What
   /// was read so far as answer text is read again, once, as that region.
   void already_open(const marker_match& m) {
+    ++generation_;
     records.clear();
     near.clear();
     cut.reset();
@@ -593,6 +607,7 @@ class engine {
   std::size_t pair_ = 0;
   std::size_t m_pos_ = 0;
   bool seen_harmony_ = false;
+  std::size_t generation_ = 0;
 
   part_state part_;
   validator pv_;  // the current answer part

@@ -36,6 +36,11 @@ class byte_finder {
     }
   }
 
+  /// Whether `c` is in the set.
+  [[nodiscard]] constexpr bool contains(char c) const noexcept {
+    return table_[static_cast<unsigned char>(c)];
+  }
+
   /// Returns the first `i` in `[from, end)` with `text[i]` in the set, or `end` (at most
   /// `text.size()`).
   [[nodiscard]] std::size_t next(std::string_view text, std::size_t from,

@@ -1,5 +1,9 @@
 // llmjson: the frame scan of section 3 of the rules, one segment at a time, resumable
 // SPDX-License-Identifier: MIT
+// The public header first, outside the guard: it declares what this one uses and includes the
+// implementation (this file among it) after its declarations.
+#include <llmjson/candidate.hpp>
+
 #ifndef LLMJSON_DETAIL_FRAMES_HPP_INCLUDED
 #define LLMJSON_DETAIL_FRAMES_HPP_INCLUDED
 
@@ -12,7 +16,6 @@
 #include <utility>
 #include <vector>
 
-#include <llmjson/candidate.hpp>
 #include <llmjson/detail/find.hpp>
 #include <llmjson/detail/validator.hpp>
 

@@ -61,19 +61,19 @@ struct marker_match {
   std::size_t index = 0;  ///< tags: the pair (built-in first); harmony: the token
   std::size_t at = 0;
   std::size_t len = 0;
+  bool decided = true;  ///< false: the bytes so far cannot tell what is at `at`
   [[nodiscard]] bool is(harmony h) const noexcept {
     return kind == marker_kind::harmony_token && index == static_cast<std::size_t>(h);
   }
 };
 
-/// The markers of one set of options, and the searches the rules make for them. Matching a
-/// marker at `i` reads at most `lookahead()` bytes from `i`; the callers make sure those bytes
-/// are there (or that the text has ended). Does not allocate after construction.
+/// The markers of one set of options, and the searches the rules make for them, over a text
+/// that may still grow: a search stops where the bytes so far cannot decide yet. Does not
+/// allocate after construction.
 class marker_set {
  public:
   explicit marker_set(const options& opts) : opts_(opts), starts_(first_bytes(opts)) {
     auto add = [&](std::string_view m) {
-      longest_ = std::max(longest_, m.size());
       if (m.size() == 1) {
         short_[static_cast<unsigned char>(ascii_lower(m[0]))] = true;
       } else if (m.size() > 1) {
@@ -86,11 +86,6 @@ class marker_set {
       add(close_of(p));
     }
     for (const auto& h : harmony_tokens) add(h);
-  }
-
-  /// The bytes a decision at `i` may read: the longest marker, or a channel name's first bytes.
-  [[nodiscard]] std::size_t lookahead() const noexcept {
-    return std::max(longest_, harmony_tokens[1].size() + channel_name_shown + 1);
   }
 
   [[nodiscard]] std::size_t pair_count() const noexcept {
@@ -112,16 +107,31 @@ class marker_set {
   }
 
   /// The longest marker at `i`. At equal lengths: built-in tags (open, then close), harmony,
-  /// then the caller's tags.
-  [[nodiscard]] marker_match here(std::string_view text, std::size_t i) const noexcept {
+  /// then the caller's tags. `decided` is false when the bytes so far cannot tell yet (a
+  /// marker, or a longer one, may still be completed by text that has not come), unless
+  /// `ended`; a channel's name must be there too (to tell `final`, and to show it).
+  [[nodiscard]] marker_match here(std::string_view text, std::size_t i, bool ended) const noexcept {
     marker_match best;
-    // Most bytes a marker starts with (`[`, `<`) start no marker: two bytes tell.
-    if (!short_[static_cast<unsigned char>(ascii_lower(text[i]))] &&
-        (i + 1 == text.size() || !pairs_.test(pair_index(text[i], text[i + 1]))))
+    best.at = i;
+    if (text.size() - i < 2) {
+      best.decided = ended || !starts_.contains(text[i]);
+      if (!ended) return best;
+    } else if (!short_[static_cast<unsigned char>(ascii_lower(text[i]))] &&
+               !pairs_.test(pair_index(text[i], text[i + 1]))) {
+      // Most bytes a marker starts with (`[`, `<`) start no marker: two bytes tell.
       return best;
+    }
+    bool open = false;  // a marker that matches so far may still be completed
     auto consider = [&](marker_kind kind, std::size_t index, std::string_view m) {
-      if (m.size() > best.len && marker_at(text, i, m))
-        best = marker_match{kind, index, i, m.size()};
+      const std::size_t have = std::min(m.size(), text.size() - i);
+      if (!marker_at(text.substr(0, i + have), i, m.substr(0, have))) return;
+      if (have < m.size()) {
+        open = true;
+      } else if (m.size() > best.len) {
+        best.kind = kind;
+        best.index = index;
+        best.len = m.size();
+      }
     };
     for (std::size_t p = 0; p < builtin_tag_pairs.size(); ++p) {
       consider(marker_kind::tag_open, p, open_of(p));
@@ -134,21 +144,28 @@ class marker_set {
       consider(marker_kind::tag_open, p, open_of(p));
       consider(marker_kind::tag_close, p, close_of(p));
     }
+    best.decided =
+        ended || (!open && (!best.is(harmony::channel) || name_known(text, i + best.len)));
+    if (!best.decided) best = marker_match{marker_kind::none, 0, i, 0, false};
     return best;
   }
 
-  /// The first marker that starts in `[i, end)`; `end` must leave `lookahead()` bytes after
-  /// it, or be the end of a text that has ended.
-  [[nodiscard]] marker_match next(std::string_view text, std::size_t i,
-                                  std::size_t end) const noexcept {
-    for (; (i = starts_.next(text, i, end)) < end; ++i)
-      if (const marker_match m = here(text, i); m.kind != marker_kind::none) return m;
-    return {};
+  /// The first marker that starts at or after `i`; `kind == none` with `decided` false stops
+  /// at the first place the bytes so far cannot decide (`at`), with `decided` true means none.
+  [[nodiscard]] marker_match next(std::string_view text, std::size_t i, bool ended) const noexcept {
+    for (; (i = starts_.next(text, i, text.size())) < text.size(); ++i) {
+      const marker_match m = here(text, i, ended);
+      if (m.kind != marker_kind::none || !m.decided) return m;
+    }
+    marker_match none;
+    none.at = text.size();
+    none.decided = true;
+    return none;
   }
 
-  /// The first closing tag of pair `p` in `[i, end)`.
+  /// The first closing tag of pair `p` at or after `i` (a plain search), as `next` reports.
   [[nodiscard]] marker_match closer_of(std::size_t p, std::string_view text, std::size_t i,
-                                       std::size_t end) const noexcept {
+                                       bool ended) const noexcept {
     const std::string_view close = close_of(p);
     const char c0 = close[0];
     const char both[2] = {ascii_lower(c0), c0 >= 'a' && c0 <= 'z'
@@ -156,27 +173,37 @@ class marker_set {
                                            : c0 >= 'A' && c0 <= 'Z' ? c0
                                                                     : ascii_lower(c0)};
     const byte_finder first(std::string_view(both, 2));
-    for (; (i = first.next(text, i, end)) < end; ++i)
-      if (marker_at(text, i, close))
-        return marker_match{marker_kind::tag_close, p, i, close.size()};
-    return {};
+    for (; (i = first.next(text, i, text.size())) < text.size(); ++i) {
+      const std::size_t have = std::min(close.size(), text.size() - i);
+      if (!marker_at(text.substr(0, i + have), i, close.substr(0, have))) continue;
+      marker_match m{marker_kind::tag_close, p, i, close.size(), true};
+      if (have == close.size()) return m;
+      if (!ended) return marker_match{marker_kind::none, 0, i, 0, false};
+    }
+    return marker_match{marker_kind::none, 0, text.size(), 0, true};
   }
 
-  /// Where a harmony message that is reasoning ends, in `[i, end)`: at `<|end|>`, `<|call|>`,
-  /// `<|return|>` (which belong to it), `<|start|>` or `<|channel|>` (which do not).
+  /// Where a harmony message that is reasoning ends, at or after `i`: at `<|end|>`,
+  /// `<|call|>`, `<|return|>` (which belong to it), `<|start|>` or `<|channel|>` (which do
+  /// not); as `next` reports.
   [[nodiscard]] static marker_match harmony_end(std::string_view text, std::size_t i,
-                                                std::size_t end) noexcept {
+                                                bool ended) noexcept {
     const byte_finder angle("<");
-    for (; (i = angle.next(text, i, end)) < end; ++i) {
+    for (; (i = angle.next(text, i, text.size())) < text.size(); ++i) {
+      bool open = false;
       for (std::size_t h = 0; h < harmony_tokens.size(); ++h) {
         if (h == static_cast<std::size_t>(harmony::message) ||
             h == static_cast<std::size_t>(harmony::constrain))
           continue;
-        if (marker_at(text, i, harmony_tokens[h]))
-          return marker_match{marker_kind::harmony_token, h, i, harmony_tokens[h].size()};
+        const std::string_view t = harmony_tokens[h];
+        const std::size_t have = std::min(t.size(), text.size() - i);
+        if (!marker_at(text.substr(0, i + have), i, t.substr(0, have))) continue;
+        if (have == t.size()) return marker_match{marker_kind::harmony_token, h, i, t.size(), true};
+        open = true;
       }
+      if (open && !ended) return marker_match{marker_kind::none, 0, i, 0, false};
     }
-    return {};
+    return marker_match{marker_kind::none, 0, text.size(), 0, true};
   }
 
   /// Whether the harmony channel name at `i` is `final`, ASCII case-insensitively.
@@ -199,6 +226,12 @@ class marker_set {
   }
 
  private:
+  /// Whether the bytes after `<|channel|>` at `i` tell its name as a marker shows it.
+  static bool name_known(std::string_view text, std::size_t i) noexcept {
+    return name_end(text, i) < std::min(text.size(), i + channel_name_shown) ||
+           text.size() - i >= channel_name_shown + 1;
+  }
+
   static std::size_t pair_index(char a, char b) noexcept {
     return static_cast<std::size_t>(static_cast<unsigned char>(ascii_lower(a))) << 8 |
            static_cast<unsigned char>(ascii_lower(b));
@@ -224,7 +257,6 @@ class marker_set {
   byte_finder starts_;             // the bytes a marker can start with
   std::bitset<65536> pairs_;       // the first two bytes of every marker, ASCII-lowercased
   std::array<bool, 256> short_{};  // the bytes of one-byte markers (a caller's), lowercased
-  std::size_t longest_ = 0;
 };
 
 }  // namespace llmjson::detail

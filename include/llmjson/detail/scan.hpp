@@ -52,7 +52,11 @@ class position_finder {
   explicit position_finder(std::string_view text) : text_(text) {
     if (text_.substr(0, 3) == "\xEF\xBB\xBF") at_ = 3;
   }
-  /// Returns {line, column} of `offset`; offsets must come in non-decreasing order.
+  /// Points at the same text, moved or grown (a stream's buffer).
+  void rebind(std::string_view text) noexcept { text_ = text; }
+
+  /// Returns {line, column} of `offset`; offsets must come in non-decreasing order, and the
+  /// byte after `offset` must be there when the one at `offset - 1` is a CR.
   std::pair<std::size_t, std::size_t> at(std::size_t offset) {
     offset = std::min(offset, text_.size());
     for (; at_ < offset; ++at_) {
@@ -108,21 +112,52 @@ inline bool build_value(std::string_view span, nlohmann::json& out, std::string&
 
 namespace llmjson::detail {
 
+/// Finds why an invalid record is not valid JSON, if the scan did not say.
+inline void prepare(record& r, validator& v, std::string_view text, std::size_t max_depth) {
+  if (!r.valid && r.problem.empty())
+    diagnose(v, text, max_depth, r.begin, r.end, r.problem_offset, r.problem);
+}
+
+/// The public candidate of a prepared record: views into `text`, positions (`position_of`
+/// gives {line, column} of an offset), and its value when it is valid JSON.
+template <class PositionOf>
+candidate make_candidate(std::string_view text, record& r, PositionOf&& position_of) {
+  candidate c;
+  c.text = text.substr(r.begin, r.end - r.begin);
+  c.offset = r.begin;
+  std::tie(c.line, c.column) = position_of(r.begin);
+  c.source = r.src;
+  c.info = text.substr(r.info_at, r.info_len);
+  c.in_fence = r.in_fence;
+  c.in_reasoning = r.in_reasoning;
+  c.marker = text.substr(r.marker_at, r.marker_len);
+  c.valid = r.valid;
+  if (c.valid) c.valid = build_value(c.text, c.value, r.problem);
+  if (!c.valid) {
+    c.value = nlohmann::json(nlohmann::json::value_t::discarded);
+    auto [line, column] = position_of(r.valid ? r.begin : r.problem_offset);
+    c.problem =
+        "line " + std::to_string(line) + " col " + std::to_string(column) + ": " + r.problem;
+  }
+  return c;
+}
+
 /// The public scan result of an engine that has read all of `text`: views, positions, values
-/// and reasons. Positions take one walk over the text, for the sorted offsets reported.
-inline scan_result make_scan_result(std::string_view text, engine& scan) {
+/// and reasons. Positions take one walk over the text, for the sorted offsets reported. The
+/// first candidates may be made already (`made`, a stream's); they are taken as they are.
+inline scan_result make_scan_result(std::string_view text, engine& scan,
+                                    std::vector<candidate>&& made = {}) {
   std::vector<record>& recs = scan.records;
   validator v;
 
   // Positions, in one walk over the text.
   std::vector<std::size_t> offsets;
   offsets.reserve(recs.size() * 2 + scan.near.size() + 2);
-  for (record& r : recs) {
+  for (std::size_t k = made.size(); k < recs.size(); ++k) {
+    record& r = recs[k];
+    prepare(r, v, text, scan.max_depth());
     offsets.push_back(r.begin);
-    if (r.valid) continue;
-    if (r.problem.empty())
-      diagnose(v, text, scan.max_depth(), r.begin, r.end, r.problem_offset, r.problem);
-    offsets.push_back(r.problem_offset);
+    if (!r.valid) offsets.push_back(r.problem_offset);
   }
   const std::size_t shown_near = std::min(scan.near.size(), max_near_misses);
   for (std::size_t k = 0; k < shown_near; ++k) offsets.push_back(scan.near[k].begin);
@@ -145,27 +180,10 @@ inline scan_result make_scan_result(std::string_view text, engine& scan) {
   };
 
   scan_result out;
+  out.candidates = std::move(made);
   out.candidates.reserve(recs.size());
-  for (record& r : recs) {
-    candidate c;
-    c.text = text.substr(r.begin, r.end - r.begin);
-    c.offset = r.begin;
-    std::tie(c.line, c.column) = position_of(r.begin);
-    c.source = r.src;
-    c.info = text.substr(r.info_at, r.info_len);
-    c.in_fence = r.in_fence;
-    c.in_reasoning = r.in_reasoning;
-    c.marker = text.substr(r.marker_at, r.marker_len);
-    c.valid = r.valid;
-    if (c.valid) c.valid = build_value(c.text, c.value, r.problem);
-    if (!c.valid) {
-      c.value = nlohmann::json(nlohmann::json::value_t::discarded);
-      auto [line, column] = position_of(r.valid ? r.begin : r.problem_offset);
-      c.problem =
-          "line " + std::to_string(line) + " col " + std::to_string(column) + ": " + r.problem;
-    }
-    out.candidates.push_back(std::move(c));
-  }
+  for (std::size_t k = out.candidates.size(); k < recs.size(); ++k)
+    out.candidates.push_back(make_candidate(text, recs[k], position_of));
   out.near_miss_count = scan.near.size();
   for (std::size_t k = 0; k < shown_near; ++k) {
     near_miss m;

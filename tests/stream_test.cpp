@@ -1,0 +1,235 @@
+// llmjson: stream — any chunking gives what extract() gives; the settled answer never changes
+// SPDX-License-Identifier: MIT
+#include <llmjson/schema.hpp>
+#include <llmjson/stream.hpp>
+
+#include "catch_compat.hpp"
+#include "same_result.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#ifndef LLMJSON_CORPUS_DIR
+#error "LLMJSON_CORPUS_DIR must name tests/corpus"
+#endif
+
+namespace {
+
+using json = nlohmann::json;
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// Chunk sizes: fixed, then a deterministic irregular pattern.
+std::vector<std::size_t> chunking(std::size_t total, std::size_t kind) {
+  std::vector<std::size_t> sizes;
+  unsigned state = static_cast<unsigned>(kind) * 2654435761u + 1;
+  for (std::size_t at = 0; at < total;) {
+    std::size_t n = kind;
+    if (kind == 0) {
+      state = state * 1103515245u + 12345u;
+      n = 1 + (state >> 16) % 37;
+    }
+    n = std::min(n, total - at);
+    sizes.push_back(n);
+    at += n;
+  }
+  return sizes;
+}
+
+struct fed {
+  std::optional<std::size_t> settled_at;  // offset of the settled candidate, if any
+  std::size_t settled_after = 0;          // bytes fed when it settled
+};
+
+/// Feeds `text` in the chunks of `kind` (syncing after each, so settlement is checked at
+/// every boundary) and compares finish() with extract().
+template <class S>
+void same_as_extract(std::string_view text, const S& sel, const llmjson::options& opts,
+                     std::size_t kind, fed* out = nullptr) {
+  const auto expected = llmjson::extract(text, sel, opts);
+  llmjson::stream<S> s(sel, opts);
+  std::size_t at = 0;
+  fed f;
+  for (std::size_t n : chunking(text.size(), kind)) {
+    s.feed(text.substr(at, n));
+    at += n;
+    s.sync();
+    if (const llmjson::candidate* c = s.settled(); c && !f.settled_at) {
+      f.settled_at = c->offset;
+      f.settled_after = at;
+    }
+  }
+  const auto got = s.finish();
+  INFO("chunks of " << kind << ": " << llmjson_test::differs(got, expected));
+  CHECK(llmjson_test::differs(got, expected).empty());
+  if (f.settled_at) {
+    // Settled means: this text followed by anything gives that answer. Nothing followed too.
+    REQUIRE(expected.has_value());
+    CHECK(expected->chosen().offset == *f.settled_at);
+  }
+  if (out) *out = f;
+}
+
+template <class S>
+void every_chunking(std::string_view text, const S& sel, const llmjson::options& opts) {
+  for (std::size_t kind : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{7},
+                           std::size_t{64}, std::size_t{4096}, std::size_t{0}})
+    same_as_extract(text, sel, opts, kind);
+}
+
+/// When the stream settles on `text` fed whole (synced), the offset; else nothing.
+template <class S = llmjson::any_object>
+std::optional<std::size_t> settles(std::string_view text, const S& sel = S{},
+                                   const llmjson::options& opts = {}) {
+  llmjson::stream<S> s(sel, opts);
+  s.feed(text);
+  s.sync();
+  const llmjson::candidate* c = s.settled();
+  return c ? std::optional<std::size_t>(c->offset) : std::nullopt;
+}
+
+}  // namespace
+
+TEST_CASE("every corpus case: any chunking finishes exactly as extract()", "[stream]") {
+  std::size_t cases = 0;
+  for (const auto& e : std::filesystem::directory_iterator(LLMJSON_CORPUS_DIR)) {
+    if (e.path().extension() != ".txt") continue;
+    auto spec_path = e.path();
+    spec_path.replace_extension(".expect.json");
+    const std::string text = read_file(e.path());
+    const json spec = json::parse(read_file(spec_path));
+    llmjson::options opts;
+    const std::string pol = spec.at("policy");
+    opts.policy = pol == "unique" ? llmjson::policy::unique
+                  : pol == "last" ? llmjson::policy::last
+                                  : llmjson::policy::first;
+    INFO(e.path().filename().string());
+    const json& sel = spec.at("select");
+    if (sel.contains("keys")) {
+      every_chunking(text, llmjson::any_key(sel["keys"].get<std::vector<std::string>>()), opts);
+    } else if (sel.contains("schema")) {
+      every_chunking(text, llmjson::schema(sel["schema"]), opts);
+    } else {
+      every_chunking(text, llmjson::any_object{}, opts);
+    }
+    // With policy first, the settled answer (if any) is the answer.
+    opts.policy = llmjson::policy::first;
+    every_chunking(text, llmjson::any_object{}, opts);
+    ++cases;
+  }
+  CHECK(cases >= 71);
+}
+
+TEST_CASE("options reach the stream as they reach extract()", "[stream]") {
+  const std::string text =
+      "{\"a\": 1}</think>\n<SCRATCH>{\"b\": 2}</SCRATCH>{\"c\": 3}\n[{\"d\": 4}";
+  for (bool regions : {true, false})
+    for (auto start : {llmjson::output_start::unknown, llmjson::output_start::reasoning,
+                       llmjson::output_start::answer}) {
+      llmjson::options opts;
+      opts.reasoning_regions = regions;
+      opts.start = start;
+      opts.reasoning_markers = {{"<scratch>", "</scratch>"}};
+      every_chunking(text, llmjson::any_object{}, opts);
+      every_chunking(std::string_view("\xEF\xBB\xBF  {\"a\": [1, 2]}  "), llmjson::any_object{},
+                     opts);
+    }
+  llmjson::options small;
+  small.max_input_bytes = 10;
+  every_chunking(std::string_view("{\"a\": 12345}"), llmjson::any_object{}, small);
+  every_chunking(std::string_view("  \n "), llmjson::any_object{}, {});
+  every_chunking(std::string_view(""), llmjson::any_object{}, {});
+}
+
+TEST_CASE("the settled answer: each condition, a case that settles and one that must not",
+          "[stream][settled]") {
+  const llmjson::options answer_start{.start = llmjson::output_start::answer};
+  SECTION("closed, with only prose-like frames open around it") {
+    CHECK(settles("Plan: {\"a\": 1} and more", llmjson::any_object{}, answer_start) == 6u);
+    CHECK(settles("{note: {\"a\": 1} and more", llmjson::any_object{}, answer_start) == 7u);
+    // A JSON-like frame or a bracket frame around it could still own it.
+    CHECK_FALSE(settles("x {\"k\": {\"a\": 1} and", llmjson::any_object{}, answer_start));
+    CHECK_FALSE(settles("x [{\"a\": 1}, ", llmjson::any_object{}, answer_start));
+    // Not yet closed.
+    CHECK_FALSE(settles("x {\"a\": 1", llmjson::any_object{}, answer_start));
+  }
+  SECTION("not in a fence body that may still be one whole value") {
+    CHECK_FALSE(settles("x\n```json\n{\"a\": 1}", llmjson::any_object{}, answer_start));
+    CHECK_FALSE(settles("x\n```json\n{\"a\": 1}\n", llmjson::any_object{}, answer_start));
+    // A body that is no valid JSON prefix cannot become one value.
+    CHECK(settles("x\n```\nnote {\"a\": 1} and", llmjson::any_object{}, answer_start) == 11u);
+    CHECK(settles("x\n```json\n{\"a\": 1}\n```\n", llmjson::any_object{}, answer_start) == 10u);
+  }
+  SECTION("not exposed to the already-open rule") {
+    // By default a later </think> could still make all of it reasoning.
+    CHECK_FALSE(settles("Plan: {\"a\": 1} and more"));
+    CHECK(settles("<think>x</think>Plan: {\"a\": 1} and more") == 22u);
+    CHECK(settles("Plan: {\"a\": 1} and <think>") == 6u);  // an opening marker: no closer counts
+    // The prompt opened the reasoning: settled once it closes.
+    const llmjson::options opened{.start = llmjson::output_start::reasoning};
+    CHECK_FALSE(settles("{\"a\": 1} and more", llmjson::any_object{}, opened));
+    CHECK(settles("{\"a\": 1}</think>{\"a\": 2} and", llmjson::any_object{}, opened) == 16u);
+  }
+  SECTION("not in an open reasoning region, and never a candidate in one") {
+    CHECK_FALSE(settles("<think>{\"a\": 1} and"));
+    CHECK(settles("<think>{\"a\": 1}</think> {\"a\": 2} x") == 24u);
+  }
+  SECTION("neither the whole output nor the answer part may still be one value") {
+    CHECK_FALSE(settles("{\"a\": 1}", llmjson::any_object{}, answer_start));
+    CHECK_FALSE(settles("{\"a\": 1}   \n", llmjson::any_object{}, answer_start));
+    CHECK(settles("{\"a\": 1} x", llmjson::any_object{}, answer_start) == 0u);
+    CHECK_FALSE(settles("<think>x</think>{\"a\": 1}"));
+    CHECK(settles("<think>x</think>{\"a\": 1} x") == 16u);
+  }
+  SECTION("policies unique and last never settle; a non-qualifying candidate does not either") {
+    const llmjson::options unique{.policy = llmjson::policy::unique,
+                                  .start = llmjson::output_start::answer};
+    const llmjson::options last{.policy = llmjson::policy::last,
+                                .start = llmjson::output_start::answer};
+    CHECK_FALSE(settles("Plan: {\"a\": 1} and more", llmjson::any_object{}, unique));
+    CHECK_FALSE(settles("Plan: {\"a\": 1} and more", llmjson::any_object{}, last));
+    CHECK_FALSE(settles("Plan: {\"b\": 1} and more", llmjson::any_key({"a"}), answer_start));
+    CHECK(settles("{\"b\": 1} then {\"a\": 2} x", llmjson::any_key({"a"}), answer_start) == 14u);
+  }
+}
+
+TEST_CASE("the stream owns its text: views survive growth, and finish() views live with it",
+          "[stream]") {
+  llmjson::stream s(llmjson::any_key({"a"}),
+                    llmjson::options{.start = llmjson::output_start::answer});
+  s.feed("x {\"a\": 1} ");
+  s.sync();
+  REQUIRE(s.settled());
+  CHECK(s.settled()->text == "{\"a\": 1}");
+  for (int i = 0; i < 2000; ++i) s.feed("more text that makes the buffer move. ");
+  s.sync();
+  REQUIRE(s.completed().size() == 1);
+  CHECK(s.completed()[0].text == "{\"a\": 1}");
+  CHECK(s.completed()[0].text.data() == s.text().data() + 2);
+  auto r = s.finish();
+  REQUIRE(r);
+  CHECK(r->chosen().text.data() == s.text().data() + 2);
+  CHECK(s.size() == s.text().size());
+}
+
+TEST_CASE("a stream over the size limit keeps nothing and finishes too_large", "[stream]") {
+  llmjson::stream<> s(llmjson::any_object{}, llmjson::options{.max_input_bytes = 16});
+  s.feed("{\"a\": 1} and more");
+  s.feed(" text");
+  CHECK(s.text().empty());
+  CHECK(s.size() == 22);
+  auto r = s.finish();
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == llmjson::error_kind::too_large);
+  CHECK(r.error().message ==
+        "the output is 22 bytes, over the limit of 16 (options::max_input_bytes)");
+}
