@@ -1,12 +1,15 @@
 // llmjson: byte_finder agrees with a plain loop (built twice: SSE2 and LLMJSON_NO_SIMD)
 // SPDX-License-Identifier: MIT
 #include <llmjson/detail/find.hpp>
+#include <llmjson/detail/positions.hpp>
 
 #include "catch_compat.hpp"
 
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -40,5 +43,43 @@ TEST_CASE("byte_finder finds the next byte of its set, at every offset and lengt
         INFO("set size " << set.size() << " from " << from << " end " << end);
         CHECK(f.next(text, from, end) == naive(text, set, from, end));
       }
+  }
+}
+
+TEST_CASE("position_finder counts lines and code points as a byte loop does", "[find]") {
+  unsigned state = 777;
+  for (int round = 0; round < 40; ++round) {
+    std::string text = round % 3 == 0 ? "\xEF\xBB\xBF" : "";
+    for (int i = 0; i < 300; ++i) {
+      state = state * 1103515245u + 12345u;
+      const unsigned r = (state >> 16) % 12;
+      text += r == 0   ? "\n"
+              : r == 1 ? "\r"
+              : r == 2 ? "\r\n"
+              : r == 3 ? "\xC3\xA9"
+              : r == 4 ? "\xE6\x97\xA5"
+                       : "ab";
+    }
+    // The byte loop, as the rules define lines and columns.
+    std::vector<std::pair<std::size_t, std::size_t>> expected(text.size() + 1);
+    std::size_t line = 1, column = 1, i = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+    for (std::size_t k = 0; k <= i && k <= text.size(); ++k) expected[k] = {1, 1};
+    for (; i < text.size(); ++i) {
+      const char c = text[i];
+      if (c == '\n' || (c == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n'))) {
+        ++line;
+        column = 1;
+      } else if (c != '\r' && (static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+        ++column;
+      }
+      expected[i + 1] = {line, column};
+    }
+    for (std::size_t step : {std::size_t{1}, std::size_t{5}, std::size_t{17}, std::size_t{64}}) {
+      llmjson::detail::position_finder f(text);
+      for (std::size_t offset = 0; offset <= text.size(); offset += step) {
+        INFO("round " << round << " step " << step << " offset " << offset);
+        CHECK(f.at(offset) == expected[offset]);
+      }
+    }
   }
 }

@@ -96,6 +96,9 @@ struct scan_result {
   /// The first near misses in answer text (at most `max_near_misses`), in document order.
   std::vector<near_miss> near_misses;
   std::size_t near_miss_count = 0;  ///< all the near misses found, shown or not
+  /// Set when a resource limit (`options::max_candidates`, `max_open_frames`) stopped the scan:
+  /// what it was, in words. The lists above are then incomplete; `extract` says `too_large`.
+  std::string stopped;
 };
 
 /// How many near misses a scan keeps (and an error message names).

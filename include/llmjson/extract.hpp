@@ -229,6 +229,8 @@ void judge_candidate(candidate& c, const S& sel) {
 template <selector S>
 result<extraction> choose(scan_result&& scan, const S& sel, const options& opts,
                           std::size_t judged = 0) {
+  if (!scan.stopped.empty())  // a resource limit stopped the scan: no answer can be trusted
+    return error{error_kind::too_large, 0, std::move(scan.stopped), {}, std::nullopt, {}};
   std::vector<std::size_t> qualifying;
   std::optional<std::size_t> first_valid;
   std::size_t malformed = 0, reasoning = 0, answer_text = 0;

@@ -87,7 +87,7 @@ class stream {
     read(true);
     // The candidates made so far are final: they are taken as they are, with their verdicts.
     std::size_t judged = s.done.size();
-    scan_result scan = detail::make_scan_result(s.buf, s.engine, std::move(s.done));
+    scan_result scan = detail::make_scan_result(s.buf, s.engine, s.opts, std::move(s.done));
     s.done.clear();
     s.settled.reset();
     return detail::choose(std::move(scan), s.sel, s.opts, judged);
@@ -174,10 +174,18 @@ class stream {
     }
     s.positions.rebind(text);
     auto position_of = [&](std::size_t offset) { return s.positions.at(offset); };
+    if (s.engine.overflowed() != detail::overflow::none) {  // too_large, whatever comes
+      s.done.clear();
+      s.settled.reset();
+      return;
+    }
     while (s.done.size() < stable) {
-      detail::record& r = s.engine.records[s.done.size()];
-      detail::prepare(r, s.diagnosis, text, s.engine.max_depth());
-      candidate c = detail::make_candidate(text, r, position_of);
+      const detail::record& r = s.engine.records[s.done.size()];
+      std::size_t at = 0;
+      std::string why;
+      detail::diagnose(r, s.diagnosis, text, s.engine.max_depth(), at, why);
+      candidate c = detail::make_candidate(text, r, s.engine.contexts[r.ctx], at, std::move(why),
+                                           position_of);
       detail::judge_candidate(c, s.sel);
       s.done.push_back(std::move(c));
     }

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -46,14 +47,19 @@ class engine {
       : opts_(opts),
         max_depth_(std::min(opts.max_depth, max_depth_limit)),
         markers_(opts),
-        frames_(max_depth_, records, near) {}
+        frames_(max_depth_, records, near, opts.max_candidates, opts.max_open_frames) {}
 
   engine(const engine&) = delete;
   engine& operator=(const engine&) = delete;
 
   std::vector<record> records;     ///< the candidates so far, in document order
+  std::vector<context> contexts;   ///< where they lie: `records[k].ctx` indexes it
   std::vector<span> near;          ///< near misses so far
   std::optional<pending_cut> cut;  ///< where the output was cut (known at the end)
+
+  /// A resource limit stopped the reading (`options::max_candidates`, `max_open_frames`): the
+  /// results are incomplete, and the answer is `too_large`.
+  [[nodiscard]] overflow overflowed() const noexcept { return frames_.overflowed(); }
 
   [[nodiscard]] std::size_t max_depth() const noexcept { return max_depth_; }
 
@@ -84,6 +90,7 @@ class engine {
     wv_.rebind(text);
     pv_.rebind(text);
     bv_.rebind(text);
+    if (frames_.overflowed() != overflow::none) return;
     if (!started_ && !find_start()) return;
     if (!whole_output()) return;
     if (!opts_.reasoning_regions) {
@@ -130,9 +137,8 @@ class engine {
     w_done_ = true;
     if (w_first_ != none) {
       if (wv_.finish(t_.size())) {
-        context whole;
-        records.push_back(whole.make(w_first_, w_last_, source::whole));
-        records.back().valid = true;
+        contexts.push_back(context{});
+        add_record(w_first_, w_last_, source::whole);
       } else {
         value_cut(w_first_);
       }
@@ -174,9 +180,9 @@ class engine {
         if (c.kind == marker_kind::none) break;  // not yet known, or not there
         if (region_ == region_kind::prompt) {
           // Its candidates show the marker that closed it (no marker opened it).
-          for (std::size_t k = part_.records_from; k < records.size(); ++k) {
-            records[k].marker_at = c.at;
-            records[k].marker_len = c.len;
+          for (std::size_t k = part_.contexts_from; k < contexts.size(); ++k) {
+            contexts[k].marker_at = c.at;
+            contexts[k].marker_len = c.len;
           }
         }
         part_end(c.at);
@@ -258,6 +264,7 @@ class engine {
   void already_open(const marker_match& m) {
     ++generation_;
     records.clear();
+    contexts.clear();
     near.clear();
     cut.reset();
     part_ = part_state{};
@@ -276,6 +283,7 @@ class engine {
     bool region = false;
     std::size_t begin = 0;
     std::size_t records_from = 0;                  // its records are records[records_from..]
+    std::size_t contexts_from = 0;                 // and its contexts contexts[contexts_from..]
     std::size_t marker_at = none, marker_len = 0;  // regions: the marker (none: the prompt's)
     std::size_t released = 0;                      // the part's bytes known so far end here
     bool whole = false;                  // answer parts: the part is a valid JSON prefix so far
@@ -291,6 +299,7 @@ class engine {
     part_.marker_at = marker_at;
     part_.marker_len = marker_len;
     part_.records_from = records.size();
+    part_.contexts_from = contexts.size();
     part_.released = at;
     part_.whole = !region;
     part_.pv_pos = at;
@@ -331,8 +340,8 @@ class engine {
       part_.whole = false;
       if (part_.first == none) return finish_part();  // empty or white space: nothing
       if (pv_.finish(e)) {
-        records.push_back(region_context().make(part_.first, part_.last, source::part));
-        records.back().valid = true;
+        new_context(false);
+        add_record(part_.first, part_.last, source::part);
         return finish_part();
       }
       if (at_end) {
@@ -342,25 +351,38 @@ class engine {
     }
     lines(e, true);
     if (fence_open_) {
-      fence_body_end(e, at_end,
-                     part_.region ? "the end of the reasoning" : "a reasoning or harmony marker");
+      fence_body_end(e, at_end, part_.region ? cut_by::reasoning_end : cut_by::marker);
     } else {
-      segment_end(e, at_end,
-                  part_.region ? "the end of the reasoning" : "a reasoning or harmony marker");
+      segment_end(e, at_end, part_.region ? cut_by::reasoning_end : cut_by::marker);
     }
     finish_part();
   }
 
   void finish_part() { part_.active = false; }
 
-  [[nodiscard]] context region_context() const noexcept {
+  /// Starts a context for what follows in the current part (in a fence body or not) and
+  /// returns its index; records and segments refer to it.
+  std::uint32_t new_context(bool in_fence) {
     context c;
     c.in_reasoning = part_.region;
     if (part_.region && part_.marker_at != none) {
       c.marker_at = part_.marker_at;
       c.marker_len = part_.marker_len;
     }
-    return c;
+    if (in_fence) {
+      c.in_fence = true;
+      c.info_at = info_at_;
+      c.info_len = info_len_;
+    }
+    contexts.push_back(c);
+    return static_cast<std::uint32_t>(contexts.size() - 1);
+  }
+
+  /// A whole value (output, part or fence body) in the newest context.
+  void add_record(std::size_t first, std::size_t last, source src) {
+    records.push_back(
+        record{first, last, static_cast<std::uint32_t>(contexts.size() - 1), src, true, {}});
+    frames_.note_record();
   }
 
   // --- lines and fences --------------------------------------------------------------------
@@ -454,7 +476,7 @@ class engine {
     if (!fence_open_) {
       std::string_view info;
       if (opens_fence(line, run_, info)) {
-        segment_end(s, false, "a fence line");
+        segment_end(s, false, cut_by::fence_line);
         fence_open_ = true;
         fence_at_ = s;
         info_at_ = static_cast<std::size_t>(info.data() - t_.data());
@@ -464,7 +486,7 @@ class engine {
         return;
       }
     } else if (closes_fence(line, run_)) {
-      fence_body_end(s, false, "the fence's closing line");
+      fence_body_end(s, false, cut_by::closing_line);
       fence_open_ = false;
       // The closing line's end: the prose after it starts there (its line ending included).
       prose_begin(eol);
@@ -480,7 +502,7 @@ class engine {
   void prose_begin(std::size_t at) {
     in_body_ = false;
     f_pos_ = at;
-    frames_.begin(region_context());
+    frames_.begin(new_context(false), part_.region);
   }
 
   void body_begin(std::size_t at) {
@@ -490,11 +512,7 @@ class engine {
     body_.pos = at;
     bv_.reset(t_, max_depth_, /*quiet=*/true);
     f_pos_ = at;
-    context c = region_context();
-    c.in_fence = true;
-    c.info_at = info_at_;
-    c.info_len = info_len_;
-    frames_.begin(c);
+    frames_.begin(new_context(true), part_.region);
   }
 
   /// The current segment's bytes are known up to `upto`.
@@ -519,13 +537,13 @@ class engine {
     }
   }
 
-  void segment_end(std::size_t e, bool at_end, std::string_view cut_by) {
+  void segment_end(std::size_t e, bool at_end, cut_by why) {
     segment_text(e);
-    if (std::optional<pending_cut> k = frames_.end(e, at_end, cut_by); k && !cut) cut = k;
+    if (std::optional<pending_cut> k = frames_.end(e, at_end, why); k && !cut) cut = k;
   }
 
   /// A fence body ends at `e` (its closing line, or the end of its part).
-  void fence_body_end(std::size_t e, bool at_end, std::string_view cut_by) {
+  void fence_body_end(std::size_t e, bool at_end, cut_by why) {
     segment_text(e);
     if (body_.whole) {
       body_.whole = false;
@@ -536,12 +554,7 @@ class engine {
         return;
       }
       if (bv_.finish(e)) {
-        context c = region_context();
-        c.in_fence = true;
-        c.info_at = info_at_;
-        c.info_len = info_len_;
-        records.push_back(c.make(body_.first, body_.last, source::fence));
-        records.back().valid = true;
+        add_record(body_.first, body_.last, source::fence);
         in_body_ = false;
         return;
       }
@@ -554,7 +567,7 @@ class engine {
       }
       segment_text(e);  // catch up: the frames read the body from its start
     }
-    segment_end(e, at_end, cut_by);
+    segment_end(e, at_end, why);
     in_body_ = false;
   }
 

@@ -92,6 +92,35 @@ class byte_finder {
   std::size_t count_ = 0;  // distinct bytes in the set
 };
 
+/// Returns the first `i` in `[from, end)` where a JSON string's scan must look: `"`, `\\`, a
+/// control byte (below 0x20), and with `non_ascii` a byte from 0x80 (UTF-8 to validate); or
+/// `end`. Everything else in a string is plain text.
+inline std::size_t next_in_string(std::string_view text, std::size_t from, std::size_t end,
+                                  bool non_ascii) noexcept {
+  if (end > text.size()) end = text.size();
+  std::size_t i = from;
+  auto special = [&](unsigned char c) {
+    return c == '"' || c == '\\' || c < 0x20 || (non_ascii && c >= 0x80);
+  };
+#if defined(LLMJSON_HAVE_SSE2) && !defined(LLMJSON_NO_SIMD)
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+  const __m128i below = _mm_set1_epi8(0x1F);
+  for (; i < end && end - i >= 16; i += 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+    // max(x, 0x1F) == 0x1F exactly for the bytes 0x00-0x1F (unsigned).
+    __m128i hits = _mm_cmpeq_epi8(_mm_max_epu8(x, below), below);
+    hits = _mm_or_si128(hits, _mm_cmpeq_epi8(x, quote));
+    hits = _mm_or_si128(hits, _mm_cmpeq_epi8(x, backslash));
+    auto mask = static_cast<unsigned>(_mm_movemask_epi8(hits));
+    if (non_ascii) mask |= static_cast<unsigned>(_mm_movemask_epi8(x));  // the high bit
+    if (mask) return i + static_cast<std::size_t>(std::countr_zero(mask));
+  }
+#endif
+  for (; i < end; ++i)
+    if (special(static_cast<unsigned char>(text[i]))) return i;
+  return end;
+}
+
 }  // namespace llmjson::detail
 
 #endif  // LLMJSON_DETAIL_FIND_HPP_INCLUDED

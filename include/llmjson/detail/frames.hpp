@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
@@ -21,19 +22,32 @@
 
 namespace llmjson::detail {
 
-/// A candidate as the scan first records it: a span and a verdict on its validity. Positions
-/// are offsets (a stream's buffer moves); views are made when the result is.
+/// What cut a frame that never closed inside the text (its record says so: malformed).
+enum class cut_by : unsigned char { none, fence_line, closing_line, reasoning_end, marker };
+
+/// The words for `cut_by` in a reason: `a fence line`.
+constexpr std::string_view to_string(cut_by c) noexcept {
+  switch (c) {
+    case cut_by::fence_line: return "a fence line";
+    case cut_by::closing_line: return "the fence's closing line";
+    case cut_by::reasoning_end: return "the end of the reasoning";
+    case cut_by::marker: return "a reasoning or harmony marker";
+    case cut_by::none: break;
+  }
+  return "";
+}
+
+/// A candidate as the scan first records it: a span, where it lies (an index into the scan's
+/// contexts), and a verdict on its validity. Positions are offsets (a stream's buffer moves);
+/// views, positions and reasons are made for the result. 24 bytes: a hostile text's records
+/// stay small.
 struct record {
   std::size_t begin = 0;
   std::size_t end = 0;
+  std::uint32_t ctx = 0;  // contexts[ctx] says where it lies
   source src = source::prose;
-  bool in_fence = false;
-  bool in_reasoning = false;
-  std::size_t info_at = 0, info_len = 0;      // the fence's info string
-  std::size_t marker_at = 0, marker_len = 0;  // the reasoning region's marker
-  bool valid = false;
-  std::size_t problem_offset = 0;
-  std::string problem;  // the reason, without its position
+  bool valid = false;         // valid JSON (its value may still be one nlohmann cannot hold)
+  cut_by cut = cut_by::none;  // a frame the segment's end cut: malformed, for this reason
 };
 
 /// A near miss as the scan records it.
@@ -59,21 +73,10 @@ struct context {
   std::size_t info_at = 0, info_len = 0;
   bool in_reasoning = false;
   std::size_t marker_at = 0, marker_len = 0;
-
-  [[nodiscard]] record make(std::size_t begin, std::size_t end, source src) const {
-    record r;
-    r.begin = begin;
-    r.end = end;
-    r.src = src;
-    r.in_fence = in_fence;
-    r.info_at = info_at;
-    r.info_len = info_len;
-    r.in_reasoning = in_reasoning;
-    r.marker_at = marker_at;
-    r.marker_len = marker_len;
-    return r;
-  }
 };
+
+/// Where the scan stopped short, on a resource limit that no real output comes near.
+enum class overflow : unsigned char { none, candidates, frames };
 
 constexpr bool is_json_ws(char c) noexcept {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
@@ -82,11 +85,23 @@ constexpr bool is_json_ws(char c) noexcept {
 /// The scan of section 3 of the rules, over one segment at a time, with a stack of brace and
 /// bracket frames and one validator shared by the chain of nested frames it is validating.
 /// Linear: every byte is looked at once by the frame logic and at most once by the validator,
-/// and every frame is pushed, killed and popped at most once.
+/// and every frame is pushed, killed and popped at most once. Where nothing but a few bytes can
+/// matter (a dead frame, the plain text of a string), it skips 16 bytes at a time.
+///
+/// Memory stays in proportion to what real outputs hold, whatever the text: prose-like frames
+/// that do not look like objects are counted, not stored (`{{{{`); a frame inside a frame that
+/// is still a valid JSON prefix records nothing (that owner will drop it whatever comes); the
+/// validator forgets the containers of dead frames. Past `max_frames` open frames, or
+/// `max_records` records, the scan stops (`overflowed()`).
 class frame_scanner {
  public:
-  frame_scanner(std::size_t max_depth, std::vector<record>& out, std::vector<span>& near)
-      : max_depth_(max_depth), out_(out), near_misses_(near) {}
+  frame_scanner(std::size_t max_depth, std::vector<record>& out, std::vector<span>& near,
+                std::size_t max_records, std::size_t max_frames)
+      : max_depth_(max_depth),
+        out_(out),
+        near_misses_(near),
+        max_records_(max_records),
+        max_frames_(max_frames) {}
 
   /// Points at the text again, moved or grown (a stream's buffer): offsets keep their meaning.
   void rebind(std::string_view text) noexcept {
@@ -94,9 +109,11 @@ class frame_scanner {
     v_.rebind(text);
   }
 
-  /// Starts a segment; `ctx` is what its records share.
-  void begin(const context& ctx) {
+  /// Starts a segment; its records lie in `ctx` (an index into the scan's contexts), in
+  /// reasoning or not.
+  void begin(std::uint32_t ctx, bool in_reasoning) {
     ctx_ = ctx;
+    in_reasoning_ = in_reasoning;
     frames_.clear();
     in_string_ = false;
     escaped_ = false;
@@ -106,7 +123,10 @@ class frame_scanner {
   /// Scans the segment's bytes `[b, e)`, which continue the bytes scanned before.
   void feed(std::size_t b, std::size_t e) {
     static constexpr byte_finder openers{"{["};  // outside every frame only these matter
-    for (std::size_t i = b; i < e; ++i) {
+    static constexpr byte_finder in_prose{"{}["};
+    static constexpr byte_finder in_object{"\"{}"};
+    static constexpr byte_finder in_array{"\"[]{"};
+    for (std::size_t i = b; i < e && overflow_ == overflow::none; ++i) {
       if (frames_.empty()) {
         i = openers.next(text_, i, e);
         if (i == e) break;
@@ -117,15 +137,40 @@ class frame_scanner {
         }
         continue;
       }
+      // Skip what cannot matter: in a dead frame, all but its structure; in a string, its
+      // plain text (the validator, if it reads the string, takes the run at once).
+      const frame& top = frames_.back();
+      if (in_string_) {
+        if (!escaped_) {
+          if (!top.in_chain) {
+            i = next_in_string(text_, i, e, false);
+          } else if (v_.in_plain_string()) {
+            const std::size_t j = next_in_string(text_, i, e, true);
+            v_.take_plain(i, j);
+            i = j;
+          }
+          if (i == e) break;
+        }
+      } else if (!top.in_chain) {
+        const byte_finder* f =
+            top.prose_above > 0 || (top.k == kind::brace_prose && probe_ == probe::none) ? &in_prose
+            : top.k == kind::brace_json ? &in_object
+            : top.k == kind::bracket    ? &in_array
+                                        : nullptr;
+        if (f) {
+          i = f->next(text_, i, e);
+          if (i == e) break;
+        }
+      }
       step(i);
     }
   }
 
   /// Ends the segment at `e`. When it runs to the end of the text and ends inside a frame whose
   /// text is a valid JSON prefix, returns where the output was cut; when it ends inside such a
-  /// frame otherwise, that frame is malformed, cut by `cut_by` ("a fence line").
-  std::optional<pending_cut> end(std::size_t e, bool runs_to_end, std::string_view cut_by) {
-    return end_segment(e, runs_to_end, cut_by);
+  /// frame otherwise, that frame is malformed, cut by `why`.
+  std::optional<pending_cut> end(std::size_t e, bool runs_to_end, cut_by why) {
+    return end_segment(e, runs_to_end, why);
   }
 
   /// Records from this index on lie inside an open frame that could still own them (a
@@ -134,6 +179,14 @@ class frame_scanner {
     for (const frame& f : frames_)
       if (f.k != kind::brace_prose) return f.mark;
     return out_.size();
+  }
+
+  /// A resource limit stopped the scan: which.
+  [[nodiscard]] overflow overflowed() const noexcept { return overflow_; }
+
+  /// Counts a record made outside this scanner (a whole value) against the limit.
+  void note_record() {
+    if (out_.size() > max_records_) overflow_ = overflow::candidates;
   }
 
  private:
@@ -150,11 +203,13 @@ class frame_scanner {
 
   struct frame {
     std::size_t open = 0;
+    std::size_t dead_at = alive;  // the byte where its text stopped being a valid JSON prefix
     std::size_t mark = 0;         // out_.size() when the frame opened: later records lie inside it
     std::size_t near_mark = 0;    // near_misses_.size() likewise
     std::size_t base = 0;         // validator depth outside this frame's opener
-    std::size_t dead_at = alive;  // the byte where its text stopped being a valid JSON prefix
-    std::size_t nest = 0;         // brackets: the `[` open inside it (outside strings)
+    std::uint32_t nest = 0;       // brackets: the `[` open inside it (outside strings)
+    std::uint32_t prose_above = 0;  // prose-like frames that do not look like objects, open
+                                    // right inside this one (counted, not stored)
     kind k = kind::brace_pending;
     bool in_chain = true;  // the validator is reading this frame's text
     bool looks = false;    // brace frames: starts like an object (`{"`, `{'`, `{name:`)
@@ -179,18 +234,37 @@ class frame_scanner {
       string_byte(c);
       return;
     }
+    // The innermost frame may be a counted prose-like one.
+    if (frames_.back().prose_above > 0) {
+      if (c == '{') {
+        open_brace(i, false);
+      } else if (c == '}') {
+        --frames_.back().prose_above;
+      } else if (c == '[') {
+        open_bracket(i);
+      }
+      return;
+    }
     // Settle a frame whose kind is still open; the byte is then read as in that kind.
     for (;;) {
       frame& top = frames_.back();
       if (top.k == kind::brace_pending) {
         if (!decide_kind(top, c)) return;
+        if (fold_prose()) {  // counted now: the byte is read in it
+          step_counted(i, c);
+          return;
+        }
       } else if (top.k == kind::bracket_pending) {
         if (is_json_ws(c)) return;
         if (c != '{' && c != '[' && c != '"') {
           // `[1]`, `[text](url)`, `[ ]`: no frame after all; read the byte where it stands.
           frames_.pop_back();
-          alive_from_ = std::min(alive_from_, frames_.size());
+          after_pop();
           if (frames_.empty()) return;  // outside every frame only `{` and `[` matter
+          if (frames_.back().prose_above > 0) {
+            step_counted(i, c);
+            return;
+          }
           continue;
         }
         top.k = kind::bracket;
@@ -224,7 +298,13 @@ class frame_scanner {
         }
         break;
       case kind::brace_prose:
-        if (probe_ != probe::none) near_miss_byte(top, c);
+        if (probe_ != probe::none) {
+          near_miss_byte(top, c);
+          if (fold_prose()) {
+            step_counted(i, c);
+            return;
+          }
+        }
         if (c == '{') {
           open_brace(i, joined);
         } else if (c == '}') {
@@ -235,6 +315,29 @@ class frame_scanner {
         break;
       default: break;
     }
+  }
+
+  /// Reads `c` in a counted prose-like frame (the innermost one).
+  void step_counted(std::size_t i, char c) {
+    if (c == '{') {
+      open_brace(i, false);
+    } else if (c == '}') {
+      --frames_.back().prose_above;
+    } else if (c == '[') {
+      open_bracket(i);
+    }
+  }
+
+  /// A prose-like frame on top that does not look like an object (and no longer may): it only
+  /// nests, so it is counted on the frame below it instead of stored. Returns whether it was.
+  bool fold_prose() {
+    frame& top = frames_.back();
+    if (top.k != kind::brace_prose || top.looks || probe_ != probe::none || frames_.size() < 2)
+      return false;
+    frames_.pop_back();
+    after_pop();
+    ++frames_.back().prose_above;
+    return true;
   }
 
   static bool is_name_byte(char c) noexcept {
@@ -306,10 +409,15 @@ class frame_scanner {
       pend_ = pend::after_first_string;
     } else {
       top.k = kind::brace_prose;
+      fold_prose();
     }
   }
 
   void push_frame(std::size_t i, kind k) {
+    if (frames_.size() >= max_frames_) {
+      overflow_ = overflow::frames;
+      return;
+    }
     frame f;
     f.open = i;
     f.mark = out_.size();
@@ -335,18 +443,31 @@ class frame_scanner {
   }
 
   void start_chain(std::size_t i) {
+    retire_chain();
     v_.reset(text_, std::numeric_limits<std::size_t>::max(), /*quiet=*/true);
     v_.feed(i);
     alive_from_ = frames_.size();
   }
 
+  /// After a pop: the chain's live frames are within the stack; none left, the chain is over.
+  void after_pop() {
+    alive_from_ = std::min(alive_from_, frames_.size());
+    if (alive_from_ == frames_.size()) retire_chain();
+  }
+
+  /// No frame the validator reads is alive: it stops reading (its state would only grow).
+  void retire_chain() {
+    for (std::size_t k = frames_.size(); k-- > 0 && frames_[k].in_chain;)
+      frames_[k].in_chain = false;
+  }
+
   void close_frame(std::size_t i) {
     const frame f = frames_.back();
     frames_.pop_back();
-    alive_from_ = std::min(alive_from_, frames_.size());
+    after_pop();
     probe_ = probe::none;
     if (f.k == kind::brace_prose) {  // keeps what lies inside it
-      if (f.looks && !ctx_.in_reasoning) {
+      if (f.looks && !in_reasoning_) {
         near_misses_.resize(f.near_mark);  // only the outermost near miss is named
         near_misses_.push_back(span{f.open, i + 1});
       }
@@ -354,13 +475,14 @@ class frame_scanner {
     }
     out_.resize(f.mark);  // the parts of a JSON-like frame are never answers
     near_misses_.resize(f.near_mark);
-    push_record(f.open, i + 1, f.dead_at == alive);  // a malformed span's reason is found later
+    // A frame inside one that is still a valid JSON prefix is a part of it, whatever comes.
+    if (alive_from_ < frames_.size()) return;
+    push_record(f.open, i + 1, f.dead_at == alive, cut_by::none);
   }
 
-  void push_record(std::size_t begin, std::size_t end, bool valid) {
-    record r = ctx_.make(begin, end, source::prose);
-    r.valid = valid;
-    out_.push_back(std::move(r));
+  void push_record(std::size_t begin, std::size_t end, bool valid, cut_by why) {
+    out_.push_back(record{begin, end, ctx_, source::prose, valid, why});
+    note_record();
   }
 
   /// The validator failed at `i`: every frame it was reading contains the failure.
@@ -372,13 +494,21 @@ class frame_scanner {
     alive_from_ = frames_.size();
   }
 
-  /// Frames whose nesting now exceeds the limit are dead; frames nested deeper stay valid.
+  /// Frames whose nesting now exceeds the limit are dead; frames nested deeper stay valid. The
+  /// validator then forgets the containers outside the outermost live frame.
   void check_depth(std::size_t i) {
+    const std::size_t from = alive_from_;
     while (alive_from_ < frames_.size() && v_.depth() - frames_[alive_from_].base > max_depth_)
       frames_[alive_from_++].dead_at = i;
+    if (alive_from_ == from) return;
+    if (alive_from_ == frames_.size()) {
+      retire_chain();
+    } else {
+      v_.forget_outer(v_.depth() - frames_[alive_from_].base);
+    }
   }
 
-  std::optional<pending_cut> end_segment(std::size_t e, bool runs_to_end, std::string_view cut_by) {
+  std::optional<pending_cut> end_segment(std::size_t e, bool runs_to_end, cut_by why) {
     std::optional<pending_cut> cut;
     if (frames_.empty()) return cut;
     // The outermost open frame whose text is a valid prefix swallows all inside it; the dead
@@ -396,10 +526,7 @@ class frame_scanner {
           k.offset = f.open;
           cut = k;
         } else {
-          push_record(f.open, e, false);
-          out_.back().problem_offset = e;
-          out_.back().problem = std::string(array ? "the array" : "the object") +
-                                " never closes: " + std::string(cut_by) + " cuts it";
+          push_record(f.open, e, false, why);
         }
         break;
       }
@@ -433,12 +560,16 @@ class frame_scanner {
   std::size_t max_depth_;
   std::vector<record>& out_;
   std::vector<span>& near_misses_;
+  std::size_t max_records_;
+  std::size_t max_frames_;
   std::vector<frame> frames_;
   validator v_;
-  context ctx_;
+  std::uint32_t ctx_ = 0;
+  bool in_reasoning_ = false;
   std::size_t alive_from_ = 0;  // frames_[alive_from_..] are the chain's live frames
   pend pend_ = pend::after_brace;
   probe probe_ = probe::none;
+  overflow overflow_ = overflow::none;
   bool in_string_ = false;
   bool escaped_ = false;
 };

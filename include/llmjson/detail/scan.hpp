@@ -19,6 +19,7 @@
 #include <llmjson/candidate.hpp>
 #include <llmjson/detail/engine.hpp>
 #include <llmjson/detail/frames.hpp>
+#include <llmjson/detail/positions.hpp>
 #include <llmjson/detail/utf8.hpp>
 #include <llmjson/detail/validator.hpp>
 #include <llmjson/fence.hpp>
@@ -44,39 +45,6 @@ inline value_shape shape_of(validator& v, std::string_view text, std::size_t b, 
     if (!v.feed(i)) return value_shape::invalid;
   return v.finish(e) ? value_shape::complete : value_shape::prefix;
 }
-
-/// Turns byte offsets into 1-based lines and code-point columns, walking the text once for a
-/// sorted list of offsets. A leading BOM takes no column.
-class position_finder {
- public:
-  explicit position_finder(std::string_view text) : text_(text) {
-    if (text_.substr(0, 3) == "\xEF\xBB\xBF") at_ = 3;
-  }
-  /// Points at the same text, moved or grown (a stream's buffer).
-  void rebind(std::string_view text) noexcept { text_ = text; }
-
-  /// Returns {line, column} of `offset`; offsets must come in non-decreasing order, and the
-  /// byte after `offset` must be there when the one at `offset - 1` is a CR.
-  std::pair<std::size_t, std::size_t> at(std::size_t offset) {
-    offset = std::min(offset, text_.size());
-    for (; at_ < offset; ++at_) {
-      const char c = text_[at_];
-      if (c == '\n' || (c == '\r' && (at_ + 1 >= text_.size() || text_[at_ + 1] != '\n'))) {
-        ++line_;
-        column_ = 1;
-      } else if (c != '\r' && (static_cast<unsigned char>(c) & 0xC0) != 0x80) {
-        ++column_;
-      }
-    }
-    return {line_, column_};
-  }
-
- private:
-  std::string_view text_;
-  std::size_t at_ = 0;
-  std::size_t line_ = 1;
-  std::size_t column_ = 1;
-};
 
 /// Finds again why the span `[begin, end)` is not valid JSON: validity does not depend on
 /// what surrounds a span, so validating it alone stops at the same byte, for the same reason.
@@ -112,52 +80,82 @@ inline bool build_value(std::string_view span, nlohmann::json& out, std::string&
 
 namespace llmjson::detail {
 
-/// Finds why an invalid record is not valid JSON, if the scan did not say.
-inline void prepare(record& r, validator& v, std::string_view text, std::size_t max_depth) {
-  if (!r.valid && r.problem.empty())
-    diagnose(v, text, max_depth, r.begin, r.end, r.problem_offset, r.problem);
+/// Why a record is not valid JSON (`problem`, at `offset`): what cut it, or what the validator
+/// finds again on its own (validity does not depend on what surrounds a span). Nothing for a
+/// valid record.
+inline void diagnose(const record& r, validator& v, std::string_view text, std::size_t max_depth,
+                     std::size_t& offset, std::string& problem) {
+  if (r.valid) return;
+  if (r.cut != cut_by::none) {
+    offset = r.end;
+    problem = std::string(text[r.begin] == '[' ? "the array" : "the object") +
+              " never closes: " + std::string(to_string(r.cut)) + " cuts it";
+    return;
+  }
+  diagnose(v, text, max_depth, r.begin, r.end, offset, problem);
 }
 
-/// The public candidate of a prepared record: views into `text`, positions (`position_of`
-/// gives {line, column} of an offset), and its value when it is valid JSON.
+/// The public candidate of a record: views into `text`, positions (`position_of` gives
+/// {line, column} of an offset), its value when it is valid JSON, and why not when it is not
+/// (`problem` at `problem_offset`, from `diagnose`).
 template <class PositionOf>
-candidate make_candidate(std::string_view text, record& r, PositionOf&& position_of) {
+candidate make_candidate(std::string_view text, const record& r, const context& where,
+                         std::size_t problem_offset, std::string problem,
+                         PositionOf&& position_of) {
   candidate c;
   c.text = text.substr(r.begin, r.end - r.begin);
   c.offset = r.begin;
   std::tie(c.line, c.column) = position_of(r.begin);
   c.source = r.src;
-  c.info = text.substr(r.info_at, r.info_len);
-  c.in_fence = r.in_fence;
-  c.in_reasoning = r.in_reasoning;
-  c.marker = text.substr(r.marker_at, r.marker_len);
+  c.info = text.substr(where.info_at, where.info_len);
+  c.in_fence = where.in_fence;
+  c.in_reasoning = where.in_reasoning;
+  c.marker = text.substr(where.marker_at, where.marker_len);
   c.valid = r.valid;
-  if (c.valid) c.valid = build_value(c.text, c.value, r.problem);
+  if (c.valid) c.valid = build_value(c.text, c.value, problem);
   if (!c.valid) {
     c.value = nlohmann::json(nlohmann::json::value_t::discarded);
-    auto [line, column] = position_of(r.valid ? r.begin : r.problem_offset);
-    c.problem =
-        "line " + std::to_string(line) + " col " + std::to_string(column) + ": " + r.problem;
+    auto [line, column] = position_of(r.valid ? r.begin : problem_offset);
+    c.problem = "line " + std::to_string(line) + " col " + std::to_string(column) + ": " + problem;
   }
   return c;
+}
+
+/// Why a resource limit stopped `scan`, in words; empty when none did.
+inline std::string stopped_by(const engine& scan, const options& opts) {
+  switch (scan.overflowed()) {
+    case overflow::candidates:
+      return "the output holds more than " + std::to_string(opts.max_candidates) +
+             " candidates (options::max_candidates)";
+    case overflow::frames:
+      return "the output opens more than " + std::to_string(opts.max_open_frames) +
+             " braces and brackets at once (options::max_open_frames)";
+    case overflow::none: break;
+  }
+  return {};
 }
 
 /// The public scan result of an engine that has read all of `text`: views, positions, values
 /// and reasons. Positions take one walk over the text, for the sorted offsets reported. The
 /// first candidates may be made already (`made`, a stream's); they are taken as they are.
-inline scan_result make_scan_result(std::string_view text, engine& scan,
+inline scan_result make_scan_result(std::string_view text, const engine& scan, const options& opts,
                                     std::vector<candidate>&& made = {}) {
-  std::vector<record>& recs = scan.records;
+  scan_result out;
+  out.stopped = stopped_by(scan, opts);
+  if (!out.stopped.empty()) return out;
+  const std::vector<record>& recs = scan.records;
   validator v;
 
-  // Positions, in one walk over the text.
+  // Reasons, then positions in one walk over the text.
+  std::vector<std::pair<std::size_t, std::string>> problems(recs.size() - made.size());
   std::vector<std::size_t> offsets;
   offsets.reserve(recs.size() * 2 + scan.near.size() + 2);
   for (std::size_t k = made.size(); k < recs.size(); ++k) {
-    record& r = recs[k];
-    prepare(r, v, text, scan.max_depth());
+    const record& r = recs[k];
+    auto& [problem_at, why] = problems[k - made.size()];
+    diagnose(r, v, text, scan.max_depth(), problem_at, why);
     offsets.push_back(r.begin);
-    if (!r.valid) offsets.push_back(r.problem_offset);
+    if (!r.valid) offsets.push_back(problem_at);
   }
   const std::size_t shown_near = std::min(scan.near.size(), max_near_misses);
   for (std::size_t k = 0; k < shown_near; ++k) offsets.push_back(scan.near[k].begin);
@@ -179,11 +177,14 @@ inline scan_result make_scan_result(std::string_view text, engine& scan,
     return std::to_string(line) + ":" + std::to_string(column);
   };
 
-  scan_result out;
+  const std::size_t first_new = made.size();
   out.candidates = std::move(made);
   out.candidates.reserve(recs.size());
-  for (std::size_t k = out.candidates.size(); k < recs.size(); ++k)
-    out.candidates.push_back(make_candidate(text, recs[k], position_of));
+  for (std::size_t k = first_new; k < recs.size(); ++k) {
+    auto& [problem_at, why] = problems[k - first_new];
+    out.candidates.push_back(make_candidate(text, recs[k], scan.contexts[recs[k].ctx], problem_at,
+                                            std::move(why), position_of));
+  }
   out.near_miss_count = scan.near.size();
   for (std::size_t k = 0; k < shown_near; ++k) {
     near_miss m;
@@ -239,7 +240,7 @@ namespace llmjson {
 inline scan_result candidates(std::string_view text, const options& opts) {
   detail::engine scan(opts);
   scan.advance(text, /*ended=*/true);
-  return detail::make_scan_result(text, scan);
+  return detail::make_scan_result(text, scan, opts);
 }
 
 }  // namespace llmjson

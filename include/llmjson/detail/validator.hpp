@@ -39,6 +39,8 @@ class validator {
     max_depth_ = max_depth;
     stack_.clear();
     keys_.clear();
+    dropped_levels_ = 0;
+    dropped_keys_ = 0;
     state_ = state::value;
     failed_ = false;
     error_offset_ = 0;
@@ -73,7 +75,7 @@ class validator {
   /// but white space; otherwise records why ("unexpected end").
   bool finish(std::size_t end) {
     if (failed_) return false;
-    if (state_ == state::number && number_complete() && stack_.empty()) value_done();
+    if (state_ == state::number && number_complete() && depth() == 0) value_done();
     if (state_ == state::done) return true;
     return fail(end, started_ ? "the text ends before the value does" : "no value");
   }
@@ -84,7 +86,34 @@ class validator {
   /// A value has begun (a byte other than white space was taken).
   [[nodiscard]] bool started() const noexcept { return started_; }
   /// The number of open containers (objects and arrays).
-  [[nodiscard]] std::size_t depth() const noexcept { return stack_.size(); }
+  [[nodiscard]] std::size_t depth() const noexcept { return dropped_levels_ + stack_.size(); }
+
+  /// Forgets the outermost open containers, leaving `keep` (or all there are): nobody will ask
+  /// whether the text is valid outside them (the frames there are dead), so their state is
+  /// dropped, keeping the memory bounded however deep the text nests. Closing one of them
+  /// later fails the validator. `depth()` still counts them.
+  void forget_outer(std::size_t keep) {
+    while (stack_.size() > keep) {
+      const std::size_t next_keys =
+          stack_.size() > 1 ? stack_[1].keys_begin : dropped_keys_ + keys_.size();
+      while (dropped_keys_ < next_keys) {
+        keys_.pop_front();
+        ++dropped_keys_;
+      }
+      stack_.pop_front();
+      ++dropped_levels_;
+    }
+  }
+
+  /// In a string, with nothing pending (no escape, UTF-8 sequence or surrogate): bytes that are
+  /// printable ASCII other than `"` and `\\` can be taken as a run (`take_plain`).
+  [[nodiscard]] bool in_plain_string() const noexcept {
+    return !failed_ && state_ == state::string && escape_ == 0 && utf8_need_ == 0;
+  }
+  /// Takes `text[from, to)`, all printable ASCII other than `"` and `\\`, in a plain string.
+  void take_plain(std::size_t from, std::size_t to) {
+    if (is_key_) key_.append(text_.substr(from, to - from));
+  }
   [[nodiscard]] std::size_t error_offset() const noexcept { return error_offset_; }
   [[nodiscard]] const std::string& reason() const noexcept { return reason_; }
 
@@ -196,24 +225,26 @@ class validator {
   }
 
   bool open(std::size_t i, bool is_object) {
-    if (stack_.size() >= max_depth_)
+    if (depth() >= max_depth_)
       return fail_with(
           i, [&] { return "nesting deeper than " + std::to_string(max_depth_) + " levels"; });
     level l;
     l.is_object = is_object;
-    l.keys_begin = keys_.size();
+    l.keys_begin = dropped_keys_ + keys_.size();
     stack_.push_back(std::move(l));
     state_ = is_object ? state::key_or_close : state::value_or_close;
     return true;
   }
 
-  void close() {
-    keys_.resize(stack_.back().keys_begin);
+  bool close(std::size_t i) {
+    if (stack_.empty()) return fail(i, "internal: a container the validator forgot closes");
+    keys_.resize(stack_.back().keys_begin - dropped_keys_);
     stack_.pop_back();
     value_done();
+    return true;
   }
 
-  void value_done() noexcept { state_ = stack_.empty() ? state::done : state::comma_or_close; }
+  void value_done() noexcept { state_ = depth() == 0 ? state::done : state::comma_or_close; }
 
   bool begin_value(std::size_t i, unsigned char c) {
     started_ = true;
@@ -240,13 +271,13 @@ class validator {
     switch (state_) {
       case state::value: return begin_value(i, c);
       case state::value_or_close:
-        if (c == ']') return close(), true;
+        if (c == ']') return close(i);
         return begin_value(i, c);
       case state::value_after_comma:
         if (c == ']') return fail(i, "trailing comma");
         return begin_value(i, c);
       case state::key_or_close:
-        if (c == '}') return close(), true;
+        if (c == '}') return close(i);
         if (c == '"') return begin_string(i, true), true;
         return unexpected_key(i, c, "a key in double quotes or '}'");
       case state::key_after_comma:
@@ -257,9 +288,10 @@ class validator {
         if (c == ':') return state_ = state::value, true;
         return unexpected(i, c, "':' after the key");
       case state::comma_or_close: {
+        if (stack_.empty()) return fail(i, "internal: the validator forgot this container");
         const bool obj = stack_.back().is_object;
         if (c == ',') return state_ = obj ? state::key_after_comma : state::value_after_comma, true;
-        if (c == (obj ? '}' : ']')) return close(), true;
+        if (c == (obj ? '}' : ']')) return close(i);
         if (c == (obj ? ']' : '}'))
           return fail_with(i, [&] {
             return std::string("mismatched ") + show(c) + " (an " + (obj ? "object" : "array") +
@@ -396,15 +428,16 @@ class validator {
       value_done();
       return true;
     }
+    if (stack_.empty()) return fail(string_begin_, "internal: the validator forgot this object");
     level& l = stack_.back();
-    const std::size_t count = keys_.size() - l.keys_begin;
+    const std::size_t first = l.keys_begin - dropped_keys_;  // this object's keys in keys_
+    const std::size_t count = keys_.size() - first;
     constexpr std::size_t linear_limit = 16;
     bool duplicate = false;
     if (l.index) {
       duplicate = l.index->count(key_) != 0;
     } else {
-      for (std::size_t k = l.keys_begin; k < keys_.size() && !duplicate; ++k)
-        duplicate = keys_[k] == key_;
+      for (std::size_t k = first; k < keys_.size() && !duplicate; ++k) duplicate = keys_[k] == key_;
     }
     if (duplicate)
       return fail_with(string_begin_, [&] { return "duplicate key \"" + printable(key_) + "\""; });
@@ -413,7 +446,7 @@ class validator {
       l.index->insert(keys_.back());
     } else if (count + 1 > linear_limit) {
       l.index = std::make_unique<std::unordered_set<std::string_view>>();
-      for (std::size_t k = l.keys_begin; k < keys_.size(); ++k) l.index->insert(keys_[k]);
+      for (std::size_t k = first; k < keys_.size(); ++k) l.index->insert(keys_[k]);
     }
     state_ = state::colon;
     return true;
@@ -499,8 +532,10 @@ class validator {
 
   std::string_view text_;
   std::size_t max_depth_ = std::numeric_limits<std::size_t>::max();
-  std::vector<level> stack_;
-  std::deque<std::string> keys_;  // a deque: views of its strings stay valid as it grows
+  std::deque<level> stack_;         // the open containers the validator follows
+  std::deque<std::string> keys_;    // a deque: views of its strings stay valid as it grows
+  std::size_t dropped_levels_ = 0;  // outer containers forgotten (forget_outer)
+  std::size_t dropped_keys_ = 0;    // and their keys
   std::string key_;
   state state_ = state::value;
   number_state number_ = number_state::zero;

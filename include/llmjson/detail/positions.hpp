@@ -1,0 +1,149 @@
+// llmjson: byte offsets to lines and columns, 16 bytes at a time
+// SPDX-License-Identifier: MIT
+#ifndef LLMJSON_DETAIL_POSITIONS_HPP_INCLUDED
+#define LLMJSON_DETAIL_POSITIONS_HPP_INCLUDED
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <string_view>
+#include <utility>
+
+#include <llmjson/detail/find.hpp>
+
+namespace llmjson::detail {
+
+/// What a stretch of text holds, for positions: line ends (LF, and CR not followed by LF), the
+/// bytes that take a column (all but UTF-8 continuation bytes and CR), and where the last line
+/// end is. Does not allocate or throw.
+struct line_counts {
+  std::size_t lines = 0;    ///< line ends
+  std::size_t columns = 0;  ///< bytes that take a column, after the last line end
+  bool ended = false;       ///< a line end is in the stretch
+};
+
+/// The last `i` in `[b, e)` with `text[i]` a LF or a CR (16 bytes at a time, backwards), or
+/// `b` when there is none. Used only where there is one.
+inline std::size_t last_line_byte(std::string_view text, std::size_t b, std::size_t e) noexcept {
+  std::size_t i = e;
+#if defined(LLMJSON_HAVE_SSE2) && !defined(LLMJSON_NO_SIMD)
+  const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+  for (; i - b >= 16; i -= 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i - 16));
+    const auto m = static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, lf), _mm_cmpeq_epi8(x, cr))));
+    if (m) return i - 16 + static_cast<std::size_t>(31 - std::countl_zero(m));
+  }
+#endif
+  while (i > b) {
+    --i;
+    if (text[i] == '\n' || text[i] == '\r') return i;
+  }
+  return b;
+}
+
+/// How many bytes of `text[b, e)` take a column: all but UTF-8 continuation bytes and CR.
+inline std::size_t count_columns(std::string_view text, std::size_t b, std::size_t e) noexcept {
+  std::size_t n = 0, i = b;
+#if defined(LLMJSON_HAVE_SSE2) && !defined(LLMJSON_NO_SIMD)
+  const __m128i cont = _mm_set1_epi8(-64), cr = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
+  std::size_t skipped = 0;
+  while (e - i >= 16) {
+    __m128i sums = zero;
+    for (int blocks = 0; blocks < 255 && e - i >= 16; ++blocks, i += 16) {
+      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+      // 0x80-0xBF are the bytes below -64 as signed chars: UTF-8 continuation bytes.
+      sums = _mm_sub_epi8(sums, _mm_or_si128(_mm_cmplt_epi8(x, cont), _mm_cmpeq_epi8(x, cr)));
+    }
+    const __m128i total = _mm_sad_epu8(sums, zero);
+    skipped += static_cast<std::size_t>(_mm_cvtsi128_si32(total)) +
+               static_cast<std::size_t>(_mm_extract_epi16(total, 4));
+  }
+  n = (i - b) - skipped;
+#endif
+  for (; i < e; ++i) {
+    const char c = text[i];
+    if (c != '\r' && (static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
+  }
+  return n;
+}
+
+/// Counts `text[b, e)`. A CR at `e - 1` ends a line unless `text[e]` is LF (or the text ends).
+/// Line ends are counted 16 bytes at a time (byte counters summed every 255 blocks); columns
+/// only after the last line end, found from the end.
+inline line_counts count_lines(std::string_view text, std::size_t b, std::size_t e) noexcept {
+  line_counts out;
+  auto ends_line = [&](std::size_t i) {
+    const char c = text[i];
+    return c == '\n' || (c == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n'));
+  };
+  // Line ends: LF, and CR not followed by LF.
+  std::size_t i = b;
+#if defined(LLMJSON_HAVE_SSE2) && !defined(LLMJSON_NO_SIMD)
+  const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
+  // Blocks whose next byte is in the text too (a CR's follower is read from the next load).
+  while (i + 16 < text.size() && e - i >= 16) {
+    __m128i sums = zero;
+    for (int blocks = 0; blocks < 255 && i + 16 < text.size() && e - i >= 16; ++blocks, i += 16) {
+      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+      const __m128i next = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i + 1));
+      const __m128i cr_alone = _mm_andnot_si128(_mm_cmpeq_epi8(next, lf), _mm_cmpeq_epi8(x, cr));
+      // Each match is 0xFF, that is -1: subtracting counts it.
+      sums = _mm_sub_epi8(sums, _mm_or_si128(_mm_cmpeq_epi8(x, lf), cr_alone));
+    }
+    const __m128i total = _mm_sad_epu8(sums, zero);
+    out.lines += static_cast<std::size_t>(_mm_cvtsi128_si32(total)) +
+                 static_cast<std::size_t>(_mm_extract_epi16(total, 4));
+  }
+#endif
+  for (; i < e; ++i) out.lines += ends_line(i) ? 1U : 0U;
+  out.ended = out.lines > 0;
+  // Columns: the bytes after the last line end (or from `b`) that start a code point.
+  std::size_t from = b;
+  if (out.ended) {
+    for (std::size_t before = e;;) {
+      const std::size_t p = last_line_byte(text, b, before);
+      if (ends_line(p)) {
+        from = p + 1;
+        break;
+      }
+      before = p;  // a CR whose LF lies past `e`: the line end is earlier
+    }
+  }
+  out.columns = count_columns(text, from, e);
+  return out;
+}
+
+/// Turns byte offsets into 1-based lines and code-point columns, walking the text once for
+/// offsets in non-decreasing order. LF, CR and CRLF end lines; a leading BOM takes no column.
+class position_finder {
+ public:
+  explicit position_finder(std::string_view text) : text_(text) {
+    if (text_.substr(0, 3) == "\xEF\xBB\xBF") at_ = 3;
+  }
+  /// Points at the same text, moved or grown (a stream's buffer).
+  void rebind(std::string_view text) noexcept { text_ = text; }
+
+  /// Returns {line, column} of `offset`; offsets must come in non-decreasing order, and the
+  /// byte after `offset` must be there when the one at `offset - 1` is a CR.
+  std::pair<std::size_t, std::size_t> at(std::size_t offset) noexcept {
+    offset = std::min(offset, text_.size());
+    if (offset > at_) {
+      const line_counts c = count_lines(text_, at_, offset);
+      line_ += c.lines;
+      column_ = c.ended ? 1 + c.columns : column_ + c.columns;
+      at_ = offset;
+    }
+    return {line_, column_};
+  }
+
+ private:
+  std::string_view text_;
+  std::size_t at_ = 0;
+  std::size_t line_ = 1;
+  std::size_t column_ = 1;
+};
+
+}  // namespace llmjson::detail
+
+#endif  // LLMJSON_DETAIL_POSITIONS_HPP_INCLUDED
