@@ -233,3 +233,22 @@ TEST_CASE("a stream over the size limit keeps nothing and finishes too_large", "
   CHECK(r.error().message ==
         "the output is 22 bytes, over the limit of 16 (options::max_input_bytes)");
 }
+
+TEST_CASE("whole outputs: extract()'s one-pass fast path and the engine agree", "[stream]") {
+  std::string deep(513, '[');
+  deep += std::string(513, ']');
+  std::string deep_ok(512, '[');
+  deep_ok += std::string(512, ']');
+  for (std::string text :
+       {std::string("{\"a\": [1, {\"b\": null}], \"c\": -0.0e1, \"d\": \"\\u00e9\\ud83d\\ude00\"}"),
+        std::string("  [1, 2, 3]  \n"), std::string("{\"a\":1,\"a\":2}"),
+        std::string("{\"a\":1,\"\\u0061\":2}"), std::string("[1e400]"),
+        std::string("{\"a\": \"\\ud800\"}"), std::string("\xEF\xBB\xBF\xEF\xBB\xBF{}"),
+        std::string("\xEF\xBB\xBF {}"), std::string("{\"a\":1}\0junk", 12),
+        std::string("[\"\xC3\x28\"]"), std::string("{\"a\": 1} trailing"), std::string("[1, 2"),
+        std::string("{}"), std::string("[]"), deep, deep_ok}) {
+    INFO(text.substr(0, 60));
+    every_chunking(text, llmjson::any_object{}, {});
+    every_chunking(text, llmjson::any_key({"a"}), {.policy = llmjson::policy::unique});
+  }
+}

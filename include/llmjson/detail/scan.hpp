@@ -22,6 +22,7 @@
 #include <llmjson/detail/positions.hpp>
 #include <llmjson/detail/utf8.hpp>
 #include <llmjson/detail/validator.hpp>
+#include <llmjson/detail/whole.hpp>
 #include <llmjson/fence.hpp>
 
 namespace llmjson::detail {
@@ -119,6 +120,28 @@ candidate make_candidate(std::string_view text, const record& r, const context& 
     c.problem = "line " + std::to_string(line) + " col " + std::to_string(column) + ": " + problem;
   }
   return c;
+}
+
+/// The fast path: when the whole output (a BOM and white space aside) is one object or array,
+/// its one candidate, checked and built in one nlohmann pass. Nothing otherwise: the engine then
+/// reads the text and decides (the same way: a whole value owns all inside it).
+inline std::optional<scan_result> whole_candidate(std::string_view text, const options& opts) {
+  const std::size_t start = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  std::size_t b = start, e = text.size();
+  while (b < e && is_json_ws(text[b])) ++b;
+  if (b == e || (text[b] != '{' && text[b] != '[')) return std::nullopt;
+  while (is_json_ws(text[e - 1])) --e;
+  candidate c;
+  if (!parse_whole(text, start, text.size(), std::min(opts.max_depth, max_depth_limit), c.value))
+    return std::nullopt;
+  c.text = text.substr(b, e - b);
+  c.offset = b;
+  std::tie(c.line, c.column) = position_finder(text).at(b);
+  c.source = source::whole;
+  c.valid = true;
+  scan_result out;
+  out.candidates.push_back(std::move(c));
+  return out;
 }
 
 /// Why a resource limit stopped `scan`, in words; empty when none did.
@@ -238,6 +261,8 @@ inline scan_result make_scan_result(std::string_view text, const engine& scan, c
 namespace llmjson {
 
 inline scan_result candidates(std::string_view text, const options& opts) {
+  if (std::optional<scan_result> fast = detail::whole_candidate(text, opts))
+    return std::move(*fast);
   detail::engine scan(opts);
   scan.advance(text, /*ended=*/true);
   return detail::make_scan_result(text, scan, opts);
