@@ -8,8 +8,10 @@
 #include <chrono>
 #include <cstddef>
 #include <deque>
+#include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -1723,8 +1725,12 @@ TEST_CASE("the caller's stop reaches a streaming adapter mid-stream, and ends th
   s.caller = &source;
   s.caller_after = 2;
   const std::string prompt = "plan";
-  auto r = llmjson::retrying(stream_replay(s), {.max_attempts = 3, .extraction = answer_start})
-               .extract(prompt, llmjson::any_key({"steps"}), source.get_token());
+  const bool through_options = GENERATE(false, true);  // the call's token, or the wrapper's
+  llmjson::retry_options opts{.max_attempts = 3, .extraction = answer_start};
+  if (through_options) opts.stop = source.get_token();
+  const llmjson::retrying model(stream_replay(s), opts);
+  auto r = through_options ? model.extract(prompt, llmjson::any_key({"steps"}))
+                           : model.extract(prompt, llmjson::any_key({"steps"}), source.get_token());
   REQUIRE_FALSE(r);
   CHECK(r.error().kind == retry_error_kind::cancelled);
   CHECK(s.calls == 1);
@@ -1782,6 +1788,109 @@ TEST_CASE("whatever the pieces, a streaming adapter's answer is the whole output
         }
       }
     }
+  }
+}
+namespace readme {
+
+// What the README's streaming examples use but do not show: a model's output in chunks, and a
+// client that streams a chat reply.
+const std::vector<std::string> model_output = {"Orders, as asked: {\"orders\": [\"come ab",
+                                               "out\"]} and now, at length, ", "why."};
+
+struct chat_delta {
+  std::string content, reasoning, finish_reason;
+};
+struct chat_stream {
+  std::vector<chat_delta> deltas;
+  std::size_t next_one = 0;
+  std::optional<chat_delta> next() {
+    if (next_one == deltas.size()) return std::nullopt;
+    return deltas[next_one++];
+  }
+};
+struct chat_client {
+  std::size_t delivered = 0;  // deltas handed out, over all calls
+  chat_stream stream_chat(const std::string&) {
+    chat_stream s;
+    s.deltas = {{"", "Steps first.", ""},
+                {"Plan: {\"steps\": [\"boil\"", "", ""},
+                {", \"pour\"]}", "", ""},
+                {" and why, at length", "", ""},
+                {".", "", "stop"}};
+    delivered += s.deltas.size();
+    return s;
+  }
+};
+
+}  // namespace readme
+
+TEST_CASE("the README's streaming examples", "[retry][stream][readme]") {
+  std::ostringstream printed;
+  std::streambuf* const cout_buf = std::cout.rdbuf(printed.rdbuf());
+  std::streambuf* const cerr_buf = std::cerr.rdbuf(printed.rdbuf());
+  struct restore {
+    std::streambuf *out, *err;
+    ~restore() {
+      std::cout.rdbuf(out);
+      std::cerr.rdbuf(err);
+    }
+  } restored{cout_buf, cerr_buf};
+  using readme::model_output;
+  {
+    // The stream, as the README shows it.
+    llmjson::stream s(
+        llmjson::any_key({"orders"}),
+        llmjson::options{.policy = llmjson::policy::first,
+                         .start = llmjson::output_start::answer});  // no reasoning in the text
+    for (std::string_view chunk : model_output) {                   // as the model writes
+      s.feed(chunk);
+      s.sync();  // feed() reads in batches: read what came
+      if (const llmjson::candidate* c = s.settled()) {
+        std::cout << "settled at byte " << c->offset << ": " << c->text << "\n";
+        break;  // stop the model: the rest cannot change it
+      }
+    }
+    llmjson::result<llmjson::extraction> r = s.finish();  // what extract() gives on s.text()
+    REQUIRE(r);
+    CHECK(r->chosen().offset == 18);
+    CHECK(s.text() == model_output[0] + model_output[1]);  // the last chunk was never fed
+  }
+  CHECK(printed.str() == "settled at byte 18: {\"orders\": [\"come about\"]}\n");
+  printed.str("");
+  {
+    // The streaming adapter, as the README shows it.
+    readme::chat_client client;
+    using readme::chat_delta;
+    using readme::chat_stream;
+    const std::string prompt = "plan";
+    auto adapter = [&](const std::string& request, const llmjson::sink& out,
+                       const std::stop_token& stop) -> llmjson::completion {
+      chat_stream reply = client.stream_chat(request);  // your client, sending "stream": true
+      llmjson::message m;
+      while (std::optional<chat_delta> d = reply.next()) {
+        out(d->content);              // the content, as it arrives
+        m.reasoning += d->reasoning;  // kept in the record, never scanned
+        if (!d->finish_reason.empty()) m.finish_reason = d->finish_reason;
+        if (stop.stop_requested()) break;  // settled (or the caller stopped): hang up
+      }
+      return m;  // content left empty: it went through `out`
+    };
+    auto model =
+        llmjson::retrying(adapter, {.extraction = {.start = llmjson::output_start::answer}});
+    auto r = model.extract(prompt, llmjson::any_key({"steps"}));
+    if (r && r.attempts.back().stopped_early)
+      std::cerr << "stopped after " << r.attempts.back().received << " bytes\n";
+    REQUIRE(r);
+    CHECK(r->value == nlohmann::json::parse(R"({"steps": ["boil", "pour"]})"));
+    CHECK(client.delivered == 5);
+    CHECK(r.attempts.back().reasoning == "Steps first.");
+    CHECK(r.attempts.back().finish_reason.empty());
+    CHECK(printed.str() == "stopped after 33 bytes\n");
+    // To try an adapter alone, with a sink of one's own.
+    std::string text;
+    auto f = [&](std::string_view c) noexcept { text += c; };
+    adapter(prompt, llmjson::sink(f), {});
+    CHECK(text == "Plan: {\"steps\": [\"boil\", \"pour\"]} and why, at length.");
   }
 }
 #endif  // LLMJSON_HAS_STOP_TOKEN

@@ -31,6 +31,10 @@
 
 #include <llmjson/retry.hpp>
 
+#if LLMJSON_HAS_STOP_TOKEN
+#include <thread>
+#endif
+
 namespace {
 
 using nlohmann::json;
@@ -738,6 +742,54 @@ void streaming_adapter_reads_whole_bodies_too() {
   }
 }
 
+// The caller stops the call while the server is silent between two events: the progress
+// callback ends the transfer, long before the next event would come.
+void streaming_stop_while_nothing_comes() {
+  const std::vector<std::string> writes = {chunk_event({{"role", "assistant"}, {"content", ""}}),
+                                           chunk_event({{"content", "Here is the plan: "}}),
+                                           chunk_event({{"content", plan_json}}),
+                                           chunk_event(json::object(), "stop"), "data: [DONE]\n\n"};
+  fake_server server(json::array({streamed_reply(writes, 4.0)}));
+  std::stop_source source;
+  std::thread user([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    source.request_stop();  // the user pressed ^C
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto r = llmjson::retrying(openai_example::make_streaming_adapter(config_for(server)),
+                             streaming_options())
+               .extract(tea_request(), llmjson::any_key({"goal"}), source.get_token());
+  const auto took = std::chrono::steady_clock::now() - start;
+  user.join();
+  server.finish();
+  EXPECT(!r && r.error().kind == llmjson::retry_error_kind::cancelled);
+  EXPECT(r.attempts.size() == 2);
+  if (r.attempts.size() == 2) {
+    EXPECT(r.attempts[0].outcome == llmjson::attempt_outcome::empty_content);
+    EXPECT(!r.attempts[0].stopped_early);
+    EXPECT(r.attempts[0].role == "assistant");
+  }
+  EXPECT(took < std::chrono::milliseconds(3000));
+  EXPECT(server.streams().size() == 1 && server.streams()[0]["client_closed"] == true &&
+         server.streams()[0]["pieces_sent"] == 1);
+}
+
+void streaming_dropped_connection_throws() {
+  fake_server server(json::array({json{{"drop", true}}, streamed_reply(sse_writes(plan_json, 8))}));
+  bool thrown = false;
+  try {
+    (void)llmjson::retrying(openai_example::make_streaming_adapter(config_for(server)),
+                            streaming_options())
+        .extract(tea_request(), llmjson::any_key({"goal"}));
+  } catch (const openai_example::transport_error& e) {
+    thrown = true;
+    EXPECT(e.code() == CURLE_GOT_NOTHING);
+  }
+  auto requests = server.finish();
+  EXPECT(thrown);
+  EXPECT(requests.size() == 1);
+}
+
 void streaming_stop_requested_before_the_call_sends_nothing() {
   fake_server server(json::array({streamed_reply(sse_writes(plan_json, 8))}));
   std::stop_source source;
@@ -802,6 +854,8 @@ int main() {
   streaming_error_mid_stream_is_an_api_error();
   streaming_reasoning_crlf_and_a_cut();
   streaming_adapter_reads_whole_bodies_too();
+  streaming_stop_while_nothing_comes();
+  streaming_dropped_connection_throws();
   streaming_stop_requested_before_the_call_sends_nothing();
   the_example_program_streaming();
 #endif

@@ -14,6 +14,7 @@ import json
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -509,14 +510,22 @@ def group_examples(c, a):
 # --early: the input read as it arrives, and the tool gone as soon as the answer is settled
 
 WRITER = r"""
-import os, sys, time
+import os, signal, sys, time
 # Writes argv[1] (a file) to stdout in the pieces argv[2:] says ("bytes" or "sleep:SECONDS"),
-# then keeps stdout open for a minute, as a model that is still writing would.
+# then keeps stdout open for a minute, as a model that is still writing would; with the step
+# "talk", it keeps writing a line every 50 ms instead, and dies of SIGPIPE as a CLI does once
+# nobody reads it.
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 data = open(sys.argv[1], "rb").read()
 at = 0
 for step in sys.argv[2:]:
     if step.startswith("sleep:"):
         time.sleep(float(step[6:]))
+        continue
+    if step == "talk":
+        for _ in range(1200):
+            os.write(1, b"and one more thing about these orders.\n")
+            time.sleep(0.05)
         continue
     n = len(data) - at if step == "rest" else int(step)
     os.write(1, data[at:at + n])
@@ -613,6 +622,19 @@ def group_early(c, a):
     check_exits_while_writing(c, "think then orders", ["--early", "--keys", "orders"], think_then_orders + talk, orders)
     # Without --early the tool reads to the end: still reading while the writer is alive.
     check_waits_for_more(c, "think then orders, no --early", ["--keys", "orders"], think_then_orders + talk, orders)
+    # A model CLI that keeps talking dies of SIGPIPE once the tool has exited.
+    w = Writer(think_then_orders, ("rest", "talk"))
+    try:
+        tool = w.pipe_into(c, ["--early", "--keys", "orders"])
+        out, _ = tool.communicate(timeout=20)
+        c.check(tool.returncode == 0 and same_json(parse_json(out)[1], orders), "talking writer: %r" % out[:300])
+        try:
+            w.proc.wait(timeout=5)
+            c.check(w.proc.returncode == -signal.SIGPIPE, "the writer ended with %s, not SIGPIPE" % w.proc.returncode)
+        except subprocess.TimeoutExpired:
+            c.check(False, "the writer still writes 5 s after the tool exited")
+    finally:
+        w.close()
     # No marker: prose settles with --starts-in answer, and only then.
     plain = b'Plan: {"steps": ["boil", "pour"]} and why, in detail:' + talk
     check_exits_while_writing(c, "prose, --starts-in answer", ["--early", "--starts-in", "answer"], plain,
