@@ -205,9 +205,9 @@ inline result<answer> to_answer(result<extraction>&& r) {
   return make_answer(std::move(*r));
 }
 
-/// Judges one message's content with an extraction of one's own (`run`, a `result<...>
-/// (std::string_view)`: of an `extraction` for `Out = answer`, else of an `Out`), and records in
-/// `a` what became of it. The seam the tests use to script extraction errors.
+/// Judges one message's content with an extraction (`run`, a `result<...>(std::string_view)`:
+/// of an `extraction` for `Out = answer`, else of an `Out`), and records in `a` what became of
+/// it. (Also the seam the tests use to script extraction errors.)
 template <class Out, class Extract>
 judged<Out> judge_extraction(message&& m, attempt& a, Extract run) {
   auto text = std::make_shared<const std::string>(std::move(m.content));
@@ -263,9 +263,13 @@ class extraction_judge {
   extraction_judge(const S& sel, const options& opts) noexcept : sel_(sel), opts_(opts) {}
 
   judged<Out> operator()(message&& m, attempt& a) const {
-    auto text = std::make_shared<const std::string>(std::move(m.content));
-    result<Out> r = conclude_(::llmjson::extract(std::string_view(*text), sel_, opts_));
-    return record_extraction(std::move(r), a, std::move(text));
+    return judge_extraction<Out>(std::move(m), a, [&](std::string_view text) {
+      if constexpr (std::same_as<Out, answer>) {
+        return ::llmjson::extract(text, sel_, opts_);
+      } else {
+        return decoded_answer(sel_, ::llmjson::extract(text, sel_, opts_));
+      }
+    });
   }
 
   /// The content of one streaming attempt, extracted as it arrives.
