@@ -1,12 +1,14 @@
-// llmjson: tests of adapter.hpp: message, completion and the Adapter concept
+// llmjson: tests of adapter.hpp: message, completion, sink and the Adapter concepts
 // SPDX-License-Identifier: MIT
 #include <llmjson/adapter.hpp>
 
 #include "catch_compat.hpp"
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -72,6 +74,90 @@ struct token_by_rvalue_ref {
     return llmjson::message{};
   }
 };
+
+// The streaming form: pushes "a", "b", "c" into the sink, and names its form in the message.
+struct streams {
+  llmjson::completion operator()(const std::string&, const llmjson::sink& out,
+                                 const std::stop_token&) const {
+    for (std::string_view piece : {"a", "b", "c"}) out(piece);
+    return llmjson::message{"", "stop"};
+  }
+};
+
+// All three forms: the streaming one is used.
+struct all_forms : both_forms {
+  using both_forms::operator();
+  llmjson::completion operator()(const std::string&, llmjson::sink out, std::stop_token) const {
+    out("streamed");
+    return llmjson::message{"", "stop"};
+  }
+};
+
+// The sink taken in each way a parameter can take it. The wrapper passes a `const sink&`
+// lvalue: by value, by const reference, a template and a std::function can take it.
+struct sink_by_value {
+  llmjson::completion operator()(const std::string&, llmjson::sink out, std::stop_token) const {
+    out("by value");
+    return llmjson::message{};
+  }
+};
+struct sink_generic {
+  llmjson::completion operator()(const std::string&, const auto& out, const auto& stop) const {
+    out(stop.stop_requested() ? "generic, stopped" : "generic");
+    return llmjson::message{};
+  }
+};
+struct sink_as_function {
+  llmjson::completion operator()(const std::string&, std::function<void(std::string_view)> out,
+                                 std::stop_token) const {
+    out("std::function");
+    return llmjson::message{};
+  }
+};
+// ... and these cannot: a non-const or rvalue reference, a callable of another argument, a
+// buffer where a sink is passed, the token before the sink.
+struct sink_by_ref {
+  llmjson::completion operator()(const std::string&, llmjson::sink&, std::stop_token) const {
+    return llmjson::message{};
+  }
+};
+struct sink_by_rvalue_ref {
+  llmjson::completion operator()(const std::string&, llmjson::sink&&, std::stop_token) const {
+    return llmjson::message{};
+  }
+};
+struct sink_of_ints {
+  llmjson::completion operator()(const std::string&, std::function<void(int)>,
+                                 std::stop_token) const {
+    return llmjson::message{};
+  }
+};
+struct sink_as_buffer {
+  llmjson::completion operator()(const std::string&, std::string&, std::stop_token) const {
+    return llmjson::message{};
+  }
+};
+struct token_then_sink {
+  llmjson::completion operator()(const std::string&, std::stop_token, llmjson::sink) const {
+    return llmjson::message{};
+  }
+};
+
+// Calls a streaming adapter as the wrapper does, with a sink that collects the pieces.
+template <class A>
+std::vector<std::string> pieces_of(A& adapter, const std::stop_token& stop = {}) {
+  std::vector<std::string> got;
+  auto collect = [&](std::string_view piece) noexcept {
+    try {
+      got.emplace_back(piece);
+    } catch (...) {
+    }
+  };
+  const llmjson::sink out(collect);
+  const std::string prompt = "p";
+  (void)llmjson::detail::call_adapter(adapter, prompt, out, stop);
+  return got;
+}
 #endif
 
 // Calls the adapter as the retry wrapper does, with no stop requested.
@@ -247,3 +333,80 @@ TEST_CASE("an adapter with state counts its own calls", "[adapter]") {
   (void)call(a, turns);
   CHECK(a.calls == 2);
 }
+
+#if LLMJSON_HAS_STOP_TOKEN
+TEST_CASE("a sink calls its target in place: any noexcept callable lvalue, never a temporary",
+          "[adapter][stream]") {
+  std::string got;
+  auto append = [&](std::string_view chunk) noexcept { got += chunk; };
+  const llmjson::sink out(append);
+  out("{\"a\"");
+  const llmjson::sink copy = out;  // a copy calls the same target
+  copy(": 1}");
+  CHECK(got == "{\"a\": 1}");
+  STATIC_REQUIRE(std::is_nothrow_invocable_v<const llmjson::sink&, std::string_view>);
+  STATIC_REQUIRE(std::is_trivially_copyable_v<llmjson::sink>);
+  // A sink of a temporary would dangle; a callable that may throw cannot be called from C.
+  using appender = decltype(append);
+  STATIC_REQUIRE(std::is_constructible_v<llmjson::sink, appender&>);
+  STATIC_REQUIRE(std::is_constructible_v<llmjson::sink, const appender&>);
+  STATIC_REQUIRE_FALSE(std::is_constructible_v<llmjson::sink, appender&&>);
+  STATIC_REQUIRE_FALSE(std::is_constructible_v<llmjson::sink, appender>);
+  auto may_throw = [&](std::string_view chunk) { got += chunk; };
+  STATIC_REQUIRE_FALSE(std::is_constructible_v<llmjson::sink, decltype(may_throw)&>);
+  STATIC_REQUIRE_FALSE(std::is_convertible_v<appender&, llmjson::sink>);  // explicit
+  // A const callable is called const.
+  struct counter {
+    mutable int calls = 0;
+    void operator()(std::string_view) const noexcept { ++calls; }
+  };
+  const counter c;
+  const llmjson::sink counted(c);
+  counted("x");
+  counted("y");
+  CHECK(c.calls == 2);
+}
+
+TEST_CASE("a streaming adapter is an adapter, and the concept names the streaming form",
+          "[adapter][stream]") {
+  STATIC_REQUIRE(llmjson::StreamingAdapter<streams, std::string>);
+  STATIC_REQUIRE(llmjson::Adapter<streams, std::string>);
+  STATIC_REQUIRE(llmjson::RequestFor<std::string, streams>);
+  STATIC_REQUIRE_FALSE(llmjson::RequestFor<int, streams>);
+  STATIC_REQUIRE_FALSE(llmjson::StreamingAdapter<cancellable_adapter, std::string>);
+  STATIC_REQUIRE_FALSE(llmjson::StreamingAdapter<counting_adapter, chat>);
+  STATIC_REQUIRE(llmjson::StreamingAdapter<all_forms, std::string>);
+  streams a;
+  CHECK(pieces_of(a) == std::vector<std::string>{"a", "b", "c"});
+  // All three forms: the wrapper's path takes the streaming one.
+  all_forms b;
+  CHECK(pieces_of(b) == std::vector<std::string>{"streamed"});
+}
+
+TEST_CASE("the concept accepts exactly the sink parameters the wrapper can pass",
+          "[adapter][stream]") {
+  STATIC_REQUIRE(llmjson::StreamingAdapter<sink_by_value, std::string>);
+  STATIC_REQUIRE(llmjson::StreamingAdapter<sink_generic, std::string>);
+  STATIC_REQUIRE(llmjson::StreamingAdapter<sink_as_function, std::string>);
+  STATIC_REQUIRE_FALSE(llmjson::StreamingAdapter<sink_by_ref, std::string>);
+  STATIC_REQUIRE_FALSE(llmjson::StreamingAdapter<sink_by_rvalue_ref, std::string>);
+  STATIC_REQUIRE_FALSE(llmjson::StreamingAdapter<sink_of_ints, std::string>);
+  STATIC_REQUIRE_FALSE(llmjson::StreamingAdapter<sink_as_buffer, std::string>);
+  STATIC_REQUIRE_FALSE(llmjson::StreamingAdapter<token_then_sink, std::string>);
+  // None of the refused ones is an adapter in another form either.
+  STATIC_REQUIRE_FALSE(llmjson::Adapter<sink_by_ref, std::string>);
+  STATIC_REQUIRE_FALSE(llmjson::Adapter<sink_of_ints, std::string>);
+  STATIC_REQUIRE_FALSE(llmjson::Adapter<sink_as_buffer, std::string>);
+  STATIC_REQUIRE_FALSE(llmjson::RequestFor<std::string, token_then_sink>);
+  // And each one accepted is called with the sink and the token, through the wrapper's path.
+  sink_by_value v;
+  sink_generic g;
+  sink_as_function f;
+  CHECK(pieces_of(v) == std::vector<std::string>{"by value"});
+  CHECK(pieces_of(f) == std::vector<std::string>{"std::function"});
+  CHECK(pieces_of(g) == std::vector<std::string>{"generic"});
+  std::stop_source source;
+  source.request_stop();
+  CHECK(pieces_of(g, source.get_token()) == std::vector<std::string>{"generic, stopped"});
+}
+#endif

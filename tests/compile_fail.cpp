@@ -1,4 +1,5 @@
-// llmjson: calls that would leave views dangling, and misused retry wrappers, must not compile
+// llmjson: calls that would leave views dangling, and misused retry wrappers and sinks, must not
+// compile
 // SPDX-License-Identifier: MIT
 // Built once per LLMJSON_CASE_* by tests that expect the build to fail; LLMJSON_CASE_ok is the
 // control that must build, so a failure for another reason (a missing include) cannot pass. The
@@ -6,6 +7,7 @@
 // retry_strict is built at -O2 with -Werror and must build.
 #include <llmjson/llmjson.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,7 +33,22 @@ int main() {
   auto adapter = [](std::string_view) -> llmjson::completion { return llmjson::message{}; };
   auto hook = [](std::string_view p, const llmjson::attempt&) { return p; };
   auto e = llmjson::retrying(adapter, {}, hook).complete(std::string_view(kept));
+#if LLMJSON_HAS_STOP_TOKEN
+  // A streaming adapter, and a sink of a named callable that does not throw.
+  auto streaming = [](const std::string& prompt, const llmjson::sink& out,
+                      const std::stop_token&) -> llmjson::completion {
+    out(prompt);
+    return llmjson::message{};
+  };
+  std::string got;
+  auto append = [&](std::string_view chunk) noexcept { got += chunk; };
+  const llmjson::sink out(append);
+  out("x");
+  auto f = llmjson::retrying(streaming).extract(kept);
+  return a && b && !c.candidates.empty() && d.empty() && !e && f && got == "x" ? 0 : 1;
+#else
   return a && b && !c.candidates.empty() && d.empty() && !e ? 0 : 1;
+#endif
 #elif defined(LLMJSON_CASE_extract_selector)
   return llmjson::extract(model_reply(), llmjson::any_key({"steps"})) ? 0 : 1;
 #elif defined(LLMJSON_CASE_extract_any)
@@ -65,6 +82,28 @@ int main() {
     return llmjson::message{};
   };
   return llmjson::retrying(adapter).complete(kept) ? 0 : 1;
+#elif defined(LLMJSON_CASE_retry_adapter_sink_by_ref)
+  // The wrapper passes its sink as a const lvalue: `llmjson::sink&` cannot take it.
+  auto adapter = [](const std::string&, llmjson::sink&,
+                    const std::stop_token&) -> llmjson::completion { return llmjson::message{}; };
+  return llmjson::retrying(adapter).extract(kept) ? 0 : 1;
+#elif defined(LLMJSON_CASE_retry_adapter_sink_wrong_type)
+  // A sink is called with a std::string_view: a callable of ints cannot be made of it.
+  auto adapter = [](const std::string&, std::function<void(int)>,
+                    std::stop_token) -> llmjson::completion { return llmjson::message{}; };
+  return llmjson::retrying(adapter).extract(kept) ? 0 : 1;
+#elif defined(LLMJSON_CASE_sink_temporary)
+  // A sink of a temporary would call it after it is gone.
+  const llmjson::sink out([](std::string_view) noexcept {});
+  out(kept);
+  return 0;
+#elif defined(LLMJSON_CASE_sink_may_throw)
+  // A sink's callable must not throw: a sink may be called from a C library's callback.
+  std::string got;
+  auto append = [&](std::string_view chunk) { got += chunk; };
+  const llmjson::sink out(append);
+  out(kept);
+  return got.empty() ? 1 : 0;
 #elif defined(LLMJSON_CASE_retry_request_refused)
   // A request the adapter cannot take is refused at the call, naming RequestFor.
   auto adapter = [](std::string_view) -> llmjson::completion { return llmjson::message{}; };
@@ -95,6 +134,28 @@ int main() {
   failures += model.extract(kept, stop.get_token()) ? 0 : 1;
   failures += model.extract<plan>(kept, stop.get_token()) ? 0 : 1;
   failures += model.extract<plan>(kept, check, stop.get_token()) ? 0 : 1;
+  // The same calls through a streaming adapter.
+  auto streaming = [](const std::string& prompt, const llmjson::sink& out,
+                      const std::stop_token& token) -> llmjson::completion {
+    for (char c : prompt)
+      if (!token.stop_requested()) out(std::string_view(&c, 1));
+    return llmjson::message{"", token.stop_requested() ? "" : "stop"};
+  };
+  const llmjson::retrying streamed(streaming, {.max_attempts = 2}, hook);
+  failures += streamed.complete(kept) ? 0 : 1;
+  failures += streamed.extract(kept, llmjson::any_key({"steps"})) ? 0 : 1;
+  failures += streamed.extract(kept, llmjson::any_key({"steps"}), llmjson::policy::unique) ? 0 : 1;
+  failures += streamed.extract(kept) ? 0 : 1;
+  failures += streamed.extract<plan>(kept) ? 0 : 1;
+  failures += streamed.extract<plan>(kept, check) ? 0 : 1;
+  failures += streamed.complete(kept, stop.get_token()) ? 0 : 1;
+  failures += streamed.extract(kept, llmjson::any_object{}, stop.get_token()) ? 0 : 1;
+  failures += streamed.extract(kept, llmjson::any_object{}, llmjson::policy::last, stop.get_token())
+                  ? 0
+                  : 1;
+  failures += streamed.extract(kept, stop.get_token()) ? 0 : 1;
+  failures += streamed.extract<plan>(kept, stop.get_token()) ? 0 : 1;
+  failures += streamed.extract<plan>(kept, check, stop.get_token()) ? 0 : 1;
 #endif
   return failures;
 #else

@@ -1,4 +1,4 @@
-// llmjson: the command-line tool, the one JSON answer of a saved model output on stdout
+// llmjson: the command-line tool, the one JSON answer of a model output on stdout
 // SPDX-License-Identifier: MIT
 
 #include <algorithm>
@@ -20,11 +20,14 @@
 #include <llmjson/detail/utf8.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/schema.hpp>
+#include <llmjson/stream.hpp>
 #include <llmjson/version.hpp>
 
 #ifdef _WIN32
 #include <fcntl.h>
 #include <io.h>
+#else
+#include <unistd.h>
 #endif
 
 namespace {
@@ -37,7 +40,7 @@ constexpr int exit_usage = 2;      // bad flags, unreadable input, invalid schem
 constexpr std::string_view usage_text =
     R"(usage: llmjson [--keys K1,K2,...] [--schema FILE] [--policy first|unique|last] [--no-fallback]
                [--include-reasoning] [--reasoning-tags OPEN,CLOSE] [--starts-in WHERE]
-               [--explain] [--report] [--pretty] [--max-bytes N] [FILE|-]
+               [--early] [--explain] [--report] [--pretty] [--max-bytes N] [FILE|-]
 
 Prints the one JSON answer found in a language model's output, read from FILE (or stdin when
 FILE is - or absent).
@@ -56,6 +59,15 @@ Reasoning (<think>...</think>, [THINK], harmony analysis, ...: never the answer)
   --starts-in WHERE  what your prompt leaves at the output's start: reasoning (the template
                      prefilled <think>), answer (no already-open rule), or auto (the default:
                      a closing marker before any opening one means the prompt opened it)
+While the model writes (model-cli | llmjson --early --keys orders):
+  --early            read the input as it arrives, and print the answer and exit as soon as it
+                     is settled (no more text could change it), without reading the rest. The
+                     answer is the one the whole input would give. Needs policy first (under
+                     unique and last nothing settles before the end): with --policy unique or
+                     last it is a usage error, and with --schema (whose default is unique) it
+                     needs --policy first. Without reasoning markers, an output settles only at
+                     its end unless --starts-in answer. --report and --explain then show the
+                     text read, and --report says how much ("early")
 Output:
   --pretty           indent the JSON (default: compact, on one line)
   --explain          after the result, a table of every candidate and its verdict on stderr
@@ -83,6 +95,7 @@ struct settings {
   bool include_reasoning = false;
   std::vector<llmjson::marker_pair> reasoning_tags;
   llmjson::output_start starts_in = llmjson::output_start::unknown;
+  bool early = false;
   bool help = false;
   bool version = false;
   std::size_t max_bytes = llmjson::options{}.max_input_bytes;
@@ -174,6 +187,8 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
       }
     } else if (arg == "--include-reasoning") {
       s.include_reasoning = true;
+    } else if (arg == "--early") {
+      s.early = true;
     } else if (arg == "--no-fallback") {
       s.no_fallback = true;
     } else if (arg == "--explain") {
@@ -197,6 +212,11 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
            "nothing";
   if (s.schema_path == "-" && s.input == "-")
     return "--schema - reads stdin, so the input must be a FILE";
+  if (s.early && s.policy && *s.policy != llmjson::policy::first)
+    return "--early needs policy first: under --policy " + std::string(to_string(*s.policy)) +
+           " nothing settles before the end";
+  if (s.early && !s.policy && s.schema_path)
+    return "--early needs policy first, and --schema's default is unique: add --policy first";
   return {};
 }
 
@@ -246,6 +266,64 @@ input read_input(const std::string& path, std::size_t limit) {
   return in;
 }
 
+/// With --early: what was read, and why the reading stopped.
+struct early_read {
+  bool settled = false;     // the answer was settled: the rest was not read
+  bool over_limit = false;  // stopped reading past `limit` bytes
+  std::string problem;      // why it could not be read; empty when it was
+};
+
+/// Reads `path` (stdin for "-") as it arrives, with read(2) on its descriptor (no buffering
+/// that waits for a full block), into `st`, until the answer is settled, the input ends, or it
+/// is over `limit` bytes.
+template <class S>
+early_read read_until_settled(const std::string& path, llmjson::stream<S>& st, std::size_t limit) {
+  early_read in;
+  std::FILE* f = stdin;
+  if (path != "-") {
+    f = std::fopen(path.c_str(), "rb");
+    if (!f) {
+      in.problem = "cannot open '" + path + "': " + std::strerror(errno);
+      return in;
+    }
+  }
+#ifdef _WIN32
+  else {
+    _setmode(_fileno(stdin), _O_BINARY);
+  }
+  const int fd = _fileno(f);
+#else
+  const int fd = fileno(f);
+#endif
+  std::vector<char> buf(std::size_t{1} << 16);
+  for (;;) {
+#ifdef _WIN32
+    const auto got = _read(fd, buf.data(), static_cast<unsigned>(buf.size()));
+#else
+    const auto got = ::read(fd, buf.data(), buf.size());
+#endif
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      in.problem = "cannot read '" + (path == "-" ? std::string("stdin") : path) +
+                   "': " + std::strerror(errno);
+      break;
+    }
+    if (got == 0) break;
+    st.feed(std::string_view(buf.data(), static_cast<std::size_t>(got)));
+    if (st.size() > limit) {
+      in.over_limit = true;
+      break;
+    }
+    st.sync();  // a read is a large piece: see it all at once
+    if (st.settled()) {
+      in.settled = true;
+      break;
+    }
+  }
+  if (f != stdin) std::fclose(f);
+  return in;
+}
+
 /// Compiles the JSON Schema in `path` into `out`; returns why it could not, or "".
 std::string load_schema(const std::string& path, std::size_t limit,
                         std::optional<llmjson::schema>& out) {
@@ -277,6 +355,8 @@ struct outcome {
   const llmjson::extraction* answer = nullptr;  // set on success
   const llmjson::error* failure = nullptr;      // set on failure
   llmjson::policy policy = llmjson::policy::first;
+  const early_read* early = nullptr;  // with --early: how the reading ended
+  std::size_t bytes_read = 0;         // with --early: the bytes read
 
   [[nodiscard]] const std::vector<llmjson::candidate>& candidates() const {
     return answer ? answer->candidates : failure->candidates;
@@ -420,6 +500,7 @@ nlohmann::ordered_json report(const outcome& o) {
                     {"text", std::string(m.text)},
                     {"reason", m.reason}});
   r["near_misses"] = std::move(near);
+  if (o.early) r["early"] = json{{"settled", o.early->settled}, {"bytes_read", o.bytes_read}};
   return r;
 }
 
@@ -452,9 +533,8 @@ int finish(const settings& s, const outcome& o) {
   return o.answer ? exit_answer : exit_no_answer;
 }
 
-/// Extracts with `sel` and prints the outcome; returns the exit code.
-template <class S>
-int run(const settings& s, std::string_view text, const S& sel, bool over_limit) {
+/// The extraction options the flags ask for.
+llmjson::options options_of(const settings& s) {
   llmjson::options opts;
   opts.policy = s.policy;
   opts.fallback = !s.no_fallback;
@@ -462,10 +542,15 @@ int run(const settings& s, std::string_view text, const S& sel, bool over_limit)
   opts.reasoning_regions = !s.include_reasoning;
   opts.reasoning_markers = s.reasoning_tags;
   opts.start = s.starts_in;
-  outcome o;
+  return opts;
+}
+
+/// Prints `r`, or, when the input was over the limit, `too_large`; returns the exit code.
+template <class S>
+int show(const settings& s, const llmjson::result<llmjson::extraction>* r, outcome o = {}) {
   // The selector's own default, as extract() takes it (strict selectors declare `unique`).
   o.policy = s.policy.value_or(llmjson::detail::default_policy_of<S>());
-  if (over_limit) {
+  if (!r) {
     // Reading stopped at the limit, so the full size is unknown: say what is known.
     llmjson::error e{
         llmjson::error_kind::too_large,
@@ -477,13 +562,38 @@ int run(const settings& s, std::string_view text, const S& sel, bool over_limit)
     o.failure = &e;
     return finish(s, o);
   }
-  auto r = llmjson::extract(text, sel, opts);
-  if (r) {
-    o.answer = &*r;
+  if (*r) {
+    o.answer = &**r;
   } else {
-    o.failure = &r.error();
+    o.failure = &r->error();
   }
   return finish(s, o);
+}
+
+/// Extracts with `sel` and prints the outcome; returns the exit code.
+template <class S>
+int run(const settings& s, std::string_view text, const S& sel, bool over_limit) {
+  if (over_limit) return show<S>(s, nullptr);
+  const auto r = llmjson::extract(text, sel, options_of(s));
+  return show<S>(s, &r);
+}
+
+/// --early: reads the input as it arrives and prints the outcome as soon as the answer is
+/// settled, or at the end of the input; returns the exit code.
+template <class S>
+int run_early(const settings& s, const S& sel) {
+  llmjson::stream<S> st(sel, options_of(s));
+  const early_read in = read_until_settled(s.input, st, s.max_bytes);
+  if (!in.problem.empty()) {
+    write(stderr, "llmjson: " + one_line(in.problem) + "\n");
+    return exit_usage;
+  }
+  outcome o;
+  o.early = &in;
+  o.bytes_read = st.size();
+  if (in.over_limit) return show<S>(s, nullptr, o);
+  const auto r = st.finish();
+  return show<S>(s, &r, o);
 }
 
 int usage_error(std::string_view message) {
@@ -512,6 +622,11 @@ int main_impl(int argc, char** argv) {
     }
   }
 
+  if (s.early) {
+    if (schema) return run_early(s, *schema);
+    if (!s.keys.empty()) return run_early(s, llmjson::any_key(s.keys));
+    return run_early(s, llmjson::any_object{});
+  }
   input in = read_input(s.input, s.max_bytes);
   if (!in.problem.empty()) {
     write(stderr, "llmjson: " + one_line(in.problem) + "\n");

@@ -9,18 +9,36 @@ SCRIPT.json is a list of steps, one per expected request:
   {"status": 200, "json": {...}}     the body is this value, as JSON
   {"status": 200, "raw": "text"}     the body is this text, as is
   {"drop": true}                     read the request, then close the connection with no response
+  {"sse": ["piece", ...], "interval": 0.02}
+                                     a 200 text/event-stream response, written piece by piece
+                                     (each piece as is: events, comments, CRLF, a line split
+                                     across pieces), `interval` seconds apart (default 0.02);
+                                     stops writing as soon as the client has closed the connection
 
 Binds 127.0.0.1 on an ephemeral port (port 0) and never contacts any address. Writes JSON lines
 to stdout, flushed: first {"port": N}; then one line per request received (method, path, the
-Authorization and Content-Type headers, the body parsed as JSON, or as text if it is not); last
-{"done": true, "requests": N}. Exits after GET /__quit, after len(script) + 4 requests (those
+Authorization and Content-Type headers, the body parsed as JSON, or as text if it is not); after
+each "sse" response {"stream": {"sent": BYTES, "total": BYTES, "pieces_sent": N, "pieces": N,
+"client_closed": BOOL}}: the bytes written before the client closed the connection (or all of
+them), and whether it closed it before the last piece; last {"done": true, "requests": N}. Exits after GET /__quit, after len(script) + 4 requests (those
 past the script get a 500), or after --timeout seconds (default 60), whichever comes first.
 """
 import argparse
 import http.server
 import json
+import select
+import socket
 import sys
 import time
+
+
+def client_closed(sock):
+    """Whether the peer has closed the connection: readable, and a peek reads nothing."""
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
+    except OSError:  # reset by the peer
+        return True
 
 
 def main():
@@ -48,6 +66,35 @@ def main():
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
+
+        def stream(self, step):
+            # HTTP/1.0 (the handler's default): the body ends when the connection closes.
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.end_headers()
+            self.wfile.flush()
+            pieces = [p.encode("utf-8") for p in step["sse"]]
+            interval = step.get("interval", 0.02)
+            sent = count = 0
+            closed = False
+            for i, piece in enumerate(pieces):
+                if i > 0:
+                    time.sleep(interval)
+                if client_closed(self.connection):
+                    closed = True
+                    break
+                try:
+                    self.wfile.write(piece)
+                    self.wfile.flush()
+                except OSError:  # broken pipe, reset
+                    closed = True
+                    break
+                sent += len(piece)
+                count += 1
+            emit({"stream": {"sent": sent, "total": sum(len(p) for p in pieces), "pieces_sent": count,
+                             "pieces": len(pieces), "client_closed": closed}})
+            self.close_connection = True
 
         def do_GET(self):
             if self.path == "/__quit":
@@ -78,7 +125,9 @@ def main():
             if step.get("drop"):
                 self.close_connection = True  # no status line, no headers, no body
                 return
-            if "raw" in step:
+            if "sse" in step:
+                self.stream(step)
+            elif "raw" in step:
                 self.reply(step.get("status", 200), step["raw"], "text/plain")
             else:
                 self.reply(step.get("status", 200), json.dumps(step["json"]))

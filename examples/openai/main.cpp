@@ -1,11 +1,14 @@
 // llmjson example: ask an OpenAI-compatible model for JSON, retrying when the reply holds none
 // SPDX-License-Identifier: MIT
 //
-// Usage: llmjson_openai [--attempts N] [--max-tokens N] [--key K]... PROMPT...   (or the prompt on
-// stdin) Environment: OPENAI_BASE_URL (default https://api.openai.com/v1), OPENAI_API_KEY,
+// Usage: llmjson_openai [--attempts N] [--max-tokens N] [--key K]... [--stream]
+//                       [--starts-in auto|answer|reasoning] PROMPT...   (or the prompt on stdin)
+// Environment: OPENAI_BASE_URL (default https://api.openai.com/v1), OPENAI_API_KEY,
 // LLMJSON_MODEL. Prints the answer (the JSON object the reply holds, or with --key, one with any of
-// those keys) on stdout and one line per attempt on stderr. Exit status: 0 an answer, 1 no answer
-// (the error on stderr), 2 usage, 3 no HTTP response (the transport error on stderr).
+// those keys) on stdout and one line per attempt on stderr. With --stream, the reply is streamed
+// and the call ends as soon as the answer is settled (--starts-in answer lets the output of a
+// model that does not reason in its text settle before its end). Exit status: 0 an answer, 1 no
+// answer (the error on stderr), 2 usage, 3 no HTTP response (the transport error on stderr).
 #include "openai_adapter.hpp"
 
 #include <curl/curl.h>
@@ -25,7 +28,8 @@ namespace {
 
 int usage(const char* why) {
   std::cerr << "llmjson_openai: " << why
-            << "\nusage: llmjson_openai [--attempts N] [--max-tokens N] [--key K]... PROMPT...\n"
+            << "\nusage: llmjson_openai [--attempts N] [--max-tokens N] [--key K]... [--stream]\n"
+               "                      [--starts-in auto|answer|reasoning] PROMPT...\n"
                "environment: OPENAI_BASE_URL, OPENAI_API_KEY, LLMJSON_MODEL\n";
   return 2;
 }
@@ -38,6 +42,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> keys;
   std::string prompt;
   bool only_prompt = false;
+#if LLMJSON_HAS_STOP_TOKEN
+  bool stream = false;
+#endif
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     if (only_prompt) {
@@ -63,6 +70,23 @@ int main(int argc, char** argv) {
     } else if (arg == "--key") {
       if (i + 1 >= argc) return usage("--key takes a key");
       keys.emplace_back(argv[++i]);
+    } else if (arg == "--stream") {
+#if LLMJSON_HAS_STOP_TOKEN
+      stream = true;
+#else
+      return usage("--stream needs std::stop_token, which this standard library lacks");
+#endif
+    } else if (arg == "--starts-in") {
+      const std::string_view v = i + 1 < argc ? argv[++i] : "";
+      if (v == "auto") {
+        opts.extraction.start = llmjson::output_start::unknown;
+      } else if (v == "answer") {
+        opts.extraction.start = llmjson::output_start::answer;
+      } else if (v == "reasoning") {
+        opts.extraction.start = llmjson::output_start::reasoning;
+      } else {
+        return usage("--starts-in takes auto, answer or reasoning");
+      }
     } else if (arg == "--") {
       only_prompt = true;
     } else if (arg.size() > 1 && arg[0] == '-') {
@@ -87,22 +111,33 @@ int main(int argc, char** argv) {
                       ? ""
                       : std::to_string(a.reasoning.size()) + " bytes of reasoning, ")
               << std::chrono::duration_cast<std::chrono::milliseconds>(a.duration).count() << " ms"
+              << (a.stopped_early ? ", stopped early at the settled answer after " +
+                                        std::to_string(a.received) + " bytes"
+                                  : "")
               << (a.detail.empty() ? "" : ": " + a.detail) << "\n";
   };
 
   curl_global_init(CURL_GLOBAL_DEFAULT);
   int status = 0;
   try {
-    auto model = llmjson::retrying(openai_example::make_adapter(cfg), opts);
-    auto r = keys.empty() ? model.extract(request, llmjson::any_object{})
-                          : model.extract(request, llmjson::any_key(keys));
-    if (r) {
-      std::cout << r->value.dump(2) << "\n";
-    } else {
+    auto ask = [&](auto adapter) {
+      auto model = llmjson::retrying(std::move(adapter), opts);
+      auto r = keys.empty() ? model.extract(request, llmjson::any_object{})
+                            : model.extract(request, llmjson::any_key(keys));
+      if (r) {
+        std::cout << r->value.dump(2) << "\n";
+        return 0;
+      }
       std::cerr << "llmjson_openai: " << llmjson::to_string(r.error().kind) << ": "
                 << r.error().message << "\n";
-      status = 1;
-    }
+      return 1;
+    };
+#if LLMJSON_HAS_STOP_TOKEN
+    status = stream ? ask(openai_example::make_streaming_adapter(cfg))
+                    : ask(openai_example::make_adapter(cfg));
+#else
+    status = ask(openai_example::make_adapter(cfg));
+#endif
   } catch (const openai_example::transport_error& e) {
     std::cerr << "llmjson_openai: no response: " << e.what() << "\n";
     status = 3;

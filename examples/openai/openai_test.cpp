@@ -3,8 +3,10 @@
 //
 // Each case starts fake_openai.py (127.0.0.1, an ephemeral port) with a list of scripted
 // responses, runs the adapter through llmjson::retrying, then checks both what came back and what
-// reached the server: one POST per attempt, the model, the messages. Paths come from CMake:
-// LLMJSON_PYTHON, LLMJSON_FAKE_SERVER, LLMJSON_OPENAI_MAIN.
+// reached the server: one POST per attempt, the model, the messages; for a streamed response,
+// how many bytes the server wrote before the client closed the connection. The SSE reader is
+// also tested alone. Paths come from CMake: LLMJSON_PYTHON, LLMJSON_FAKE_SERVER,
+// LLMJSON_OPENAI_MAIN.
 #include "openai_adapter.hpp"
 
 #include <curl/curl.h>
@@ -13,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdio>
 #include <filesystem>
@@ -27,6 +30,10 @@
 #include <nlohmann/json.hpp>
 
 #include <llmjson/retry.hpp>
+
+#if LLMJSON_HAS_STOP_TOKEN
+#include <thread>
+#endif
 
 namespace {
 
@@ -85,13 +92,15 @@ class fake_server {
     return "http://127.0.0.1:" + std::to_string(port_) + "/v1";
   }
 
-  // Stops the server and returns the requests it received, in order.
+  // Stops the server and returns the requests it received, in order. The records of its
+  // streamed responses are then in streams().
   std::vector<json> finish() {
     quit();
     std::vector<json> requests;
     while (auto line = read_line(out_)) {
       json j = json::parse(*line);
       if (j.contains("method")) requests.push_back(std::move(j));
+      if (j.contains("stream")) streams_.push_back(std::move(j["stream"]));
     }
     pclose(out_);
     out_ = nullptr;
@@ -117,6 +126,12 @@ class fake_server {
   FILE* out_ = nullptr;
   int port_ = 0;
   std::string script_;
+  std::vector<json> streams_;
+
+ public:
+  // After finish(): per streamed response, {"sent", "total", "pieces_sent", "pieces",
+  // "client_closed"}.
+  [[nodiscard]] const std::vector<json>& streams() const noexcept { return streams_; }
 };
 
 struct plan {
@@ -453,11 +468,369 @@ void responses_read_without_a_server() {
          llmjson::completion(message{"", "length", "assistant", "r"}));
 }
 
+// ---------------------------------------------------------------------------------------------
+// Streaming: the SSE reader alone, then the streaming adapter against the server
+
+// One chat.completion.chunk event, and the empty line that ends it.
+std::string chunk_event(const json& delta, const json& finish = nullptr,
+                        const std::string& eol = "\n") {
+  const json chunk = {
+      {"id", "chatcmpl-1"},
+      {"object", "chat.completion.chunk"},
+      {"choices", json::array({{{"index", 0}, {"delta", delta}, {"finish_reason", finish}}})}};
+  return "data: " + chunk.dump() + eol + eol;
+}
+
+// What the reader made of `reads`, read in that order.
+struct sse_read {
+  std::string content;
+  llmjson::completion result;
+  bool over = false;
+  bool done = false;
+  bool operator==(const sse_read&) const = default;
+};
+
+sse_read read_sse(const std::vector<std::string_view>& reads) {
+  openai_example::sse_reader reader;
+  sse_read out;
+  for (std::string_view bytes : reads)
+    if (!reader.read(bytes, [&](std::string_view piece) { out.content += piece; })) break;
+  out.result = reader.result();
+  out.over = reader.over();
+  out.done = reader.done();
+  return out;
+}
+
+// Checks that `stream` reads to `expected` whole, split in two at every byte, and byte by byte.
+void expect_any_split(const std::string& stream, const sse_read& expected, int line) {
+  check(read_sse({stream}) == expected, "read whole", line);
+  for (std::size_t k = 0; k <= stream.size(); ++k) {
+    const std::string_view s = stream;
+    if (!(read_sse({s.substr(0, k), s.substr(k)}) == expected)) {
+      check(false, ("split at byte " + std::to_string(k)).c_str(), line);
+      return;
+    }
+  }
+  std::vector<std::string_view> bytes;
+  for (std::size_t k = 0; k < stream.size(); ++k)
+    bytes.push_back(std::string_view(stream).substr(k, 1));
+  check(read_sse(bytes) == expected, "byte by byte", line);
+}
+
+void sse_reader_alone() {
+  using llmjson::message;
+  for (const std::string eol : {"\n", "\r\n", "\r"}) {
+    // Comments, keep-alives, other fields, a role, reasoning under both names, content as a
+    // string and as parts, a usage chunk, the finish_reason, [DONE], then bytes never read.
+    const std::string stream =
+        ": OPENROUTER PROCESSING" + eol + eol + "event: message" + eol + "id: 7" + eol +
+        "retry: 100" + eol + chunk_event({{"role", "assistant"}, {"content", ""}}, nullptr, eol) +
+        eol + ":" + eol + chunk_event({{"reasoning_content", "Let me "}}, nullptr, eol) +
+        chunk_event({{"reasoning", "think."}}, nullptr, eol) +
+        chunk_event({{"content", "Here: "}}, nullptr, eol) +
+        chunk_event({{"content", "{\"a\": 1}"}}, nullptr, eol) +
+        chunk_event({{"content", json::array({{{"type", "text"}, {"text", " done"}}})}}, nullptr,
+                    eol) +
+        "data: {\"choices\": [], \"usage\": {\"total_tokens\": 9}}" + eol + eol +
+        chunk_event(json::object(), "stop", eol) + "data: [DONE]" + eol + eol +
+        "data: {\"choices\": not read" + eol + eol;
+    sse_read expected{"Here: {\"a\": 1} done", message{"", "stop", "assistant", "Let me think."},
+                      true, true};
+    expect_any_split(stream, expected, __LINE__);
+  }
+  // `data:` without a space; one event over two data lines (joined by a line feed); a choice of
+  // another index; an event the body ends in the middle of (dropped, as SSE says).
+  expect_any_split(
+      "data:{\"choices\": [{\"index\": 0,\ndata: \"delta\": {\"content\": \"x\"}}, "
+      "{\"index\": 1, \"delta\": {\"content\": \"y\"}}]}\n\n" +
+          chunk_event({{"content", "z"}}).substr(0, 40) + "\n",
+      sse_read{"x", message{"", "", "assistant"}, false, false}, __LINE__);
+  // An error object mid-stream: an api_error, and nothing after it is read.
+  expect_any_split(
+      chunk_event({{"content", "{\"a\""}}) +
+          "data: {\"error\": {\"message\": \"overloaded\", \"type\": \"server\"}}\n\n" +
+          chunk_event({{"content", ": 1}"}}),
+      sse_read{"{\"a\"", llmjson::api_error{200, "overloaded"}, true, false}, __LINE__);
+  // Events that are not chat chunks: bad responses that keep the event's data.
+  expect_any_split(chunk_event({{"content", "a"}}) + "data: {\"choices\": [\n\n",
+                   sse_read{"a",
+                            llmjson::bad_response{"a stream event is not JSON: {\"choices\": [",
+                                                  "{\"choices\": ["},
+                            true, false},
+                   __LINE__);
+  expect_any_split(
+      "data: [1]\n\n",
+      sse_read{"", llmjson::bad_response{"a stream event is not a JSON object: [1]", "[1]"}, true,
+               false},
+      __LINE__);
+  expect_any_split(
+      "data: {\"choices\": \"none\"}\n\n",
+      sse_read{"",
+               llmjson::bad_response{"\"choices\" is not an array: {\"choices\": \"none\"}",
+                                     "{\"choices\": \"none\"}"},
+               true, false},
+      __LINE__);
+}
+
+#if LLMJSON_HAS_STOP_TOKEN
+// The events of `content` in pieces of `piece` bytes after a role chunk, then the finish chunk
+// and [DONE]: one write each.
+std::vector<std::string> sse_writes(const std::string& content, std::size_t piece,
+                                    const std::string& finish = "stop") {
+  std::vector<std::string> writes{chunk_event({{"role", "assistant"}, {"content", ""}})};
+  for (std::size_t at = 0; at < content.size(); at += piece)
+    writes.push_back(chunk_event({{"content", content.substr(at, piece)}}));
+  writes.push_back(chunk_event(json::object(), finish));
+  writes.push_back("data: [DONE]\n\n");
+  return writes;
+}
+
+json streamed_reply(const std::vector<std::string>& writes, double interval = 0.02) {
+  return {{"sse", writes}, {"interval", interval}};
+}
+
+std::size_t total_bytes(const std::vector<std::string>& writes) {
+  std::size_t n = 0;
+  for (const auto& w : writes) n += w.size();
+  return n;
+}
+
+// A plan in a fence, then a long explanation that nobody needs once the plan is settled.
+const std::string plan_then_explanation = [] {
+  std::string s = "Here is the plan:\n```json\n" + plan_json + "\n```\n";
+  for (int i = 0; i < 12; ++i)
+    s += "Step " + std::to_string(i % 2 + 1) + " comes " + (i % 2 ? "last" : "first") +
+         " because the water must be hot before it is poured, and the cup warm. ";
+  return s;
+}();
+
+llmjson::retry_options streaming_options() {
+  llmjson::retry_options opts;
+  opts.extraction.start = llmjson::output_start::answer;  // the model does not reason in its text
+  return opts;
+}
+
+void streaming_stops_at_the_settled_answer() {
+  const auto writes = sse_writes(plan_then_explanation, 12);
+  fake_server server(json::array({streamed_reply(writes)}));
+  auto model = llmjson::retrying(openai_example::make_streaming_adapter(config_for(server)),
+                                 streaming_options());
+  const auto start = std::chrono::steady_clock::now();
+  auto r = model.extract(tea_request(), llmjson::any_key({"goal"}));
+  const auto took = std::chrono::steady_clock::now() - start;
+  auto requests = server.finish();
+  EXPECT(r);
+  if (r) EXPECT(r->value == json::parse(plan_json));
+  EXPECT(requests.size() == 1);
+  if (!requests.empty()) {
+    expect_tea_request(requests[0]);
+    EXPECT(requests[0]["body"]["stream"] == true);
+  }
+  EXPECT(r.attempts.size() == 1);
+  const auto& streams = server.streams();
+  EXPECT(streams.size() == 1);
+  if (r.attempts.empty() || streams.empty()) return;
+  const llmjson::attempt& a = r.attempts[0];
+  const json& sent = streams[0];
+  EXPECT(a.stopped_early);
+  EXPECT(a.finish_reason.empty());  // closed before the provider said why it stopped
+  EXPECT(a.content == plan_then_explanation.substr(0, a.received));
+  EXPECT(a.received < plan_then_explanation.size());
+  EXPECT(sent["client_closed"] == true);
+  EXPECT(sent["sent"].get<std::size_t>() < sent["total"].get<std::size_t>());
+  EXPECT(sent["total"].get<std::size_t>() == total_bytes(writes));
+  EXPECT(sent["pieces_sent"].get<std::size_t>() < writes.size());
+  // Written 20 ms apart: the whole stream would take writes.size() * 20 ms.
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(took).count();
+  EXPECT(ms < static_cast<long long>(writes.size()) * 20);
+  std::cout << "streaming, early close: the server wrote " << sent["sent"] << " of "
+            << sent["total"] << " bytes (" << sent["pieces_sent"] << " of " << sent["pieces"]
+            << " writes) before the client closed the connection; the client had " << a.received
+            << " of " << plan_then_explanation.size() << " bytes of content, in " << ms << " ms\n";
+}
+
+void streaming_to_the_end_when_asked() {
+  const auto writes = sse_writes(plan_then_explanation, 24);
+  fake_server server(json::array({streamed_reply(writes, 0.005)}));
+  llmjson::retry_options opts = streaming_options();
+  opts.stop_early = false;
+  auto r = llmjson::retrying(openai_example::make_streaming_adapter(config_for(server)), opts)
+               .extract(tea_request(), llmjson::any_key({"goal"}));
+  server.finish();
+  EXPECT(r);
+  EXPECT(r.attempts.size() == 1);
+  EXPECT(server.streams().size() == 1);
+  if (r.attempts.empty() || server.streams().empty()) return;
+  EXPECT(!r.attempts[0].stopped_early);
+  EXPECT(r.attempts[0].content == plan_then_explanation);
+  EXPECT(r.attempts[0].finish_reason == "stop");
+  EXPECT(r.attempts[0].role == "assistant");
+  EXPECT(server.streams()[0]["client_closed"] == false);
+  EXPECT(server.streams()[0]["sent"] == server.streams()[0]["total"]);
+}
+
+void streaming_error_mid_stream_is_an_api_error() {
+  auto writes = sse_writes("Here is the plan:\n```json\n{\"goal\": ", 8);
+  writes.resize(writes.size() - 2);  // no finish chunk, no [DONE]: an error instead
+  writes.push_back(
+      "data: {\"error\": {\"message\": \"The server is overloaded\", \"code\": 503}}\n\n");
+  fake_server server(json::array({streamed_reply(writes, 0.002), reply(plan_json, "stop")}));
+  llmjson::retry_options opts = streaming_options();
+  opts.max_attempts = 3;
+  auto r = llmjson::retrying(openai_example::make_streaming_adapter(config_for(server)), opts)
+               .extract(tea_request(), llmjson::any_key({"goal"}));
+  auto requests = server.finish();
+  EXPECT(!r);
+  EXPECT(requests.size() == 1);
+  if (!r) {
+    EXPECT(r.error().kind == llmjson::retry_error_kind::api_error);
+    EXPECT((r.error().api == llmjson::api_error{200, "The server is overloaded"}));
+  }
+  EXPECT(r.attempts.size() == 1 &&
+         r.attempts[0].content == "Here is the plan:\n```json\n{\"goal\": ");
+}
+
+// CRLF lines, comments and keep-alives, a line split across writes, the reasoning sent apart,
+// and a reply cut at length: retried, and the second one streams the plan.
+void streaming_reasoning_crlf_and_a_cut() {
+  std::vector<std::string> first = {
+      ": keep-alive\r\n\r\n",
+      chunk_event({{"role", "assistant"}, {"content", ""}}, nullptr, "\r\n"),
+      chunk_event({{"reasoning_content", "The user wants tea. "}}, nullptr, "\r\n"),
+      "\r\n",
+      chunk_event({{"reasoning_content", "Water first."}}, nullptr, "\r\n"),
+      chunk_event({{"content", "```json\n{\"goal\": \"make tea\", \"steps\": [\"bo"}}, nullptr,
+                  "\r\n"),
+      chunk_event(json::object(), "length", "\r\n"),
+      "data: [DO",
+      "NE]\r\n\r\n"};
+  fake_server server(json::array({streamed_reply(first, 0.002),
+                                  streamed_reply(sse_writes(plan_then_explanation, 40), 0.002)}));
+  llmjson::retry_options opts = streaming_options();
+  opts.stop_early = false;
+  auto r = llmjson::retrying(openai_example::make_streaming_adapter(config_for(server)), opts)
+               .extract(tea_request(), llmjson::any_key({"goal"}));
+  auto requests = server.finish();
+  EXPECT(r);
+  EXPECT(requests.size() == 2);
+  EXPECT(r.attempts.size() == 2);
+  if (r.attempts.size() != 2) return;
+  const llmjson::attempt& cut = r.attempts[0];
+  EXPECT(cut.outcome == llmjson::attempt_outcome::truncated);
+  EXPECT(cut.finish_reason == "length");
+  EXPECT(cut.reasoning == "The user wants tea. Water first.");
+  EXPECT(cut.content == "```json\n{\"goal\": \"make tea\", \"steps\": [\"bo");
+  EXPECT(r.attempts[1].outcome == llmjson::attempt_outcome::ok);
+}
+
+// Not a stream: an error status, and a provider that answers with one JSON body even so.
+void streaming_adapter_reads_whole_bodies_too() {
+  fake_server server(
+      json::array({api_failure(429, "Rate limit reached"), reply(plan_json, "stop")}));
+  auto model = llmjson::retrying(openai_example::make_streaming_adapter(config_for(server)),
+                                 streaming_options());
+  auto refused = model.extract(tea_request(), llmjson::any_key({"goal"}));
+  auto whole = model.extract(tea_request(), llmjson::any_key({"goal"}));
+  server.finish();
+  EXPECT((!refused && refused.error().api == llmjson::api_error{429, "Rate limit reached"}));
+  EXPECT(whole);
+  EXPECT(whole.attempts.size() == 1);
+  if (!whole.attempts.empty()) {
+    EXPECT(whole.attempts[0].content == plan_json);
+    EXPECT(whole.attempts[0].received == 0);
+    EXPECT(whole.attempts[0].finish_reason == "stop");
+  }
+}
+
+// The caller stops the call while the server is silent between two events: the progress
+// callback ends the transfer, long before the next event would come.
+void streaming_stop_while_nothing_comes() {
+  const std::vector<std::string> writes = {chunk_event({{"role", "assistant"}, {"content", ""}}),
+                                           chunk_event({{"content", "Here is the plan: "}}),
+                                           chunk_event({{"content", plan_json}}),
+                                           chunk_event(json::object(), "stop"), "data: [DONE]\n\n"};
+  fake_server server(json::array({streamed_reply(writes, 4.0)}));
+  std::stop_source source;
+  std::thread user([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    source.request_stop();  // the user pressed ^C
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto r = llmjson::retrying(openai_example::make_streaming_adapter(config_for(server)),
+                             streaming_options())
+               .extract(tea_request(), llmjson::any_key({"goal"}), source.get_token());
+  const auto took = std::chrono::steady_clock::now() - start;
+  user.join();
+  server.finish();
+  EXPECT(!r && r.error().kind == llmjson::retry_error_kind::cancelled);
+  EXPECT(r.attempts.size() == 2);
+  if (r.attempts.size() == 2) {
+    EXPECT(r.attempts[0].outcome == llmjson::attempt_outcome::empty_content);
+    EXPECT(!r.attempts[0].stopped_early);
+    EXPECT(r.attempts[0].role == "assistant");
+  }
+  EXPECT(took < std::chrono::milliseconds(3000));
+  EXPECT(server.streams().size() == 1 && server.streams()[0]["client_closed"] == true &&
+         server.streams()[0]["pieces_sent"] == 1);
+}
+
+void streaming_dropped_connection_throws() {
+  fake_server server(json::array({json{{"drop", true}}, streamed_reply(sse_writes(plan_json, 8))}));
+  bool thrown = false;
+  try {
+    (void)llmjson::retrying(openai_example::make_streaming_adapter(config_for(server)),
+                            streaming_options())
+        .extract(tea_request(), llmjson::any_key({"goal"}));
+  } catch (const openai_example::transport_error& e) {
+    thrown = true;
+    EXPECT(e.code() == CURLE_GOT_NOTHING);
+  }
+  auto requests = server.finish();
+  EXPECT(thrown);
+  EXPECT(requests.size() == 1);
+}
+
+void streaming_stop_requested_before_the_call_sends_nothing() {
+  fake_server server(json::array({streamed_reply(sse_writes(plan_json, 8))}));
+  std::stop_source source;
+  source.request_stop();
+  auto r = llmjson::retrying(openai_example::make_streaming_adapter(config_for(server)),
+                             {.stop = source.get_token()})
+               .extract(tea_request(), llmjson::any_key({"goal"}));
+  auto requests = server.finish();
+  EXPECT(!r && r.error().kind == llmjson::retry_error_kind::cancelled);
+  EXPECT(requests.empty());
+}
+
+void the_example_program_streaming() {
+  fake_server server(json::array({streamed_reply(sse_writes(plan_then_explanation, 12))}));
+  const std::string cmd = "OPENAI_BASE_URL=" + sh_quote(server.base_url()) +
+                          " OPENAI_API_KEY=test-key LLMJSON_MODEL=test-model " +
+                          sh_quote(LLMJSON_OPENAI_MAIN) +
+                          " --stream --starts-in answer --key goal Plan: make tea 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  EXPECT(p != nullptr);
+  if (!p) return;
+  std::string out;
+  while (auto line = read_line(p)) out += *line + "\n";
+  const int status = pclose(p);
+  auto requests = server.finish();
+  EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT(out.find("stopped early at the settled answer after ") != std::string::npos);
+  const std::size_t brace = out.find('{');
+  EXPECT(brace != std::string::npos &&
+         json::parse(out.substr(brace), nullptr, false) == json::parse(plan_json));
+  EXPECT(requests.size() == 1);
+  EXPECT(server.streams().size() == 1 && server.streams()[0]["client_closed"] == true);
+}
+#endif
+
 }  // namespace
 
 int main() {
   curl_global_init(CURL_GLOBAL_DEFAULT);
   responses_read_without_a_server();
+  sse_reader_alone();
   preamble_with_its_own_fence_then_the_plan();
   empty_at_length_then_the_plan();
   empty_at_length_with_a_hook_that_raises_max_tokens();
@@ -475,6 +848,17 @@ int main() {
   stop_requested_before_the_call_sends_nothing();
 #endif
   the_example_program();
+#if LLMJSON_HAS_STOP_TOKEN
+  streaming_stops_at_the_settled_answer();
+  streaming_to_the_end_when_asked();
+  streaming_error_mid_stream_is_an_api_error();
+  streaming_reasoning_crlf_and_a_cut();
+  streaming_adapter_reads_whole_bodies_too();
+  streaming_stop_while_nothing_comes();
+  streaming_dropped_connection_throws();
+  streaming_stop_requested_before_the_call_sends_nothing();
+  the_example_program_streaming();
+#endif
   curl_global_cleanup();
   std::cout << "openai_test: " << checks << " checks, " << failures << " failed\n";
   return failures == 0 ? 0 : 1;

@@ -1,19 +1,21 @@
-// llmjson: message, api_error, bad_response, completion, and the Adapter concept
+// llmjson: message, api_error, bad_response, completion, sink, the Adapter concepts
 // SPDX-License-Identifier: MIT
 #ifndef LLMJSON_ADAPTER_HPP_INCLUDED
 #define LLMJSON_ADAPTER_HPP_INCLUDED
 
 #include <concepts>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <variant>
 #include <version>
 
 /// 1 when the standard library has `std::stop_token` (`__cpp_lib_jthread`), else 0. Without it
-/// (older libc++, such as Debian 12's libc++ 14 or older Xcode's), the adapter form that takes a
-/// stop token, `retry_options::stop` and the retry calls that take a token are left out; all the
-/// rest is the same.
+/// (older libc++, such as Debian 12's libc++ 14 or older Xcode's), the adapter forms that take a
+/// stop token (the streaming form with its `sink` too), `retry_options::stop` and
+/// `stop_early`, and the retry calls that take a token are left out; all the rest is the same.
 #if defined(__cpp_lib_jthread) && __has_include(<stop_token>)
 #define LLMJSON_HAS_STOP_TOKEN 1
 #include <stop_token>
@@ -70,6 +72,48 @@ struct bad_response {
 /// failure is not a completion: the adapter throws, and the exception reaches the caller.
 using completion = std::variant<message, api_error, bad_response>;
 
+#if LLMJSON_HAS_STOP_TOKEN
+/// Where a streaming adapter pushes the model's content as it arrives: `out(chunk)`.
+///
+/// A handle to a callable, not a copy of it: two pointers, cheap to copy, valid during the
+/// adapter call it was given to. Call it with the pieces of the content in order, one call at a
+/// time (from any thread, but never two at once), and never after the call has returned.
+/// Calling it never throws, so it may be called from a C library's callback (libcurl's write
+/// callback): the retry wrapper's sink catches what its own work throws (the caller's selector,
+/// `std::bad_alloc`), requests stop, and rethrows it once the adapter has returned.
+///
+/// **Example** (a sink of one's own, to try an adapter without the wrapper):
+/// ```cpp
+/// std::string got;
+/// auto append = [&](std::string_view chunk) noexcept { got += chunk; };
+/// adapter(request, llmjson::sink(append), std::stop_token{});
+/// ```
+class sink {
+ public:
+  /// A sink that calls `f(chunk)`. `f` must outlive the sink, and must be callable on a
+  /// `std::string_view` without throwing (declared `noexcept`). A temporary is refused: the sink
+  /// would point to it after it is gone.
+  template <class F>
+    requires(std::is_object_v<F> && !std::same_as<std::remove_cvref_t<F>, sink> &&
+             std::is_nothrow_invocable_v<F&, std::string_view>)
+  explicit sink(F& f) noexcept
+      : target_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
+        call_(&call_target<F>) {}
+
+  /// Pushes the next piece of the content. Does not throw.
+  void operator()(std::string_view chunk) const noexcept { call_(target_, chunk); }
+
+ private:
+  template <class F>
+  static void call_target(void* f, std::string_view chunk) noexcept {
+    (*static_cast<F*>(f))(chunk);
+  }
+
+  void* target_;
+  void (*call_)(void*, std::string_view) noexcept;
+};
+#endif
+
 namespace detail {
 
 /// Whether `a(request)` returns a completion, called as the retry wrapper calls it.
@@ -87,26 +131,43 @@ template <class A, class Req>
 concept takes_stop_token = requires(A& a, const Req& request, const std::stop_token& stop) {
   { a(request, stop) } -> std::convertible_to<completion>;
 };
+
+/// Whether `a(request, out, stop)` returns a completion, called exactly as the retry wrapper
+/// calls it: `out` is a `const llmjson::sink&` lvalue and `stop` a `const std::stop_token&` one,
+/// so a sink parameter of type `llmjson::sink`, `const llmjson::sink&`, a template or a
+/// `std::function<void(std::string_view)>` fits, and `llmjson::sink&` or `llmjson::sink&&` does
+/// not.
+template <class A, class Req>
+concept takes_sink = requires(A& a, const Req& request, const sink& out,
+                              const std::stop_token& stop) {
+  { a(request, out, stop) } -> std::convertible_to<completion>;
+};
 #else
 template <class A, class Req>
 concept takes_stop_token = false;
+template <class A, class Req>
+concept takes_sink = false;
 #endif
 
 }  // namespace detail
 
 /// An adapter calls the model once with the caller's request and returns what came back.
 ///
-/// Requires: callable on a non-const `a` as `a(const Req& request)` or, where the standard
-/// library has `std::stop_token` (`LLMJSON_HAS_STOP_TOKEN`), as
-/// `a(const Req& request, const std::stop_token& stop)`, returning something convertible to
-/// `llmjson::completion` (a `message`, an `api_error`, a `bad_response`, or a `completion`).
+/// Requires: callable on a non-const `a` in one of three forms, returning something convertible
+/// to `llmjson::completion` (a `message`, an `api_error`, a `bad_response`, or a `completion`):
+/// - `a(const Req& request)`;
+/// - where the standard library has `std::stop_token` (`LLMJSON_HAS_STOP_TOKEN`),
+///   `a(const Req& request, const std::stop_token& stop)`;
+/// - there too, the streaming form (`StreamingAdapter`):
+///   `a(const Req& request, const llmjson::sink& out, const std::stop_token& stop)`.
 /// Requires: exactly one model call per invocation and no retries of its own; a transport
 /// failure is thrown, and the caller receives that exception unchanged.
 ///
 /// `Req` is the caller's: a prompt string, a chat message list, a struct of their own. The
-/// adapter never gets a chance to modify it (it is passed as `const Req&`). When both forms are
-/// callable, the wrapper uses the one with the stop token. The concept checks exactly the calls
-/// the wrapper makes: an adapter that satisfies it is one the wrapper can call.
+/// adapter never gets a chance to modify it (it is passed as `const Req&`). When several forms
+/// are callable, the wrapper uses the streaming one, else the one with the stop token. The
+/// concept checks exactly the calls the wrapper makes: an adapter that satisfies it is one the
+/// wrapper can call.
 ///
 /// **Example**:
 /// ```cpp
@@ -115,7 +176,27 @@ concept takes_stop_token = false;
 /// static_assert(llmjson::Adapter<decltype(adapter), std::string>);
 /// ```
 template <class A, class Req>
-concept Adapter = detail::takes_request<A, Req> || detail::takes_stop_token<A, Req>;
+concept Adapter =
+    detail::takes_request<A, Req> || detail::takes_stop_token<A, Req> || detail::takes_sink<A, Req>;
+
+/// The streaming form of an `Adapter`: it pushes the content into `out` as it arrives, and ends
+/// the call early when `stop` is requested.
+///
+/// Requires (where `LLMJSON_HAS_STOP_TOKEN`; elsewhere no type satisfies it): callable on a
+/// non-const `a` as `a(const Req& request, const llmjson::sink& out, const std::stop_token&
+/// stop)`, returning something convertible to `llmjson::completion`.
+/// Requires: every piece of the content goes through `out`, in order, as it arrives. The
+/// returned `message` leaves `content` empty (or equal to all that went through `out`; an adapter
+/// whose provider answered without streaming may return the content whole and push nothing).
+/// Its `reasoning`, `role` and `finish_reason` are as for the other forms (`finish_reason` ""
+/// when the call ended before the provider sent one).
+/// Requires: when `stop` is requested, the call ends as soon as it can (an HTTP adapter closes
+/// the connection) and returns what it has, the message so far, rather than throwing.
+///
+/// The retry wrapper requests stop when the answer is settled (`retry_options::stop_early`), as
+/// well as when the caller's token is stopped.
+template <class A, class Req>
+concept StreamingAdapter = detail::takes_sink<A, Req>;
 
 /// `Adapter<A, Req>` with the request first, to constrain a request type: the retry wrapper's
 /// calls are declared `template <llmjson::RequestFor<A> Req> ... complete(const Req& request)`.
@@ -126,8 +207,17 @@ concept RequestFor = Adapter<A, Req>;
 namespace detail {
 
 #if LLMJSON_HAS_STOP_TOKEN
+/// Calls a streaming adapter once.
+template <class A, RequestFor<A> Req>
+  requires StreamingAdapter<A, Req> completion call_adapter(A& adapter, const Req& request,
+                                                            const sink& out,
+                                                            const std::stop_token& stop) {
+    return completion(adapter(request, out, stop));
+  }
+
 /// Calls the adapter once, with the stop token when it takes one.
 template <class A, RequestFor<A> Req>
+  requires(!StreamingAdapter<A, Req>)
 completion call_adapter(A& adapter, const Req& request, const std::stop_token& stop) {
   if constexpr (takes_stop_token<A, Req>) {
     return completion(adapter(request, stop));

@@ -27,6 +27,7 @@
 #include <llmjson/options.hpp>
 #include <llmjson/result.hpp>
 #include <llmjson/select.hpp>
+#include <llmjson/stream.hpp>
 
 namespace llmjson {
 
@@ -56,11 +57,12 @@ enum class attempt_outcome {
 ///
 /// The wrapper records every attempt, keeps the records on success and on failure
 /// (`retry_result::attempts`) and shows each to `retry_options::on_attempt` as it ends. All
-/// members own their data.
+/// members own their data. For a streaming adapter, `content` is all that came through the sink
+/// (whatever the adapter returned: a message, an `api_error` or a `bad_response`).
 struct attempt {
   std::size_t number = 1;                         ///< 1-based, in call order
   attempt_outcome outcome = attempt_outcome::ok;  ///< what became of it
-  std::string content;        ///< the raw content the model sent ("" when no message)
+  std::string content;        ///< the raw content the model sent ("" when none came)
   std::string reasoning;      ///< the reasoning sent apart (`message::reasoning`); never scanned
   std::string finish_reason;  ///< as the provider sent it ("" when no message)
   std::string role;           ///< the message's role ("" when no message)
@@ -76,6 +78,13 @@ struct attempt {
   /// `cut::reasoning`, the cut is a reasoning region that never closes.
   std::optional<llmjson::cut> truncation;
   std::chrono::nanoseconds duration{0};  ///< adapter call plus extraction (0 when `cancelled`)
+  /// Streaming adapters (`StreamingAdapter`): the bytes that came through the sink, those after
+  /// a stop request included. 0 for the other forms.
+  std::size_t received = 0;
+  /// The answer settled while the content was streaming, and the wrapper requested stop
+  /// (`retry_options::stop_early`): the call was ended early, after `received` bytes. The
+  /// answer is the one the whole output would have given.
+  bool stopped_early = false;
 
   /// Returns true when the message was empty and cut by the token limit (`finish_reason` is
   /// `length`): with reasoning models, usually the reasoning spent the whole `max_tokens`, and
@@ -206,6 +215,15 @@ struct retry_options {
   /// Stops every call of the wrapper: checked before every attempt, and passed to adapters that
   /// take a stop token. One call alone is stopped through the token the call takes.
   std::stop_token stop{};
+  /// With a streaming adapter (`StreamingAdapter`), in `extract` under policy `first`: request
+  /// stop as soon as the answer is settled (`llmjson::stream::settled()`), so that the adapter
+  /// ends the call and the rest of the output is neither waited for nor paid for. The answer is
+  /// the one the whole output would have given. Under `unique` and `last` nothing settles
+  /// before the end, and `complete` has no answer to settle: the switch changes nothing there.
+  /// Note that with `extraction.start` left `unknown`, an output without reasoning markers
+  /// settles only at its end: set `output_start::answer` for models that do not reason in
+  /// their content.
+  bool stop_early = true;
 #endif
 };
 
@@ -241,6 +259,13 @@ struct call_stop {};
 /// The caller's request is never modified or copied by the wrapper itself. A hook that does not
 /// fit fails to compile with a message that says so.
 ///
+/// Streaming (`StreamingAdapter`): the wrapper gives the adapter a sink and feeds what comes
+/// through it to an `llmjson::stream`; each attempt's extraction is that stream's `finish()`,
+/// the same as `llmjson::extract` on the whole content. Under policy `first`, once the answer is
+/// settled the wrapper requests stop through the adapter's token (`retry_options::stop_early`),
+/// and the attempt says so (`attempt::stopped_early`). Everything else (what is retried, the
+/// record, cancellation, exceptions) is as for the other forms.
+///
 /// Threads: the calls are `const` and the wrapper keeps no state between them, so one wrapper may
 /// serve several threads at once, if its adapter, its hook and `on_attempt` may be called
 /// concurrently: the wrapper calls them (on the caller's thread) without any locking. Whatever an
@@ -262,6 +287,7 @@ class retrying {
 
   /// Returns the first message with content, or why there is none.
   ///
+  /// A streaming adapter's message has the content that came through the sink.
   /// Retries empty content and a `bad_response`. Errors: `api_error` (one call, no retry),
   /// `cancelled`, `parse_error` after the last attempt (its `cause` is `empty_content` or
   /// `bad_response`, with the last `finish_reason`).
@@ -274,7 +300,10 @@ class retrying {
   ///
   /// Each attempt is `complete` plus `llmjson::extract(content, sel, options.extraction)`. The
   /// `parse_error`'s `extraction` is the last call's extraction error, with its candidates.
-  /// Throws: as `complete`, and whatever `sel` throws (other than nlohmann's exceptions).
+  /// With a streaming adapter, the extraction runs as the content arrives, and the call may be
+  /// stopped once the answer is settled (`retry_options::stop_early`).
+  /// Throws: as `complete`, and whatever `sel` throws (other than nlohmann's exceptions; with a
+  /// streaming adapter, once the adapter has returned).
   template <selector S, RequestFor<A> Req>
   [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel) const;
 
@@ -326,7 +355,8 @@ class retrying {
 
  private:
   template <class Out, class Req, class Judge>
-  retry_result<Out> run_(const Req& request, const detail::call_stop& stop, Judge judge) const;
+  retry_result<Out> run_(const Req& request, const detail::call_stop& stop,
+                         const Judge& judge) const;
   template <class Req, class S>
   retry_result<answer> extract_with_(const Req& request, const S& sel, const llmjson::options& opts,
                                      const detail::call_stop& stop) const;

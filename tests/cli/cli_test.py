@@ -6,7 +6,7 @@
 usage: cli_test.py --binary PATH --corpus DIR --examples DIR --version-header FILE GROUP
 
 Groups: corpus, stdin_vs_file, report_matches_explain, usage_errors, any_bytes,
-large_input, examples. Exit 0: passed; 1: failed (each failure on its own line).
+large_input, examples, early. Exit 0: passed; 1: failed (each failure on its own line).
 """
 
 import argparse
@@ -14,6 +14,7 @@ import json
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -340,6 +341,8 @@ def group_usage_errors(c, a):
         ["--starts-in", "sideways", sample],
         ["--include-reasoning", "--starts-in", "answer", sample],
         ["--include-reasoning", "--reasoning-tags", "<a>,</a>", sample],
+        ["--early", "--policy", "last", sample],  # nothing settles under last
+        ["--early=yes", sample],
     ]
     for args in bad:
         rc, out, err = c.run(args)
@@ -352,7 +355,7 @@ def group_usage_errors(c, a):
     rc, out, err = c.run(["--help"])
     c.check(rc == 0 and out.startswith(b"usage: llmjson") and err == b"", "--help")
     for flag in (b"--keys", b"--schema", b"--policy", b"--no-fallback", b"--explain", b"--report", b"--pretty",
-                 b"--include-reasoning", b"--reasoning-tags", b"--starts-in"):
+                 b"--include-reasoning", b"--reasoning-tags", b"--starts-in", b"--early"):
         c.check(flag in out, "--help does not mention " + flag.decode())
     with open(a.version_header, encoding="utf-8") as f:
         v = dict(re.findall(r"#define LLMJSON_VERSION_(MAJOR|MINOR|PATCH) (\d+)", f.read()))
@@ -503,6 +506,217 @@ def group_examples(c, a):
             c.check(m is not None and m.group(1) == what, "%s: stderr %r" % (name, err[:300]))
 
 
+# ---------------------------------------------------------------------------------------------
+# --early: the input read as it arrives, and the tool gone as soon as the answer is settled
+
+WRITER = r"""
+import os, signal, sys, time
+# Writes argv[1] (a file) to stdout in the pieces argv[2:] says ("bytes" or "sleep:SECONDS"),
+# then keeps stdout open for a minute, as a model that is still writing would; with the step
+# "talk", it keeps writing a line every 50 ms instead, and dies of SIGPIPE as a CLI does once
+# nobody reads it.
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+data = open(sys.argv[1], "rb").read()
+at = 0
+for step in sys.argv[2:]:
+    if step.startswith("sleep:"):
+        time.sleep(float(step[6:]))
+        continue
+    if step == "talk":
+        for _ in range(1200):
+            os.write(1, b"and one more thing about these orders.\n")
+            time.sleep(0.05)
+        continue
+    n = len(data) - at if step == "rest" else int(step)
+    os.write(1, data[at:at + n])
+    at += n
+time.sleep(60)
+"""
+
+
+class Writer:
+    """A process that writes `data` in `steps` to a pipe and keeps it open: `model-cli |`."""
+
+    def __init__(self, data, steps=("rest",)):
+        fd, self.path = tempfile.mkstemp(suffix=".txt")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        self.proc = subprocess.Popen([sys.executable, "-c", WRITER, self.path] + list(steps),
+                                     stdout=subprocess.PIPE)
+
+    def pipe_into(self, c, args):
+        tool = subprocess.Popen([c.binary] + args, stdin=self.proc.stdout, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        self.proc.stdout.close()  # the tool holds the only read end now
+        return tool
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def close(self):
+        if self.alive():
+            self.proc.kill()
+        self.proc.wait()
+        os.unlink(self.path)
+
+
+def check_exits_while_writing(c, name, args, data, expect, steps=("rest",)):
+    """The tool prints `expect` and exits 0 while the writer still holds the pipe open."""
+    w = Writer(data, steps)
+    try:
+        tool = w.pipe_into(c, args)
+        try:
+            out, err = tool.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            tool.kill()
+            tool.communicate()
+            c.check(False, "%s: still reading after 20 s although the answer was settled" % name)
+            return
+        c.check(w.alive(), "%s: the writer was gone before the tool exited" % name)
+        ok, value = parse_json(out)
+        c.check(tool.returncode == 0 and ok and same_json(value, expect),
+                "%s: exit %s, stdout %r, stderr %r" % (name, tool.returncode, out[:300], err[:300]))
+    finally:
+        w.close()
+
+
+def check_waits_for_more(c, name, args, data, expect_at_end):
+    """The answer is not settled: the tool is still reading while the writer is alive, and
+    gives `expect_at_end` (a value, or the KIND of an error) once the writer closes the pipe."""
+    w = Writer(data)
+    try:
+        tool = w.pipe_into(c, args)
+        try:
+            tool.wait(timeout=1.5)
+            c.check(False, "%s: exited (%s) before the end of the input, with nothing settled: %r"
+                    % (name, tool.returncode, tool.stdout.read()[:300]))
+            return
+        except subprocess.TimeoutExpired:
+            pass
+        w.proc.kill()  # the end of the input
+        out, err = tool.communicate(timeout=20)
+        if isinstance(expect_at_end, str):
+            m = ERROR_LINE.fullmatch(err.decode("utf-8", "replace"))
+            good = tool.returncode == 1 and out == b"" and m is not None and m.group(1) == expect_at_end
+        else:
+            ok, value = parse_json(out)
+            good = tool.returncode == 0 and ok and same_json(value, expect_at_end)
+        c.check(good, "%s: at the end, exit %s, stdout %r, stderr %r" % (name, tool.returncode, out[:300], err[:300]))
+    finally:
+        w.close()
+
+
+def report_without_early(rep):
+    rep = dict(rep)
+    rep.pop("early", None)
+    return rep
+
+
+def group_early(c, a):
+    talk = b"\nLet me explain each of these orders in turn, at some length.\n" * 50
+    with open(os.path.join(a.examples, "04-think-then-orders.txt"), "rb") as f:
+        think_then_orders = f.read()
+    orders = {"engineering": "divert power to aft shields", "helm": "heading 270 mark 15",
+              "orders": ["come about", "full impulse"]}
+    # model-cli | llmjson --early --keys orders: the marker settles it, with the default start.
+    check_exits_while_writing(c, "think then orders", ["--early", "--keys", "orders"], think_then_orders + talk, orders)
+    # Without --early the tool reads to the end: still reading while the writer is alive.
+    check_waits_for_more(c, "think then orders, no --early", ["--keys", "orders"], think_then_orders + talk, orders)
+    # A model CLI that keeps talking dies of SIGPIPE once the tool has exited.
+    w = Writer(think_then_orders, ("rest", "talk"))
+    try:
+        tool = w.pipe_into(c, ["--early", "--keys", "orders"])
+        out, _ = tool.communicate(timeout=20)
+        c.check(tool.returncode == 0 and same_json(parse_json(out)[1], orders), "talking writer: %r" % out[:300])
+        try:
+            w.proc.wait(timeout=5)
+            c.check(w.proc.returncode == -signal.SIGPIPE, "the writer ended with %s, not SIGPIPE" % w.proc.returncode)
+        except subprocess.TimeoutExpired:
+            c.check(False, "the writer still writes 5 s after the tool exited")
+    finally:
+        w.close()
+    # No marker: prose settles with --starts-in answer, and only then.
+    plain = b'Plan: {"steps": ["boil", "pour"]} and why, in detail:' + talk
+    check_exits_while_writing(c, "prose, --starts-in answer", ["--early", "--starts-in", "answer"], plain,
+                              {"steps": ["boil", "pour"]})
+    check_waits_for_more(c, "prose, --starts-in auto", ["--early"], plain, {"steps": ["boil", "pour"]})
+    # The input arrives in pieces, the answer split across them.
+    check_exits_while_writing(c, "pieces", ["--early", "--starts-in", "answer", "--keys", "steps"], plain,
+                              {"steps": ["boil", "pour"]}, ("9", "sleep:0.2", "1", "sleep:0.2", "15", "sleep:0.2", "20", "sleep:0.2", "rest"))
+    # A half-written answer, or one that a later frame could still own: not settled, keep reading.
+    check_waits_for_more(c, "half an answer", ["--early", "--starts-in", "answer"], b'Plan: {"steps": ["boil"',
+                         "truncated")
+    check_waits_for_more(c, "inside an open frame", ["--early", "--starts-in", "answer"],
+                         b'x {"k": {"steps": [1]} and', "no_json")
+    check_waits_for_more(c, "the whole output so far is one value", ["--early", "--starts-in", "answer"],
+                         b'{"steps": [1]}\n', {"steps": [1]})
+    # --schema with --policy first, and --max-bytes.
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump({"type": "object", "required": ["steps"]}, f)
+        schema = f.name
+    check_exits_while_writing(c, "--schema --policy first", ["--early", "--schema", schema, "--policy", "first",
+                                                             "--starts-in", "answer"], plain, {"steps": ["boil", "pour"]})
+    rc, out, err = c.run(["--early", "--max-bytes", "10", "--starts-in", "answer"], plain)
+    c.check(rc == 1 and err.startswith(b"llmjson: too_large: the output is over the limit of 10 bytes"), "--early --max-bytes: %r" % err)
+
+    # Usage: --early needs policy first.
+    for args, says in ((["--early", "--policy", "unique"], b"under --policy unique nothing settles"),
+                       (["--early", "--policy", "last"], b"under --policy last nothing settles"),
+                       (["--early", "--schema", schema], b"--schema's default is unique: add --policy first")):
+        rc, out, err = c.run(args, plain)
+        c.check(rc == 2 and out == b"" and err.startswith(b"llmjson: --early needs policy first") and says in err,
+                "%s: exit %s, stderr %r" % (args, rc, err))
+    os.unlink(schema)
+    rc, out, _ = c.run(["--help"])
+    c.check(b"--early" in out and b"Needs policy first" in out, "--help does not explain --early")
+
+    # The same answer as without --early, on every corpus case (under policy first) and odd input,
+    # from a file and from stdin; when nothing settled early, the same report too.
+    for name, path, case in load_cases(a.corpus):
+        with open(path, "rb") as f:
+            data = f.read()
+        with Flags(case) as flags:
+            i = flags.index("--policy")
+            flags[i + 1] = "first"
+            for start in ([], ["--starts-in", "answer"]):
+                check_same_as_without(c, name, flags + start, data, path)
+    for name, data in odd_inputs():
+        for args in ([], ["--keys", "a"], ["--starts-in", "answer"]):
+            check_same_as_without(c, name, args, data, None)
+    # A large input whose answer comes first: --early reads a small part of it.
+    data = b'Final answer: {"answer": {"rows_checked": 3}}\n' + large_output(4 * 1024 * 1024)[0]
+    rc, out, _ = c.run(["--early", "--report", "--keys", "answer", "--starts-in", "answer"], data)
+    ok, rep = parse_json(out)
+    c.check(rc == 0 and ok and rep["value"] == {"answer": {"rows_checked": 3}} and rep["early"]["settled"]
+            and rep["early"]["bytes_read"] < len(data) // 8,
+            "large input: %r" % (rep.get("early") if ok else out[:300]))
+    if ok:
+        print("large input: --early read %d of %d bytes" % (rep["early"]["bytes_read"], len(data)))
+
+
+def check_same_as_without(c, name, args, data, path):
+    """--early prints what the plain run prints; with --report, the same report when nothing
+    settled, and the same value when it did."""
+    plain = c.run(args, data)
+    early = c.run(["--early"] + args, data)
+    c.check(early == plain, "%s %s: --early gives %r, without %r" % (name, args, early[:3], plain[:3]))
+    if path:
+        c.check(c.run(["--early"] + args + [path]) == plain, "%s %s: --early FILE differs" % (name, args))
+    rc, out, _ = c.run(["--report"] + args, data)
+    erc, eout, _ = c.run(["--early", "--report"] + args, data)
+    ok, rep = parse_json(out)
+    eok, erep = parse_json(eout)
+    if not c.check(ok and eok and erc == rc and "early" in erep and "early" not in rep,
+                   "%s %s: --early --report %r" % (name, args, eout[:300])):
+        return
+    c.check(erep["early"]["bytes_read"] <= len(data), "%s %s: read more than the input" % (name, args))
+    if not erep["early"]["settled"]:
+        c.check(erep["early"]["bytes_read"] == len(data), "%s %s: stopped early, not settled" % (name, args))
+        c.check(report_without_early(erep) == rep, "%s %s: the report differs although nothing settled" % (name, args))
+    else:
+        c.check(same_json(erep["value"], rep["value"]) and erep["ok"], "%s %s: a settled answer that differs" % (name, args))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", required=True)
@@ -521,6 +735,7 @@ def main():
         "any_bytes": lambda: group_any_bytes(c, a),
         "large_input": lambda: group_large_input(c, a),
         "examples": lambda: group_examples(c, a),
+        "early": lambda: group_early(c, a),
     }
     if a.group not in groups:
         ap.error("unknown group " + a.group)

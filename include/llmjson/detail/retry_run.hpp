@@ -181,19 +181,14 @@ inline answer make_answer(extraction&& x) {
   return a;
 }
 
-/// The judge of `extract`: runs the core extraction (`run`, a `result<...>(std::string_view)`)
-/// on the message's content, and records in `a` what became of it.
-template <class Out, class Extract>
-judged<Out> judge_extraction(message&& m, attempt& a, Extract run) {
-  auto text = std::make_shared<const std::string>(std::move(m.content));
-  auto r = run(std::string_view(*text));
+/// Records in `a` what became of one extraction (`r`), and returns it as a judgement; `text` is
+/// the content the error's views point into.
+template <class Out>
+judged<Out> record_extraction(result<Out>&& r, attempt& a,
+                              std::shared_ptr<const std::string> text) {
   if (r) {
     a.outcome = attempt_outcome::ok;
-    if constexpr (std::same_as<Out, answer>) {
-      return {make_answer(std::move(*r)), std::nullopt, nullptr};
-    } else {
-      return {std::move(*r), std::nullopt, nullptr};
-    }
+    return {std::move(*r), std::nullopt, nullptr};
   }
   // The error is moved out once and read from the copy: reading `r.error()` member by member
   // made g++ -O2 warn (-Wnull-dereference) through the variant's get_if.
@@ -203,6 +198,162 @@ judged<Out> judge_extraction(message&& m, attempt& a, Extract run) {
   a.truncation = e.truncation;
   return {std::nullopt, std::move(e), std::move(text)};
 }
+
+/// The answer of an extraction, owned, or its error.
+inline result<answer> to_answer(result<extraction>&& r) {
+  if (!r) return std::move(r).error();
+  return make_answer(std::move(*r));
+}
+
+/// Judges one message's content with an extraction (`run`, a `result<...>(std::string_view)`:
+/// of an `extraction` for `Out = answer`, else of an `Out`), and records in `a` what became of
+/// it. (Also the seam the tests use to script extraction errors.)
+template <class Out, class Extract>
+judged<Out> judge_extraction(message&& m, attempt& a, Extract run) {
+  auto text = std::make_shared<const std::string>(std::move(m.content));
+  // Made before `text` is moved into the judgement (arguments are evaluated in any order).
+  result<Out> r = [&] {
+    if constexpr (std::same_as<Out, answer>) {
+      return to_answer(run(std::string_view(*text)));
+    } else {
+      return run(std::string_view(*text));
+    }
+  }();
+  return record_extraction(std::move(r), a, std::move(text));
+}
+
+/// Points the views of `e` (its candidates' and near misses') into `to`, a copy of `from`,
+/// instead of into `from`. Does not throw.
+inline void rebase(llmjson::error& e, std::string_view from, std::string_view to) noexcept {
+  auto moved = [&](std::string_view v) {
+    return v.empty() ? v : to.substr(static_cast<std::size_t>(v.data() - from.data()), v.size());
+  };
+  for (candidate& c : e.candidates) {
+    c.text = moved(c.text);
+    c.info = moved(c.info);
+    c.marker = moved(c.marker);
+  }
+  for (near_miss& m : e.near_misses) m.text = moved(m.text);
+}
+
+/// The caller's selector, as a stream takes it (by value) without copying it: a view, with the
+/// selector's default policy and fallback rule.
+template <class S>
+class selector_view {
+ public:
+  static constexpr llmjson::policy default_policy = default_policy_of<S>();
+  static constexpr bool allows_fallback = allows_fallback_of<S>();
+
+  explicit selector_view(const S& sel) noexcept : sel_(&sel) {}
+  decltype(auto) operator()(const nlohmann::json& v) const { return (*sel_)(v); }
+
+ private:
+  const S* sel_;
+};
+
+/// The judge of `extract` and `extract<T>`: `sel` under `opts` on a message's content, the
+/// answer made an `Out` (an `answer`, or the `T` of `S = decode<T>`).
+///
+/// A judge is called on a whole message (`judge(m, a)`), or, for a streaming adapter, makes a
+/// watch (`start()`) that is fed the content as it arrives (`feed`), says whether the answer is
+/// settled, keeps the text, and judges the message at the end (`finish(m, a)`).
+template <class Out, class S>
+class extraction_judge {
+ public:
+  extraction_judge(const S& sel, const options& opts) noexcept : sel_(sel), opts_(opts) {}
+
+  judged<Out> operator()(message&& m, attempt& a) const {
+    return judge_extraction<Out>(std::move(m), a, [&](std::string_view text) {
+      if constexpr (std::same_as<Out, answer>) {
+        return ::llmjson::extract(text, sel_, opts_);
+      } else {
+        return decoded_answer(sel_, ::llmjson::extract(text, sel_, opts_));
+      }
+    });
+  }
+
+  /// The content of one streaming attempt, extracted as it arrives.
+  class watch {
+   public:
+    explicit watch(const extraction_judge& judge)
+        : judge_(&judge), stream_(selector_view<S>(judge.sel_), judge.opts_) {}
+
+    void feed(std::string_view chunk) {
+      if (!over_ && stream_.size() + chunk.size() > judge_->opts_.max_input_bytes) {
+        // The stream keeps no text past the limit, and the record keeps all of it.
+        kept_ = std::string(stream_.text());
+        over_ = true;
+      }
+      if (over_) kept_.append(chunk);
+      stream_.feed(chunk);
+      stream_.sync();  // cheap, and the settled answer is seen at once
+    }
+    [[nodiscard]] bool settled() const noexcept { return stream_.settled() != nullptr; }
+    [[nodiscard]] std::string_view text() const noexcept {
+      return over_ ? std::string_view(kept_) : stream_.text();
+    }
+    /// Judges the message whose content was fed: the stream's `finish()`.
+    judged<Out> finish(message&&, attempt& a) {
+      result<Out> r = judge_->conclude_(stream_.finish());
+      if (r) return record_extraction(std::move(r), a, nullptr);
+      // The error's views point into the stream: into a copy the error can share instead.
+      auto text = std::make_shared<const std::string>(this->text());
+      rebase(r.error(), stream_.text(), *text);
+      return record_extraction(std::move(r), a, std::move(text));
+    }
+
+   private:
+    const extraction_judge* judge_;
+    stream<selector_view<S>> stream_;
+    bool over_ = false;
+    std::string kept_;  // the text, once over max_input_bytes
+  };
+  [[nodiscard]] watch start() const { return watch(*this); }
+
+ private:
+  result<Out> conclude_(result<extraction>&& r) const {
+    if constexpr (std::same_as<Out, answer>) {
+      return to_answer(std::move(r));
+    } else {
+      return decoded_answer(sel_, std::move(r));
+    }
+  }
+
+  const S& sel_;
+  const options& opts_;
+};
+
+/// The judge of `complete`: a message with content is the answer.
+struct content_judge {
+  judged<message> operator()(message&& m, attempt& a) const {
+    if (is_blank(m.content)) {
+      a.outcome = attempt_outcome::empty_content;
+      a.detail = m.content.empty()
+                     ? "the reply has no content"
+                     : "the reply is only white space (" + count_of(m.content.size(), "byte") + ")";
+      return {};
+    }
+    a.outcome = attempt_outcome::ok;
+    return {std::move(m), std::nullopt, nullptr};
+  }
+
+  /// The content of one streaming attempt: kept, and never settled (there is no answer to
+  /// settle).
+  class watch {
+   public:
+    void feed(std::string_view chunk) { text_.append(chunk); }
+    [[nodiscard]] bool settled() const noexcept { return false; }
+    [[nodiscard]] std::string_view text() const noexcept { return text_; }
+    judged<message> finish(message&& m, attempt& a) {
+      m.content = std::move(text_);
+      return content_judge{}(std::move(m), a);
+    }
+
+   private:
+    std::string text_;
+  };
+  [[nodiscard]] watch start() const { return {}; }
+};
 
 #if LLMJSON_HAS_STOP_TOKEN
 /// One token for one call: stopped as soon as the wrapper's or the call's token is. When only
@@ -239,10 +390,100 @@ class joined_stop {
 };
 #endif
 
+/// Records in `a` what the adapter returned: an `api_error` or a `bad_response` as it is, a
+/// message's reasoning, finish_reason and role, which `judge_message(message&)` then judges.
+template <class Out, class JudgeMessage>
+std::optional<judged<Out>> take_completion(completion&& c, attempt& a, JudgeMessage judge_message) {
+  if (auto* api = std::get_if<llmjson::api_error>(&c)) {
+    a.outcome = attempt_outcome::api_error;
+    a.status = api->status;
+    a.raw = std::move(api->message);
+    a.detail = one_line(a.raw);
+    return std::nullopt;
+  }
+  if (auto* bad = std::get_if<bad_response>(&c)) {
+    a.outcome = attempt_outcome::bad_response;
+    a.detail = one_line(bad->message);
+    a.raw = std::move(bad->raw.empty() ? bad->message : bad->raw);
+    return std::nullopt;
+  }
+  message& m = std::get<message>(c);
+  // Copies: the message itself is `complete`'s answer.
+  a.reasoning = m.reasoning;
+  a.finish_reason = m.finish_reason;
+  a.role = m.role;
+  return judge_message(m);
+}
+
+#if LLMJSON_HAS_STOP_TOKEN
+/// One attempt of a streaming adapter: the content goes through a sink into the judge's watch,
+/// and the call is stopped once the answer is settled (with `stop_early`) or once `call_token`
+/// is. What the sink's work throws is rethrown when the adapter has returned (or thrown).
+template <class Out, class A, class Req, class Judge>
+std::optional<judged<Out>> stream_attempt(A& adapter, const Req& request,
+                                          const std::stop_token& call_token, bool stop_early,
+                                          const Judge& judge, attempt& a) {
+  auto watch = judge.start();
+  struct forward {
+    std::stop_source* to;
+    void operator()() const noexcept { to->request_stop(); }
+  };
+  std::stop_source stop;  // this attempt's: requested by the caller's token, or at the answer
+  std::optional<std::stop_callback<forward>> from_call;
+  if (call_token.stop_possible()) from_call.emplace(call_token, forward{&stop});
+  std::exception_ptr thrown;
+  auto push = [&](std::string_view chunk) noexcept {
+    if (thrown) return;
+    a.received += chunk.size();
+    try {
+      watch.feed(chunk);
+      if (stop_early && !a.stopped_early && watch.settled()) {
+        a.stopped_early = true;
+        stop.request_stop();
+      }
+    } catch (...) {
+      thrown = std::current_exception();
+      stop.request_stop();
+    }
+  };
+  const sink out(push);
+  completion c;
+  try {
+    c = call_adapter(adapter, request, out, stop.get_token());
+  } catch (...) {
+    try {
+      a.content = std::string(watch.text());  // what came before the failure
+    } catch (...) {
+    }
+    if (thrown) std::rethrow_exception(thrown);  // the cause: the adapter was stopped for it
+    throw;
+  }
+  a.content = std::string(watch.text());  // whatever the adapter returned
+  if (thrown) std::rethrow_exception(thrown);
+  return take_completion<Out>(std::move(c), a, [&](message& m) -> std::optional<judged<Out>> {
+    if (!m.content.empty()) {
+      if (a.received == 0) {
+        // Answered without streaming: the content came whole.
+        watch.feed(m.content);
+        a.content = m.content;
+      } else if (m.content != watch.text()) {
+        a.outcome = attempt_outcome::bad_response;
+        a.detail = "the streaming adapter returned a content of " +
+                   count_of(m.content.size(), "byte") + " that is not the " +
+                   count_of(a.received, "byte") + " it streamed";
+        a.raw = std::move(m.content);
+        return std::nullopt;
+      }
+    }
+    return watch.finish(std::move(m), a);
+  });
+}
+#endif
+
 /// The attempt loop of every `retrying` call, over a hook that fits (`next_request_hook`).
 template <class Out, class A, class H, class Req, class Judge>
 retry_result<Out> run_checked(A& adapter, H& next, const retry_options& options, const Req& request,
-                              [[maybe_unused]] const call_stop& call_token, Judge judge) {
+                              [[maybe_unused]] const call_stop& call_token, const Judge& judge) {
   using clock = std::chrono::steady_clock;
   const std::size_t most = std::max<std::size_t>(options.max_attempts, 1);
   std::vector<attempt> attempts;
@@ -294,29 +535,21 @@ retry_result<Out> run_checked(A& adapter, H& next, const retry_options& options,
     std::optional<judged<Out>> judgement;
     const auto start = clock::now();
     try {
-#if LLMJSON_HAS_STOP_TOKEN
-      completion c = call_adapter(adapter, *current, stop.token());
-#else
-      completion c = call_adapter(adapter, *current);
-#endif
-      if (auto* api = std::get_if<llmjson::api_error>(&c)) {
-        a.outcome = attempt_outcome::api_error;
-        a.status = api->status;
-        a.raw = std::move(api->message);
-        a.detail = one_line(a.raw);
-      } else if (auto* bad = std::get_if<bad_response>(&c)) {
-        a.outcome = attempt_outcome::bad_response;
-        a.detail = one_line(bad->message);
-        a.raw = std::move(bad->raw.empty() ? bad->message : bad->raw);
-      } else {
-        message& m = std::get<message>(c);
-        // Copies: the message itself is `complete`'s answer.
+      auto judge_message = [&](message& m) -> std::optional<judged<Out>> {
         a.content = m.content;
-        a.reasoning = m.reasoning;
-        a.finish_reason = m.finish_reason;
-        a.role = m.role;
-        judgement.emplace(judge(std::move(m), a));
+        return judge(std::move(m), a);
+      };
+#if LLMJSON_HAS_STOP_TOKEN
+      if constexpr (StreamingAdapter<A, Req>) {
+        judgement =
+            stream_attempt<Out>(adapter, *current, stop.token(), options.stop_early, judge, a);
+      } else {
+        judgement =
+            take_completion<Out>(call_adapter(adapter, *current, stop.token()), a, judge_message);
       }
+#else
+      judgement = take_completion<Out>(call_adapter(adapter, *current), a, judge_message);
+#endif
     } catch (...) {
       a.outcome = attempt_outcome::exception;
       // Record and report without letting anything replace the adapter's exception.
@@ -389,9 +622,10 @@ retry_result<Out> run_checked(A& adapter, H& next, const retry_options& options,
 /// the build here, with the rule it breaks as the first error.
 template <class Out, class A, class H, class Req, class Judge>
 retry_result<Out> run_attempts(A& adapter, H& next, const retry_options& options,
-                               const Req& request, const call_stop& call_token, Judge judge) {
+                               const Req& request, const call_stop& call_token,
+                               const Judge& judge) {
   if constexpr (next_request_hook<H, Req>) {
-    return run_checked<Out>(adapter, next, options, request, call_token, std::move(judge));
+    return run_checked<Out>(adapter, next, options, request, call_token, judge);
   } else {
     static_assert(explain_hook<H, Req>());
     throw;  // never reached: the build failed above; this keeps the compiler from adding errors
@@ -401,26 +635,13 @@ retry_result<Out> run_attempts(A& adapter, H& next, const retry_options& options
 /// `extract<T>(request)`: no check of the caller's.
 struct no_check {};
 
-/// The judge of `complete`: a message with content is the answer.
-inline judged<message> judge_content(message&& m, attempt& a) {
-  if (is_blank(m.content)) {
-    a.outcome = attempt_outcome::empty_content;
-    a.detail = m.content.empty()
-                   ? "the reply has no content"
-                   : "the reply is only white space (" + count_of(m.content.size(), "byte") + ")";
-    return {};
-  }
-  a.outcome = attempt_outcome::ok;
-  return {std::move(m), std::nullopt, nullptr};
-}
-
 }  // namespace detail
 
 template <class A, class H>
 template <class Out, class Req, class Judge>
 retry_result<Out> retrying<A, H>::run_(const Req& request, const detail::call_stop& stop,
-                                       Judge judge) const {
-  return detail::run_attempts<Out>(adapter_, next_, options_, request, stop, std::move(judge));
+                                       const Judge& judge) const {
+  return detail::run_attempts<Out>(adapter_, next_, options_, request, stop, judge);
 }
 
 template <class A, class H>
@@ -428,27 +649,21 @@ template <class Req, class S>
 retry_result<answer> retrying<A, H>::extract_with_(const Req& request, const S& sel,
                                                    const llmjson::options& opts,
                                                    const detail::call_stop& stop) const {
-  return run_<answer>(request, stop, [&](message&& m, attempt& a) {
-    return detail::judge_extraction<answer>(std::move(m), a, [&](std::string_view text) {
-      return ::llmjson::extract(text, sel, opts);
-    });
-  });
+  return run_<answer>(request, stop, detail::extraction_judge<answer, S>(sel, opts));
 }
 
 template <class A, class H>
 template <class T, class Req, class Check>
 retry_result<T> retrying<A, H>::extract_as_(const Req& request, const Check& check,
                                             const detail::call_stop& stop) const {
-  const llmjson::options& opts = options_.extraction;
-  return run_<T>(request, stop, [&](message&& m, attempt& a) {
-    return detail::judge_extraction<T>(std::move(m), a, [&](std::string_view text) {
-      if constexpr (std::same_as<Check, detail::no_check>) {
-        return ::llmjson::extract<T>(text, opts);
-      } else {
-        return ::llmjson::extract<T>(text, check, opts);
-      }
-    });
-  });
+  decode<T> sel = [&] {
+    if constexpr (std::same_as<Check, detail::no_check>) {
+      return decode<T>();
+    } else {
+      return decode<T>(check);
+    }
+  }();
+  return run_<T>(request, stop, detail::extraction_judge<T, decode<T>>(sel, options_.extraction));
 }
 
 template <class A, class H>
@@ -461,7 +676,7 @@ llmjson::options retrying<A, H>::with_policy_(llmjson::policy pol) const {
 template <class A, class H>
 template <RequestFor<A> Req>
 retry_result<message> retrying<A, H>::complete(const Req& request) const {
-  return run_<message>(request, {}, detail::judge_content);
+  return run_<message>(request, {}, detail::content_judge{});
 }
 
 template <class A, class H>
@@ -499,7 +714,7 @@ retry_result<T> retrying<A, H>::extract(const Req& request, F check) const {
 template <class A, class H>
 template <RequestFor<A> Req>
 retry_result<message> retrying<A, H>::complete(const Req& request, std::stop_token stop) const {
-  return run_<message>(request, stop, detail::judge_content);
+  return run_<message>(request, stop, detail::content_judge{});
 }
 
 template <class A, class H>
