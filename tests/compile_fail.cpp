@@ -20,6 +20,8 @@ struct plan {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(plan, steps)
 
 std::string model_reply() { return R"({"steps": 3})"; }
+// A const temporary binds to `const std::string&&` as readily as to `std::string_view`.
+[[maybe_unused]] const std::string const_reply() { return R"({"steps": 3})"; }
 
 }  // namespace
 
@@ -57,6 +59,18 @@ int main() {
   return llmjson::extract<plan>(model_reply()) ? 0 : 1;
 #elif defined(LLMJSON_CASE_extract_typed_check)
   return llmjson::extract<plan>(model_reply(), [](const plan& p) { return p.steps > 0; }) ? 0 : 1;
+#elif defined(LLMJSON_CASE_extract_selector_const)
+  return llmjson::extract(const_reply(), llmjson::any_key({"steps"})) ? 0 : 1;
+#elif defined(LLMJSON_CASE_extract_any_const)
+  return llmjson::extract(const_reply()) ? 0 : 1;
+#elif defined(LLMJSON_CASE_extract_typed_const)
+  return llmjson::extract<plan>(const_reply()) ? 0 : 1;
+#elif defined(LLMJSON_CASE_extract_typed_check_const)
+  return llmjson::extract<plan>(const_reply(), [](const plan& p) { return p.steps > 0; }) ? 0 : 1;
+#elif defined(LLMJSON_CASE_candidates_const)
+  return llmjson::candidates(const_reply()).candidates.empty() ? 1 : 0;
+#elif defined(LLMJSON_CASE_fences_const)
+  return llmjson::fences(const_reply()).empty() ? 0 : 1;
 #elif defined(LLMJSON_CASE_candidates)
   return llmjson::candidates(model_reply()).candidates.empty() ? 1 : 0;
 #elif defined(LLMJSON_CASE_fences)

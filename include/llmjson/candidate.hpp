@@ -119,7 +119,7 @@ inline constexpr std::size_t max_near_misses = 3;
 [[nodiscard]] scan_result candidates(std::string_view text, const options& opts = {});
 
 /// Candidates of a temporary string would dangle: pass a named string or a `string_view`.
-template <std::same_as<std::string> S>
+template <temporary_string S>
 scan_result candidates(S&&, const options& = {}) = delete;
 
 }  // namespace llmjson

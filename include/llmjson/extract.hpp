@@ -73,13 +73,13 @@ template <class T, check_for<T> F>
 
 /// Extracting from a temporary string would leave the result's views dangling: keep the text in
 /// a named string (or use the retry wrapper, which owns the model's replies).
-template <selector S, std::same_as<std::string> Str>
+template <selector S, temporary_string Str>
 result<extraction> extract(Str&&, const S&, const options& = {}) = delete;
-template <std::same_as<std::string> Str>
+template <temporary_string Str>
 result<extraction> extract(Str&&, const options& = {}) = delete;
-template <class T, std::same_as<std::string> Str>
+template <class T, temporary_string Str>
 result<T> extract(Str&&, const options& = {}) = delete;
-template <class T, std::same_as<std::string> Str, check_for<T> F>
+template <class T, temporary_string Str, check_for<T> F>
 result<T> extract(Str&&, F, const options& = {}) = delete;
 
 namespace detail {

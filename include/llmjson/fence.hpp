@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace llmjson {
@@ -25,6 +26,12 @@ struct fence {
   bool closed = false;            ///< false when the text ends before a closing line
 };
 
+/// A temporary `std::string`, const or not: a call that returns views into its text refuses
+/// one (the views would dangle). A named string, a literal or a `string_view` is fine.
+template <class S>
+concept temporary_string =
+    !std::is_reference_v<S> && std::same_as<std::remove_cv_t<S>, std::string>;
+
 /// Returns every fenced code block of `text`, in document order.
 ///
 /// A fence opens on a line with at most 3 spaces of indent, then 3 or more backticks or tildes,
@@ -38,7 +45,7 @@ struct fence {
 [[nodiscard]] std::vector<fence> fences(std::string_view text);
 
 /// Fences of a temporary string would dangle: pass a named string or a `string_view`.
-template <std::same_as<std::string> S>
+template <temporary_string S>
 std::vector<fence> fences(S&&) = delete;
 
 }  // namespace llmjson
