@@ -118,6 +118,7 @@ class frame_scanner {
     in_string_ = false;
     escaped_ = false;
     alive_from_ = 0;
+    lazy_ = false;
   }
 
   /// Scans the segment's bytes `[b, e)`, which continue the bytes scanned before.
@@ -142,9 +143,9 @@ class frame_scanner {
       const frame& top = frames_.back();
       if (in_string_) {
         if (!escaped_) {
-          if (!top.in_chain) {
+          if (!top.in_chain || lazy_) {
             i = next_in_string(text_, i, e, false);
-          } else if (v_.in_plain_string()) {
+          } else if (!lazy_ && v_.in_plain_string()) {
             const std::size_t j = next_in_string(text_, i, e, true);
             v_.take_plain(i, j);
             i = j;
@@ -222,8 +223,22 @@ class frame_scanner {
   void step(std::size_t i) {
     const char c = text_[i];
     bool joined = false;
-    if (frames_.back().in_chain) {
-      if (!v_.feed(i)) {
+    if (c == '{' && lazy_ && pend_ == pend::after_brace && frames_.size() >= 2 &&
+        frames_.back().k == kind::brace_pending) {
+      // `{{`: the frame just opened is prose-like (a `{` follows its `{`) and goes onto the
+      // count of the frame below; this `{` opens the next one in its place.
+      ++frames_[frames_.size() - 2].prose_above;
+      frame& top = frames_.back();
+      top.open = i;
+      top.mark = out_.size();
+      top.near_mark = near_misses_.size();
+      lazy_from_ = i;
+      return;
+    }
+    if (frames_.back().in_chain && !(lazy_ && lazy_skips(i, c))) {
+      if (lazy_ && !start_validator(i)) {
+        // What the scan read alone was no JSON prefix after all: the chain died in it.
+      } else if (!v_.feed(i)) {
         kill_chain(i);
       } else {
         joined = c == '{';
@@ -231,7 +246,7 @@ class frame_scanner {
       }
     }
     if (in_string_) {
-      string_byte(c);
+      string_byte(i, c);
       return;
     }
     // The innermost frame may be a counted prose-like one.
@@ -386,28 +401,29 @@ class frame_scanner {
     probe_ = probe::none;
   }
 
-  void string_byte(char c) {
+  void string_byte(std::size_t i, char c) {
     const auto u = static_cast<unsigned char>(c);
     if (u < 0x20) {  // a JSON string holds no raw control character: the string ends here
       in_string_ = false;
       escaped_ = false;
-      string_ended(false);
+      string_ended(i, false);
     } else if (escaped_) {
       escaped_ = false;
     } else if (c == '\\') {
       escaped_ = true;
     } else if (c == '"') {
       in_string_ = false;
-      string_ended(true);
+      string_ended(i, true);
     }
   }
 
-  void string_ended(bool by_quote) {
+  void string_ended(std::size_t i, bool by_quote) {
     frame& top = frames_.back();
     if (top.k != kind::brace_pending) return;
     if (by_quote) {
       pend_ = pend::after_first_string;
     } else {
+      if (lazy_) kill_chain(i);  // the validator, had it read the string, would stop here
       top.k = kind::brace_prose;
       fold_prose();
     }
@@ -418,15 +434,15 @@ class frame_scanner {
       overflow_ = overflow::frames;
       return;
     }
-    frame f;
+    // Filled in place: a frame built aside and copied in stalls on the copy (store forwarding).
+    frame& f = frames_.emplace_back();
     f.open = i;
     f.mark = out_.size();
     f.near_mark = near_misses_.size();
-    f.base = v_.depth() - 1;
+    f.base = lazy_ ? 0 : v_.depth() - 1;
     f.k = k;
-    frames_.push_back(f);
     probe_ = probe::none;
-    check_depth(i);
+    if (!lazy_) check_depth(i);
   }
 
   void open_brace(std::size_t i, bool joined) {
@@ -442,11 +458,60 @@ class frame_scanner {
     push_frame(i, kind::bracket_pending);
   }
 
+  /// A frame that starts a chain: the validator starts only if what follows the opener can
+  /// still make it JSON (most `{` and `[` in prose are not: `{{name}}`, `[1]`), so a run of
+  /// such openers costs no validator work.
   void start_chain(std::size_t i) {
     retire_chain();
-    v_.reset(text_, std::numeric_limits<std::size_t>::max(), /*quiet=*/true);
-    v_.feed(i);
     alive_from_ = frames_.size();
+    if (max_depth_ == 0) {  // every frame is too deep at once: the validator says so
+      v_.reset(text_, std::numeric_limits<std::size_t>::max(), /*quiet=*/true);
+      v_.feed(i);
+      return;
+    }
+    lazy_ = true;
+    lazy_from_ = i;
+  }
+
+  /// Whether the validator of a chain not started yet may skip `c` (white space after the
+  /// opener); a byte that makes the frame no JSON prefix kills it without the validator.
+  bool lazy_skips(std::size_t i, char c) {
+    const kind k = frames_.back().k;
+    if (k == kind::bracket_pending) {
+      if (is_json_ws(c)) return true;
+      if (c == '{' || c == '[' || c == '"') return false;  // it may be JSON: the validator starts
+      lazy_ = false;  // a `[` followed by anything else is no frame: it goes away
+      return true;
+    }
+    // A brace frame's first string is read by the scan alone: only a `:` after it makes the
+    // frame JSON-like (and `}` right after the `{`); then the validator reads it all.
+    switch (pend_) {
+      case pend::after_brace:
+        if (is_json_ws(c) || c == '"') return true;
+        if (c == '}') return false;
+        break;
+      case pend::first_string: return true;  // a control byte ends it (string_ended)
+      case pend::after_first_string:
+        if (is_json_ws(c)) return true;
+        if (c == ':') return false;
+        break;
+    }
+    kill_chain(i);  // `{x`, `{"a" x`: the frame is prose-like, its text no JSON prefix
+    return true;
+  }
+
+  /// Starts the validator of a lazy chain: it reads what the scan read since the opener.
+  /// Returns false when that already is no JSON prefix (the chain is then dead there).
+  bool start_validator(std::size_t i) {
+    lazy_ = false;
+    v_.reset(text_, std::numeric_limits<std::size_t>::max(), /*quiet=*/true);
+    for (std::size_t k = lazy_from_; k < i; ++k) {
+      if (!v_.feed(k)) {
+        kill_chain(v_.error_offset());
+        return false;
+      }
+    }
+    return true;
   }
 
   /// After a pop: the chain's live frames are within the stack; none left, the chain is over.
@@ -457,6 +522,7 @@ class frame_scanner {
 
   /// No frame the validator reads is alive: it stops reading (its state would only grow).
   void retire_chain() {
+    lazy_ = false;
     for (std::size_t k = frames_.size(); k-- > 0 && frames_[k].in_chain;)
       frames_[k].in_chain = false;
   }
@@ -487,6 +553,7 @@ class frame_scanner {
 
   /// The validator failed at `i`: every frame it was reading contains the failure.
   void kill_chain(std::size_t i) {
+    lazy_ = false;
     for (std::size_t k = frames_.size(); k-- > 0 && frames_[k].in_chain;) {
       frames_[k].in_chain = false;
       if (frames_[k].dead_at == alive) frames_[k].dead_at = i;
@@ -511,6 +578,7 @@ class frame_scanner {
   std::optional<pending_cut> end_segment(std::size_t e, bool runs_to_end, cut_by why) {
     std::optional<pending_cut> cut;
     if (frames_.empty()) return cut;
+    if (lazy_) start_validator(e);  // is what the scan read alone a JSON prefix?
     // The outermost open frame whose text is a valid prefix swallows all inside it; the dead
     // JSON-like frames outside it drop what starts before the byte where they went wrong.
     std::vector<span> drops;
@@ -570,6 +638,8 @@ class frame_scanner {
   pend pend_ = pend::after_brace;
   probe probe_ = probe::none;
   overflow overflow_ = overflow::none;
+  bool lazy_ = false;  // the chain's validator has not started (lazy_from_: its opener)
+  std::size_t lazy_from_ = 0;
   bool in_string_ = false;
   bool escaped_ = false;
 };
