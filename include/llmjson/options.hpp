@@ -90,8 +90,8 @@ struct options {
   /// Resource limits no real output comes near; past one, the scan stops and the answer is
   /// `too_large` (naming the limit). They keep time and memory in proportion to the text
   /// on hostile input (8 MB of `{}` would otherwise be 4 million candidates).
-  std::size_t max_candidates = 200'000;     ///< candidates held at once
-  std::size_t max_open_frames = 1'000'000;  ///< `{` and `[` open at once (nesting in prose)
+  std::size_t max_candidates = 200'000;   ///< candidates held at once
+  std::size_t max_open_frames = 100'000;  ///< `{` and `[` open at once (nesting in prose)
 };
 
 }  // namespace llmjson

@@ -47,7 +47,7 @@ class engine {
       : opts_(opts),
         max_depth_(std::min(opts.max_depth, max_depth_limit)),
         markers_(opts),
-        frames_(max_depth_, records, near, opts.max_candidates, opts.max_open_frames) {}
+        frames_(max_depth_, records, contexts, near, opts.max_candidates, opts.max_open_frames) {}
 
   engine(const engine&) = delete;
   engine& operator=(const engine&) = delete;
@@ -137,8 +137,7 @@ class engine {
     w_done_ = true;
     if (w_first_ != none) {
       if (wv_.finish(t_.size())) {
-        contexts.push_back(context{});
-        add_record(w_first_, w_last_, source::whole);
+        add_record(w_first_, w_last_, source::whole, context{});
       } else {
         value_cut(w_first_);
       }
@@ -173,19 +172,21 @@ class engine {
   void markers() {
     const std::size_t n = t_.size();
     for (;;) {
+      if (frames_.overflowed() != overflow::none) return;  // a limit stopped the reading
       if (mode_ == mode::region) {
         const marker_match c = region_end(m_pos_);
         part_text(c.at);
         m_pos_ = c.at;
         if (c.kind == marker_kind::none) break;  // not yet known, or not there
+        const std::size_t contexts_from = part_.contexts_from;
+        part_end(c.at);
         if (region_ == region_kind::prompt) {
           // Its candidates show the marker that closed it (no marker opened it).
-          for (std::size_t k = part_.contexts_from; k < contexts.size(); ++k) {
+          for (std::size_t k = contexts_from; k < contexts.size(); ++k) {
             contexts[k].marker_at = c.at;
-            contexts[k].marker_len = c.len;
+            contexts[k].marker_len = clamp32(c.len);
           }
         }
-        part_end(c.at);
         // <|start|> and <|channel|> end a message without belonging to it: read them next.
         if (!(region_ == region_kind::harmony && (c.is(harmony::start) || c.is(harmony::channel))))
           m_pos_ = c.at + c.len;
@@ -313,7 +314,7 @@ class engine {
 
   /// The part's bytes are known up to `upto`.
   void part_text(std::size_t upto) {
-    if (!part_.active || upto <= part_.released) return;
+    if (!part_.active || upto <= part_.released || frames_.overflowed() != overflow::none) return;
     part_.released = upto;
     if (part_.whole) {
       for (; part_.pv_pos < upto; ++part_.pv_pos) {
@@ -334,14 +335,14 @@ class engine {
 
   /// The part ends at `e` (a marker, or the end of the text).
   void part_end(std::size_t e) {
+    if (frames_.overflowed() != overflow::none) return finish_part();
     part_text(e);
     const bool at_end = ended_ && e == t_.size();
     if (part_.whole) {  // still a valid JSON prefix: one value, a cut value, or neither
       part_.whole = false;
       if (part_.first == none) return finish_part();  // empty or white space: nothing
       if (pv_.finish(e)) {
-        new_context(false);
-        add_record(part_.first, part_.last, source::part);
+        add_record(part_.first, part_.last, source::part, where(false));
         return finish_part();
       }
       if (at_end) {
@@ -360,26 +361,29 @@ class engine {
 
   void finish_part() { part_.active = false; }
 
-  /// Starts a context for what follows in the current part (in a fence body or not) and
-  /// returns its index; records and segments refer to it.
-  std::uint32_t new_context(bool in_fence) {
+  /// Where text of the current part lies: in reasoning or not, in a fence body or not.
+  [[nodiscard]] context where(bool in_fence) const noexcept {
     context c;
     c.in_reasoning = part_.region;
     if (part_.region && part_.marker_at != none) {
       c.marker_at = part_.marker_at;
-      c.marker_len = part_.marker_len;
+      c.marker_len = clamp32(part_.marker_len);
     }
     if (in_fence) {
       c.in_fence = true;
       c.info_at = info_at_;
-      c.info_len = info_len_;
+      c.info_len = clamp32(info_len_);
     }
-    contexts.push_back(c);
-    return static_cast<std::uint32_t>(contexts.size() - 1);
+    return c;
   }
 
-  /// A whole value (output, part or fence body) in the newest context.
-  void add_record(std::size_t first, std::size_t last, source src) {
+  static std::uint32_t clamp32(std::size_t n) noexcept {
+    return static_cast<std::uint32_t>(std::min<std::size_t>(n, 0xFFFFFFFFU));
+  }
+
+  /// A whole value (output, part or fence body), lying in `c`.
+  void add_record(std::size_t first, std::size_t last, source src, const context& c) {
+    contexts.push_back(c);
     records.push_back(
         record{first, last, static_cast<std::uint32_t>(contexts.size() - 1), src, true, {}});
     frames_.note_record();
@@ -502,7 +506,7 @@ class engine {
   void prose_begin(std::size_t at) {
     in_body_ = false;
     f_pos_ = at;
-    frames_.begin(new_context(false), part_.region);
+    frames_.begin(where(false));
   }
 
   void body_begin(std::size_t at) {
@@ -512,7 +516,7 @@ class engine {
     body_.pos = at;
     bv_.reset(t_, max_depth_, /*quiet=*/true);
     f_pos_ = at;
-    frames_.begin(new_context(true), part_.region);
+    frames_.begin(where(true));
   }
 
   /// The current segment's bytes are known up to `upto`.
@@ -554,7 +558,7 @@ class engine {
         return;
       }
       if (bv_.finish(e)) {
-        add_record(body_.first, body_.last, source::fence);
+        add_record(body_.first, body_.last, source::fence, where(true));
         in_body_ = false;
         return;
       }

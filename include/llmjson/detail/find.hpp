@@ -47,6 +47,8 @@ class byte_finder {
                                  std::size_t end) const noexcept {
     if (end > text.size()) end = text.size();
     std::size_t i = from;
+    // Dense hits (`[[[[`) are found without setting up a 16-byte search.
+    if (i < end && table_[static_cast<unsigned char>(text[i])]) return i;
 #if defined(LLMJSON_HAVE_SSE2) && !defined(LLMJSON_NO_SIMD)
     if (i < end && end - i >= 16) {
       switch (count_) {

@@ -69,10 +69,12 @@ struct pending_cut {
 
 /// What every record of a segment shares: where it lies.
 struct context {
+  std::size_t info_at = 0;       // the fence's info string
+  std::size_t marker_at = 0;     // the reasoning region's marker
+  std::uint32_t info_len = 0;    // (an info string is one line; a marker is at most a few dozen
+  std::uint32_t marker_len = 0;  // bytes, or a caller's marker)
   bool in_fence = false;
-  std::size_t info_at = 0, info_len = 0;
   bool in_reasoning = false;
-  std::size_t marker_at = 0, marker_len = 0;
 };
 
 /// Where the scan stopped short, on a resource limit that no real output comes near.
@@ -95,10 +97,11 @@ constexpr bool is_json_ws(char c) noexcept {
 /// `max_records` records, the scan stops (`overflowed()`).
 class frame_scanner {
  public:
-  frame_scanner(std::size_t max_depth, std::vector<record>& out, std::vector<span>& near,
-                std::size_t max_records, std::size_t max_frames)
+  frame_scanner(std::size_t max_depth, std::vector<record>& out, std::vector<context>& contexts,
+                std::vector<span>& near, std::size_t max_records, std::size_t max_frames)
       : max_depth_(max_depth),
         out_(out),
+        contexts_(contexts),
         near_misses_(near),
         max_records_(max_records),
         max_frames_(max_frames) {}
@@ -109,11 +112,11 @@ class frame_scanner {
     v_.rebind(text);
   }
 
-  /// Starts a segment; its records lie in `ctx` (an index into the scan's contexts), in
-  /// reasoning or not.
-  void begin(std::uint32_t ctx, bool in_reasoning) {
-    ctx_ = ctx;
-    in_reasoning_ = in_reasoning;
+  /// Starts a segment whose records lie in `where`. The context is added to the scan's
+  /// contexts with the segment's first record (most segments have none).
+  void begin(const context& where) {
+    where_ = where;
+    ctx_ = no_context;
     frames_.clear();
     in_string_ = false;
     escaped_ = false;
@@ -161,6 +164,20 @@ class frame_scanner {
         if (f) {
           i = f->next(text_, i, e);
           if (i == e) break;
+        }
+        if (f == &in_array) {  // runs of brackets in a dead bracket frame are only counted
+          frame& array = frames_.back();
+          std::size_t j = i;
+          if (text_[i] == '[') {
+            while (j < e && text_[j] == '[') ++j;
+            array.nest += static_cast<std::uint32_t>(j - i);
+          } else if (text_[i] == ']') {
+            while (j < e && text_[j] == ']' && array.nest > 0) ++j, --array.nest;
+          }
+          if (j > i) {
+            i = j - 1;
+            continue;
+          }
         }
       }
       step(i);
@@ -533,7 +550,7 @@ class frame_scanner {
     after_pop();
     probe_ = probe::none;
     if (f.k == kind::brace_prose) {  // keeps what lies inside it
-      if (f.looks && !in_reasoning_) {
+      if (f.looks && !where_.in_reasoning) {
         near_misses_.resize(f.near_mark);  // only the outermost near miss is named
         near_misses_.push_back(span{f.open, i + 1});
       }
@@ -547,6 +564,10 @@ class frame_scanner {
   }
 
   void push_record(std::size_t begin, std::size_t end, bool valid, cut_by why) {
+    if (ctx_ == no_context) {
+      contexts_.push_back(where_);
+      ctx_ = static_cast<std::uint32_t>(contexts_.size() - 1);
+    }
     out_.push_back(record{begin, end, ctx_, source::prose, valid, why});
     note_record();
   }
@@ -627,14 +648,16 @@ class frame_scanner {
   std::string_view text_;
   std::size_t max_depth_;
   std::vector<record>& out_;
+  std::vector<context>& contexts_;
   std::vector<span>& near_misses_;
   std::size_t max_records_;
   std::size_t max_frames_;
   std::vector<frame> frames_;
   validator v_;
-  std::uint32_t ctx_ = 0;
-  bool in_reasoning_ = false;
-  std::size_t alive_from_ = 0;  // frames_[alive_from_..] are the chain's live frames
+  static constexpr std::uint32_t no_context = static_cast<std::uint32_t>(-1);
+  context where_;                   // the current segment's
+  std::uint32_t ctx_ = no_context;  // its index in contexts_, once it has a record
+  std::size_t alive_from_ = 0;      // frames_[alive_from_..] are the chain's live frames
   pend pend_ = pend::after_brace;
   probe probe_ = probe::none;
   overflow overflow_ = overflow::none;

@@ -7,8 +7,11 @@
 #include <array>
 #include <bitset>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <llmjson/detail/find.hpp>
 #include <llmjson/options.hpp>
@@ -73,19 +76,37 @@ struct marker_match {
 class marker_set {
  public:
   explicit marker_set(const options& opts) : opts_(opts), starts_(first_bytes(opts)) {
-    auto add = [&](std::string_view m) {
-      if (m.size() == 1) {
-        short_[static_cast<unsigned char>(ascii_lower(m[0]))] = true;
-      } else if (m.size() > 1) {
-        pairs_.set(pair_index(m[0], m[1]));
-      }
+    // Every marker once, in the order that breaks ties: built-in tags (open, then close),
+    // harmony, the caller's tags; then grouped by their first two bytes (a stable sort keeps
+    // that order within a group).
+    auto add = [&](marker_kind kind, std::size_t index, std::string_view m) {
+      if (!m.empty()) entries_.push_back(entry{key_of(m), kind, index, m});
     };
-    for (std::size_t p = 0; p < pair_count(); ++p) {
-      if (!usable(p)) continue;
-      add(open_of(p));
-      add(close_of(p));
+    for (std::size_t p = 0; p < builtin_tag_pairs.size(); ++p) {
+      add(marker_kind::tag_open, p, open_of(p));
+      add(marker_kind::tag_close, p, close_of(p));
     }
-    for (const auto& h : harmony_tokens) add(h);
+    for (std::size_t h = 0; h < harmony_tokens.size(); ++h)
+      add(marker_kind::harmony_token, h, harmony_tokens[h]);
+    for (std::size_t p = builtin_tag_pairs.size(); p < pair_count(); ++p) {
+      if (!usable(p)) continue;
+      add(marker_kind::tag_open, p, open_of(p));
+      add(marker_kind::tag_close, p, close_of(p));
+    }
+    std::stable_sort(entries_.begin(), entries_.end(),
+                     [](const entry& a, const entry& b) { return a.key < b.key; });
+    // Which second bytes follow each first byte (lowercased): most `[` and `<` are rejected
+    // on these two bytes alone.
+    for (const entry& e : entries_) {
+      has_short_ = has_short_ || e.m.size() < 2;
+      if (e.m.size() < 2) continue;
+      auto& slot = follow_[static_cast<unsigned char>(ascii_lower(e.m[0]))];
+      if (slot == 0) {
+        seconds_.emplace_back();
+        slot = static_cast<std::uint8_t>(seconds_.size());
+      }
+      seconds_[slot - 1U].set(static_cast<unsigned char>(ascii_lower(e.m[1])));
+    }
   }
 
   [[nodiscard]] std::size_t pair_count() const noexcept {
@@ -113,36 +134,34 @@ class marker_set {
   [[nodiscard]] marker_match here(std::string_view text, std::size_t i, bool ended) const noexcept {
     marker_match best;
     best.at = i;
-    if (text.size() - i < 2) {
-      best.decided = ended || !starts_.contains(text[i]);
-      if (!ended) return best;
-    } else if (!short_[static_cast<unsigned char>(ascii_lower(text[i]))] &&
-               !pairs_.test(pair_index(text[i], text[i + 1]))) {
-      // Most bytes a marker starts with (`[`, `<`) start no marker: two bytes tell.
-      return best;
-    }
+    const std::size_t left = text.size() - i;
     bool open = false;  // a marker that matches so far may still be completed
-    auto consider = [&](marker_kind kind, std::size_t index, std::string_view m) {
-      const std::size_t have = std::min(m.size(), text.size() - i);
-      if (!marker_at(text.substr(0, i + have), i, m.substr(0, have))) return;
-      if (have < m.size()) {
+    auto consider = [&](const entry& e) {
+      const std::size_t have = std::min(e.m.size(), left);
+      if (!marker_at(text.substr(0, i + have), i, e.m.substr(0, have))) return;
+      if (have < e.m.size()) {
         open = true;
-      } else if (m.size() > best.len) {
-        best.kind = kind;
-        best.index = index;
-        best.len = m.size();
+      } else if (e.m.size() > best.len) {
+        best.kind = e.kind;
+        best.index = e.index;
+        best.len = e.m.size();
       }
     };
-    for (std::size_t p = 0; p < builtin_tag_pairs.size(); ++p) {
-      consider(marker_kind::tag_open, p, open_of(p));
-      consider(marker_kind::tag_close, p, close_of(p));
-    }
-    for (std::size_t h = 0; h < harmony_tokens.size(); ++h)
-      consider(marker_kind::harmony_token, h, harmony_tokens[h]);
-    for (std::size_t p = builtin_tag_pairs.size(); p < pair_count(); ++p) {
-      if (!usable(p)) continue;
-      consider(marker_kind::tag_open, p, open_of(p));
-      consider(marker_kind::tag_close, p, close_of(p));
+    if (left < 2) {
+      // One byte left: every marker it could start is still open, unless the text ended.
+      if (!ended) {
+        best.decided = !starts_.contains(text[i]);
+        return best;
+      }
+      for (const entry& e : entries_) consider(e);
+    } else {
+      // Most bytes a marker starts with (`[`, `<`) start no marker: two bytes tell.
+      const std::uint8_t slot = follow_[static_cast<unsigned char>(ascii_lower(text[i]))];
+      if (slot != 0 &&
+          seconds_[slot - 1U].test(static_cast<unsigned char>(ascii_lower(text[i + 1]))))
+        for (auto [it, last] = group(key_of(text.substr(i, 2))); it != last; ++it) consider(*it);
+      if (has_short_)
+        for (auto [it, last] = group(key_of(text.substr(i, 1))); it != last; ++it) consider(*it);
     }
     best.decided =
         ended || (!open && (!best.is(harmony::channel) || name_known(text, i + best.len)));
@@ -226,15 +245,31 @@ class marker_set {
   }
 
  private:
+  struct entry {
+    std::uint32_t key;  // the first two bytes, ASCII-lowercased (one-byte markers: one)
+    marker_kind kind;
+    std::size_t index;
+    std::string_view m;
+  };
+
+  /// A marker's group: its first two bytes, lowercased (a one-byte marker has a group of its own).
+  static std::uint32_t key_of(std::string_view m) noexcept {
+    const auto b0 = static_cast<unsigned char>(ascii_lower(m[0]));
+    if (m.size() == 1) return 0x10000U | b0;
+    return static_cast<std::uint32_t>(b0) << 8 | static_cast<unsigned char>(ascii_lower(m[1]));
+  }
+
+  /// The entries whose key is `key`, in tie-breaking order.
+  [[nodiscard]] std::pair<std::vector<entry>::const_iterator, std::vector<entry>::const_iterator>
+  group(std::uint32_t key) const noexcept {
+    return std::equal_range(entries_.begin(), entries_.end(), entry{key, {}, 0, {}},
+                            [](const entry& a, const entry& b) { return a.key < b.key; });
+  }
+
   /// Whether the bytes after `<|channel|>` at `i` tell its name as a marker shows it.
   static bool name_known(std::string_view text, std::size_t i) noexcept {
     return name_end(text, i) < std::min(text.size(), i + channel_name_shown) ||
            text.size() - i >= channel_name_shown + 1;
-  }
-
-  static std::size_t pair_index(char a, char b) noexcept {
-    return static_cast<std::size_t>(static_cast<unsigned char>(ascii_lower(a))) << 8 |
-           static_cast<unsigned char>(ascii_lower(b));
   }
 
   /// Every byte a marker can start with, in both cases for letters.
@@ -254,9 +289,11 @@ class marker_set {
   }
 
   const options& opts_;
-  byte_finder starts_;             // the bytes a marker can start with
-  std::bitset<65536> pairs_;       // the first two bytes of every marker, ASCII-lowercased
-  std::array<bool, 256> short_{};  // the bytes of one-byte markers (a caller's), lowercased
+  byte_finder starts_;                      // the bytes a marker can start with
+  std::vector<entry> entries_;              // every marker, grouped by key_of
+  std::array<std::uint8_t, 256> follow_{};  // a first byte: 1 + its index in seconds_, or 0
+  std::vector<std::bitset<256>> seconds_;   // the second bytes that follow it
+  bool has_short_ = false;                  // a caller's marker is one byte long
 };
 
 }  // namespace llmjson::detail
