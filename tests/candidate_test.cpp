@@ -1,6 +1,7 @@
 // llmjson: candidates() applies the brace-scan and fence rules of tests/corpus/README.md
 // SPDX-License-Identifier: MIT
 #include <llmjson/candidate.hpp>
+#include <llmjson/extract.hpp>
 
 #include "catch_compat.hpp"
 
@@ -393,34 +394,38 @@ std::string repeat(std::string_view unit, std::size_t bytes) {
 TEST_CASE("hostile 1 MB inputs get the right answer (a quadratic scan would not finish)",
           "[candidate][hostile]") {
   constexpr std::size_t mb = 1 << 20;
+  // The scan itself, past the resource limits that guard the defaults (tested below).
+  llmjson::options unlimited;
+  unlimited.max_candidates = std::size_t{1} << 30;
+  unlimited.max_open_frames = std::size_t{1} << 30;
   SECTION("unmatched {") {
     const std::string t = repeat("{", mb) + " {\"a\": 1}";
-    auto s = llmjson::candidates(t);
+    auto s = llmjson::candidates(t, unlimited);
     CHECK(values(s) == std::vector<json>{json::parse(R"({"a":1})")});
   }
   SECTION("{\"a\": repeated: the innermost frames that are a valid prefix are the cut") {
     const std::string t = repeat("{\"a\":", mb);
-    auto s = llmjson::candidates(t);
+    auto s = llmjson::candidates(t, unlimited);
     CHECK(s.candidates.empty());
     CHECK(s.truncation);
   }
   SECTION("alternating \" and {") {
     // Each '{' reads '"{"' as its first string, then meets '{': prose-like frames, nested.
     const std::string t = repeat("\"{", mb) + "\n{\"ok\": true}";
-    auto s = llmjson::candidates(t);
+    auto s = llmjson::candidates(t, unlimited);
     CHECK(values(s) == std::vector<json>{json::parse(R"({"ok":true})")});
     CHECK_FALSE(s.truncation);
   }
   SECTION("deep nesting of arrays inside an object") {
     const std::string t = "x {\"a\": " + repeat("[", mb) + "} {\"b\": 1}";
-    auto s = llmjson::candidates(t);
+    auto s = llmjson::candidates(t, unlimited);
     CHECK(values(s) == std::vector<json>{json::parse(R"({"b":1})")});
   }
   SECTION("deep nesting that closes is one malformed (too deep) owner") {
     const std::size_t levels = mb / 5;
     const std::string t =
         "x " + repeat("{\"a\":", levels * 5) + "1" + std::string(levels, '}') + " {\"b\": 1}";
-    auto s = llmjson::candidates(t);
+    auto s = llmjson::candidates(t, unlimited);
     CHECK(values(s) == std::vector<json>{json::parse(R"({"b":1})")});
     CHECK(malformed(s) == 1);
     CHECK_FALSE(s.truncation);
@@ -428,28 +433,28 @@ TEST_CASE("hostile 1 MB inputs get the right answer (a quadratic scan would not 
   SECTION("thousands of fences") {
     constexpr std::string_view unit = "```json\n{\"i\": 1}\n```\n";
     const std::string t = repeat(unit, mb);
-    auto s = llmjson::candidates(t);
+    auto s = llmjson::candidates(t, unlimited);
     CHECK(s.candidates.size() == t.size() / unit.size());
     CHECK(s.candidates.back().source == llmjson::source::fence);
   }
   SECTION("thousands of unclosed-looking fence lines") {
     const std::string t = repeat("```json\n", mb) + "{\"a\": 1}";
-    auto s = llmjson::candidates(t);
+    auto s = llmjson::candidates(t, unlimited);
     CHECK(values(s) == std::vector<json>{json::parse(R"({"a":1})")});
   }
   SECTION("prose full of braces and quotes") {
     const std::string t =
         repeat("set {x | x > \"0} and {{name}} \\frac{a}{b} ", mb) + "{\"done\": true}";
-    auto s = llmjson::candidates(t);
+    auto s = llmjson::candidates(t, unlimited);
     CHECK(values(s) == std::vector<json>{json::parse(R"({"done":true})")});
   }
   SECTION("many small objects") {
     const std::string t = repeat("{\"a\":1} ", mb);
-    CHECK(llmjson::candidates(t).candidates.size() == t.size() / 8);
+    CHECK(llmjson::candidates(t, unlimited).candidates.size() == t.size() / 8);
   }
   SECTION("[{ repeated") {
     const std::string t = "x " + repeat("[{", mb) + "\n";
-    auto s = llmjson::candidates(t);
+    auto s = llmjson::candidates(t, unlimited);
     // Each [{ goes wrong at the next [ (a key was due); only the last [{ is a valid prefix.
     CHECK(s.candidates.empty());
     REQUIRE(s.truncation);
@@ -457,29 +462,53 @@ TEST_CASE("hostile 1 MB inputs get the right answer (a quadratic scan would not 
   }
   SECTION("[\" repeated: one bracket frame that goes wrong at its third [") {
     const std::string t = "x " + repeat("[\"", mb) + " {\"b\": 1}";
-    auto s = llmjson::candidates(t);
+    auto s = llmjson::candidates(t, unlimited);
     CHECK(values(s) == std::vector<json>{json::parse(R"({"b":1})")});
     CHECK_FALSE(s.truncation);
   }
   SECTION("[[ repeated then ] repeated: one malformed (too deep) array") {
     const std::string t =
         "x " + std::string(mb / 2, '[') + std::string(mb / 2, ']') + " {\"b\": 1}";
-    auto s = llmjson::candidates(t);
+    auto s = llmjson::candidates(t, unlimited);
     CHECK(values(s) == std::vector<json>{json::parse(R"({"b":1})")});
     CHECK(malformed(s) == 1);
   }
   SECTION("[ then 500k {") {
     const std::string t = "x [" + std::string(500000, '{') + " {\"b\": 1}";
-    auto s = llmjson::candidates(t);
+    auto s = llmjson::candidates(t, unlimited);
     CHECK(values(s) == std::vector<json>{json::parse(R"({"b":1})")});
   }
   SECTION("[{\"a\":[ alternating with ]") {
     const std::string t = "x " + repeat("[{\"a\":[]", mb) + " {\"b\": 1}";
-    auto s = llmjson::candidates(t);
+    auto s = llmjson::candidates(t, unlimited);
     CHECK(values(s) == std::vector<json>{json::parse(R"({"b":1})")});
     const std::string u = "x " + repeat("[{\"a\":[", mb / 2) + repeat("]", mb / 2);
-    CHECK(llmjson::candidates(u).candidates.size() <= 1);
+    CHECK(llmjson::candidates(u, unlimited).candidates.size() <= 1);
   }
+}
+
+TEST_CASE("resource limits stop a hostile scan with too_large, naming the limit",
+          "[candidate][hostile]") {
+  const std::string open_braces = repeat("{\"a\":", 1 << 20);
+  auto frames = llmjson::candidates(open_braces);
+  CHECK(frames.candidates.empty());
+  CHECK(frames.stopped ==
+        "the output opens more than 100000 braces and brackets at once (options::max_open_frames)");
+  auto r = llmjson::extract(open_braces);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == llmjson::error_kind::too_large);
+  CHECK(r.error().message == frames.stopped);
+  const std::string objects = repeat("{} ", 700000);
+  auto many = llmjson::candidates(objects);
+  CHECK(many.stopped == "the output holds more than 200000 candidates (options::max_candidates)");
+  llmjson::options small;
+  small.max_candidates = 3;
+  CHECK(llmjson::candidates(std::string_view("{} {} {}"), small).stopped.empty());
+  CHECK_FALSE(llmjson::candidates(std::string_view("{} {} {} {}"), small).stopped.empty());
+  small.max_open_frames = 2;
+  CHECK(llmjson::candidates(std::string_view("[{\"a\": 1}]"), small).stopped.empty());
+  CHECK_FALSE(
+      llmjson::candidates(std::string_view("x [{\"a\": {\"b\": 1}}]"), small).stopped.empty());
 }
 
 TEST_CASE("bracket frames: a [ followed by {, [ or \" opens one; other brackets are text",
