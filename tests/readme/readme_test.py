@@ -1,0 +1,513 @@
+#!/usr/bin/env python3
+# llmjson: the README's blocks, each checked by exactly one mechanism (C++ built and run, console
+# sessions run against the built tool, messages against the library)
+# SPDX-License-Identifier: MIT
+"""Checks that what README.md shows is what the code does.
+
+Every fenced block of the README is checked by exactly one mechanism, named by an HTML comment
+on the line before it (`<!-- check: KIND ARGS -->`, invisible on GitHub); a ```console block
+needs none: it is always run.
+
+  program NAME     ```cpp, a whole program: built as llmjson_readme_NAME (with the warnings of
+                   llmjson's own tests), run by ctest readme/NAME; it must exit 0, and when the
+                   next block is `output`, print exactly that
+  fragment NAME    ```cpp, part of a program: spliced into tests/readme/NAME.cpp (where it says
+                   #include "NAME.inc"), which declares what the fragment assumes and checks
+                   what it did; built and run as a program
+  in FILE          ```cpp compiled and run by another test: FILE holds it, white space aside
+  file NAME        ```cpp saved as NAME for the console block after it, which builds it
+  output           the output of the program or fragment before it
+  output messages ARG   the output of `llmjson_readme_messages ARG` (tests/readme/messages.cpp)
+  ci               ```sh, exactly the README test command of .ci/run
+  tool             ```sh, the quick start's first command: its packages are among .ci/run's,
+                   ctest readme/quick_start runs its build with no test dependency in reach,
+                   and its `llmjson` command prints the plan
+  packages         ```sh, `apt-get install -y PACKAGE...`: all of them among .ci/run's
+  test NAME        checked by the ctest NAME (cmake_readme_fetch_content: the FetchContent block)
+  none WHY         not checked, and why (a diagram)
+
+```console blocks: each `$ COMMAND` runs with bash in a folder that mirrors the repository
+root (its files and folders linked, plus the `file` blocks before), with the built `llmjson`
+and a stand-in `model-cli` (tests/readme/bin) first on PATH. The lines under it are its stdout,
+then its stderr; `$ echo $?` shows the previous command's exit status. Each command must end
+within COMMAND_SECONDS.
+
+Two tables are checked as well: the error kinds' messages (`| kind | when | example |`) against
+`llmjson_readme_messages error KIND`, and the schema compile errors (`| schema | compile error |`)
+against `llmjson_readme_messages schema` on the schema in the row.
+
+usage: readme_test.py --readme FILE MODE ...
+  generate --out DIR          (configure time) the programs and fragments, and DIR/blocks.cmake
+  blocks --source-dir DIR     every block has one mechanism; `in`, `ci` and `test` blocks hold
+  run NAME --exe PATH         runs a program or fragment, compares with its `output` block
+  console --tool PATH --source-dir DIR
+  messages --helper PATH      `output messages` blocks and the two tables
+  quick-start --source-dir DIR --work DIR --cmake PATH --tool-name NAME [--generator G]
+              [--make-program P] [--cxx C]
+Exit 0: passed; 1: failed (each failure on its own line).
+"""
+
+import argparse
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
+MARKER = re.compile(r"^<!-- check: (\S+)(?: (.*?))? -->$")
+KINDS_WITH_NAME = ("program", "fragment", "in", "file", "test")
+# A console command gets this long: `model-cli | llmjson --early` must end long before the
+# stand-in model stops writing (two minutes), as the README says it does.
+COMMAND_SECONDS = 45
+
+
+class Block:
+    def __init__(self, info, first_line, lines, indent, marker, after):
+        self.info = info                  # the info string: cpp, console, sh, cmake, text, ""
+        self.first_line = first_line      # 1-based line of the first line of the body
+        self.lines = lines                # the body, its indentation removed
+        self.indent = indent
+        self.kind, self.arg = marker if marker else (None, None)
+        self.after = after                # the prose line before the block (for messages)
+
+    @property
+    def text(self):
+        return "".join(line + "\n" for line in self.lines)
+
+    def where(self):
+        return "README.md:%d (```%s)" % (self.first_line - 1, self.info)
+
+
+def read_blocks(path):
+    """The fenced blocks of a Markdown file, as CommonMark finds them at any indent up to 3
+    spaces (list items included), with the `<!-- check: ... -->` marker before each."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    blocks = []
+    i = 0
+    while i < len(lines):
+        m = OPEN.match(lines[i])
+        if m and not (m.group(2)[0] == "`" and "`" in m.group(3)):
+            ch, n, info = m.group(2)[0], len(m.group(2)), m.group(3).strip()
+            indent = len(lines[i]) - len(lines[i].lstrip(" "))
+            close = re.compile(r"^ {0,3}" + re.escape(ch) + "{%d,}[ \t]*$" % n)
+            j = i + 1
+            while j < len(lines) and not close.match(lines[j]):
+                j += 1
+            body = [l[indent:] if l[:indent].strip() == "" else l.lstrip() for l in lines[i + 1:j]]
+            k = i - 1
+            while k >= 0 and lines[k].strip() == "":
+                k -= 1
+            marker = None
+            mm = MARKER.match(lines[k].strip()) if k >= 0 else None
+            if mm:
+                marker = (mm.group(1), mm.group(2) or "")
+                k -= 1
+                while k >= 0 and lines[k].strip() == "":
+                    k -= 1
+            blocks.append(Block(info, i + 2, body, indent, marker, lines[k] if k >= 0 else ""))
+            i = j + 1
+            continue
+        i += 1
+    return blocks
+
+
+class Checker:
+    def __init__(self):
+        self.failures = []
+        self.checks = 0
+
+    def check(self, ok, what):
+        self.checks += 1
+        if not ok:
+            self.failures.append(what)
+        return ok
+
+    def finish(self, name):
+        for f in self.failures:
+            print("FAIL:", f)
+        print("%s: %d checks, %d failed" % (name, self.checks, len(self.failures)))
+        return 1 if self.failures else 0
+
+
+def squeeze(text):
+    return re.sub(r"\s+", "", text)
+
+
+def diff(expected, actual):
+    return "\n--- the README shows:\n%s--- got:\n%s---" % (expected, actual)
+
+
+# ---------------------------------------------------------------------------------------------
+# generate: the programs and fragments, for tests/CMakeLists.txt
+
+def generate(readme, out):
+    os.makedirs(out, exist_ok=True)
+    programs, fragments = [], []
+    for b in read_blocks(readme):
+        if b.info != "cpp" or b.kind not in ("program", "fragment"):
+            continue
+        code = '#line %d "%s"\n%s' % (b.first_line, readme, b.text)
+        name = b.arg
+        if not re.fullmatch(r"[a-z0-9_]+", name):
+            sys.exit("%s: a program or fragment name is [a-z0-9_]+, not %r" % (b.where(), name))
+        if name in programs or name in fragments:
+            sys.exit("%s: the name %s is taken" % (b.where(), name))
+        target = os.path.join(out, name + (".cpp" if b.kind == "program" else ".inc"))
+        old = open(target, encoding="utf-8").read() if os.path.exists(target) else None
+        if old != code:  # unchanged files keep their time stamp: nothing to rebuild
+            with open(target, "w", encoding="utf-8") as f:
+                f.write(code)
+        (programs if b.kind == "program" else fragments).append(name)
+    with open(os.path.join(out, "blocks.cmake"), "w", encoding="utf-8") as f:
+        f.write("set(LLMJSON_README_PROGRAMS %s)\n" % " ".join(programs))
+        f.write("set(LLMJSON_README_FRAGMENTS %s)\n" % " ".join(fragments))
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# blocks: one mechanism per block, and the checks that need no build
+
+def ci_command(source_dir):
+    with open(os.path.join(source_dir, ".ci", "run"), encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r"^readme_test_command\(\) \{\n(.*?)\n\}", text, re.S | re.M)
+    if not m:
+        return None
+    lines = [l.strip() for l in m.group(1).split("\n")]
+    lines = [l for l in lines if l and not l.startswith("#") and l != "rm -rf build"]
+    return lines[0] if len(lines) == 1 else None
+
+
+def ci_packages(source_dir):
+    with open(os.path.join(source_dir, ".ci", "run"), encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r"apt-get install -y --no-install-recommends \\\n(.*?)\n\s*g\+\+ --version",
+                  text, re.S)
+    return set(m.group(1).replace("\\", " ").split()) if m else set()
+
+
+def tool_command(block):
+    """The quick start's first command, split at `&&`: apt-get update, apt-get install, then the
+    rest (configure, build, run the tool)."""
+    parts = [p.strip() for p in " ".join(block.lines).split("&&")]
+    if len(parts) < 5 or parts[0] != "apt-get update" or not parts[1].startswith("apt-get install -y "):
+        return None
+    return parts[1].split()[3:], parts[2:]
+
+
+def mode_blocks(a):
+    c = Checker()
+    blocks = read_blocks(a.readme)
+    counts = {}
+    names = set()
+    previous_program = None
+    for i, b in enumerate(blocks):
+        kind = b.kind or ("console" if b.info == "console" else None)
+        if not c.check(kind is not None, "%s has no <!-- check: ... --> marker" % b.where()):
+            continue
+        counts[kind] = counts.get(kind, 0) + 1
+        print("%-34s %s %s" % (b.where(), kind, b.arg or ""))
+        if kind in KINDS_WITH_NAME and not c.check(b.arg, "%s: `%s` needs a name" % (b.where(), kind)):
+            continue
+        if kind in ("program", "fragment"):
+            c.check(b.info == "cpp", "%s: only ```cpp blocks are programs" % b.where())
+            c.check(b.arg not in names, "%s: the name %s is taken" % (b.where(), b.arg))
+            names.add(b.arg)
+            if kind == "fragment":
+                template = os.path.join(HERE, b.arg + ".cpp")
+                c.check(os.path.exists(template), "%s: no %s" % (b.where(), template))
+                if os.path.exists(template):
+                    c.check('#include "%s.inc"' % b.arg in open(template, encoding="utf-8").read(),
+                            "%s: %s does not #include \"%s.inc\"" % (b.where(), template, b.arg))
+            previous_program = b
+        elif kind == "in":
+            path = os.path.join(a.source_dir, b.arg)
+            if c.check(b.info == "cpp" and os.path.exists(path), "%s: no file %s" % (b.where(), path)):
+                with open(path, encoding="utf-8") as f:
+                    c.check(squeeze(b.text) in squeeze(f.read()),
+                            "%s: %s does not hold this block (white space aside):\n%s"
+                            % (b.where(), b.arg, b.text))
+        elif kind == "file":
+            nxt = blocks[i + 1] if i + 1 < len(blocks) else None
+            c.check(nxt is not None and nxt.info == "console" and b.arg in nxt.text,
+                    "%s: the console block after it does not use %s" % (b.where(), b.arg))
+        elif kind == "output":
+            if b.arg:
+                c.check(b.arg.startswith("messages "), "%s: `output %s`?" % (b.where(), b.arg))
+            else:
+                prev = blocks[i - 1] if i else None
+                c.check(prev is not None and prev is previous_program,
+                        "%s: `output` must follow a program or fragment" % b.where())
+        elif kind == "ci":
+            expected = ci_command(a.source_dir)
+            c.check(expected is not None and b.text.strip() == expected,
+                    "%s is not .ci/run's README test command:%s"
+                    % (b.where(), diff((expected or "?") + "\n", b.text)))
+        elif kind == "tool":
+            parsed = tool_command(b)
+            if c.check(parsed, "%s: not `apt-get update && apt-get install -y ... && ...`" % b.where()):
+                missing = set(parsed[0]) - ci_packages(a.source_dir)
+                c.check(not missing, "%s installs packages .ci/run does not: %s"
+                        % (b.where(), " ".join(sorted(missing))))
+        elif kind == "packages":
+            words = b.text.split()
+            missing = set(words[3:]) - ci_packages(a.source_dir)
+            c.check(words[:3] == ["apt-get", "install", "-y"] and len(words) > 3 and not missing,
+                    "%s: not `apt-get install -y` of packages .ci/run installs (%s)"
+                    % (b.where(), " ".join(sorted(missing))))
+        elif kind == "test":
+            c.check(b.arg != "cmake_readme_fetch_content" or "FetchContent_Declare(llmjson" in b.text,
+                    "%s: not the FetchContent block" % b.where())
+        elif kind == "none":
+            c.check(b.arg, "%s: say why the block is not checked" % b.where())
+        elif kind != "console":
+            c.check(False, "%s: unknown mechanism %r" % (b.where(), kind))
+        if kind == "console":
+            c.check(b.info == "console", "%s: only ```console blocks are run" % b.where())
+            c.check(b.lines and b.lines[0].startswith("$ "),
+                    "%s: a console block starts with a `$ ` command" % b.where())
+    print("blocks: %s" % ", ".join("%d %s" % (n, k) for k, n in sorted(counts.items())))
+    return c.finish("blocks")
+
+
+# ---------------------------------------------------------------------------------------------
+# run: a program or fragment
+
+def mode_run(a):
+    c = Checker()
+    blocks = read_blocks(a.readme)
+    found = [i for i, b in enumerate(blocks) if b.kind in ("program", "fragment") and b.arg == a.name]
+    if not c.check(len(found) == 1, "README.md has %d blocks named %s" % (len(found), a.name)):
+        return c.finish(a.name)
+    i = found[0]
+    p = subprocess.run([a.exe], capture_output=True, timeout=300)
+    out = p.stdout.decode("utf-8", "replace")
+    err = p.stderr.decode("utf-8", "replace")
+    c.check(p.returncode == 0, "%s exited %d; stdout:\n%s\nstderr:\n%s" % (a.name, p.returncode, out, err))
+    nxt = blocks[i + 1] if i + 1 < len(blocks) else None
+    if nxt is not None and nxt.kind == "output" and not nxt.arg:
+        c.check(out == nxt.text, "%s: its output%s" % (nxt.where(), diff(nxt.text, out)))
+    return c.finish(a.name)
+
+
+# ---------------------------------------------------------------------------------------------
+# console: every ```console block, against the built tool
+
+def sessions(block):
+    """[(command, expected output)] of a console block."""
+    out = []
+    for line in block.lines:
+        if line.startswith("$ "):
+            out.append([line[2:], ""])
+        elif out:
+            out[-1][1] += line + "\n"
+    return [(cmd, expected) for cmd, expected in out]
+
+
+def sandbox(source_dir, files):
+    """A folder that reads like the repository root: links to its entries, plus `files`."""
+    d = tempfile.mkdtemp(prefix="llmjson_readme_")
+    for entry in os.listdir(source_dir):
+        if entry not in (".git", "build") and not entry.startswith("build"):
+            os.symlink(os.path.join(source_dir, entry), os.path.join(d, entry))
+    for name, text in files.items():
+        with open(os.path.join(d, name), "w", encoding="utf-8") as f:
+            f.write(text)
+    return d
+
+
+def compiler_has_nlohmann(cxx):
+    p = subprocess.run([cxx, "-std=c++20", "-fsyntax-only", "-x", "c++", "-"],
+                       input=b"#include <nlohmann/json.hpp>\n", capture_output=True)
+    return p.returncode == 0
+
+
+def mode_console(a):
+    c = Checker()
+    blocks = read_blocks(a.readme)
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([os.path.dirname(os.path.abspath(a.tool)),
+                                   os.path.join(HERE, "bin"), env.get("PATH", "")])
+    env["LC_ALL"] = "C.UTF-8"
+    files = {}
+    for b in blocks:
+        if b.kind == "file":
+            files[b.arg] = b.text
+        if b.info != "console" or b.kind is not None:
+            continue
+        if any(cmd.startswith("g++ ") for cmd, _ in sessions(b)) and not compiler_has_nlohmann("g++"):
+            print("SKIPPED %s: g++ does not find <nlohmann/json.hpp> (nlohmann-json3-dev)" % b.where())
+            continue
+        d = sandbox(a.source_dir, files)
+        try:
+            status = None
+            for cmd, expected in sessions(b):
+                if cmd == "echo $?":
+                    c.check(status is not None and expected == "%d\n" % status,
+                            "%s: `%s` then `echo $?`: the README shows %r, the status is %s"
+                            % (b.where(), last, expected, status))
+                    continue
+                try:
+                    p = subprocess.run(["bash", "-c", cmd], cwd=d, env=env, capture_output=True,
+                                       timeout=COMMAND_SECONDS)
+                except subprocess.TimeoutExpired:
+                    c.check(False, "%s: `%s` timed out" % (b.where(), cmd))
+                    status = None
+                    continue
+                last, status = cmd, p.returncode
+                got = (p.stdout + p.stderr).decode("utf-8", "replace")
+                c.check(got == expected, "%s: `%s` (exit %d)%s" % (b.where(), cmd, status,
+                                                                    diff(expected, got)))
+                print("ran `%s`: exit %d, %d bytes" % (cmd, status, len(got)))
+        finally:
+            shutil.rmtree(d)
+    return c.finish("console")
+
+
+# ---------------------------------------------------------------------------------------------
+# messages: output blocks and tables against the library's own messages
+
+def table_rows(readme, header):
+    """The rows of the Markdown table whose header row starts with `header`, as lists of cells."""
+    with open(readme, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    rows = []
+    for i, line in enumerate(lines):
+        if line.startswith(header):
+            for row in lines[i + 2:]:
+                if not row.startswith("|"):
+                    break
+                cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", row.strip())[1:-1]]
+                rows.append([cell.replace("\\|", "|") for cell in cells])
+    return rows
+
+
+def code_of(cell):
+    m = re.fullmatch(r"`([^`]*)`", cell)
+    return m.group(1) if m else None
+
+
+def helper(path, *args, stdin=b""):
+    p = subprocess.run([path] + list(args), input=stdin, capture_output=True, timeout=120)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+def mode_messages(a):
+    c = Checker()
+    for b in read_blocks(a.readme):
+        if b.kind == "output" and b.arg.startswith("messages "):
+            rc, out, err = helper(a.helper, *b.arg.split()[1:])
+            c.check(rc == 0 and out == b.text, "%s: `llmjson_readme_messages %s` (exit %d, %s)%s"
+                    % (b.where(), b.arg[9:], rc, err.strip(), diff(b.text, out)))
+    kinds = table_rows(a.readme, "| kind | when | example |")
+    c.check(len(kinds) == 6, "the error kinds table has %d rows, not 6" % len(kinds))
+    for row in kinds:
+        kind, message = code_of(row[0]), code_of(row[-1])
+        rc, out, err = helper(a.helper, "error", kind or "?")
+        c.check(rc == 0 and out == (message or "") + "\n", "error kinds table, %s (exit %d, %s)%s"
+                % (row[0], rc, err.strip(), diff((message or "") + "\n", out)))
+    schemas = table_rows(a.readme, "| schema | compile error |")
+    c.check(len(schemas) >= 5, "the compile error table has %d rows" % len(schemas))
+    for row in schemas:
+        source, message = code_of(row[0]), code_of(row[1])
+        rc, out, err = helper(a.helper, "schema", stdin=(source or "").encode())
+        shown = (message or "") + "\n"
+        c.check(rc == 0 and out == shown, "compile error table, %s (exit %d, %s)%s"
+                % (row[0], rc, err.strip(), diff(shown, out)))
+    return c.finish("messages")
+
+
+# ---------------------------------------------------------------------------------------------
+# quick-start: the first command, without its apt-get
+
+def mode_quick_start(a):
+    c = Checker()
+    tool = [b for b in read_blocks(a.readme) if b.kind == "tool"]
+    if not c.check(len(tool) == 1, "README.md has %d `tool` blocks, not 1" % len(tool)):
+        return c.finish("quick_start")
+    parsed = tool_command(tool[0])
+    if not c.check(parsed, "%s: not `apt-get update && apt-get install -y ... && ...`" % tool[0].where()):
+        return c.finish("quick_start")
+    steps = parsed[1]
+    # The build, as printed, in a copy of the sources (its build folder would be the user's),
+    # with everything only the tests use out of reach: what the packages do not bring must not
+    # be needed.
+    shutil.rmtree(a.work, ignore_errors=True)
+    src = os.path.join(a.work, "src")
+    os.makedirs(src)
+    for entry in ("CMakeLists.txt", "include", "examples", "tests", "LICENSE"):
+        path = os.path.join(a.source_dir, entry)
+        (shutil.copytree if os.path.isdir(path) else shutil.copy)(path, os.path.join(src, entry))
+    hidden = ["-DCMAKE_DISABLE_FIND_PACKAGE_%s=ON" % p
+              for p in ("Catch2", "Python3", "CURL", "Git", "benchmark", "PkgConfig")]
+    extra = hidden + ["-G", a.generator] if a.generator else hidden
+    if a.make_program:
+        extra.append("-DCMAKE_MAKE_PROGRAM=" + a.make_program)
+    env = dict(os.environ)
+    if a.cxx:
+        env["CXX"] = a.cxx
+    for step in steps:
+        argv = shlex.split(step)
+        if argv[0] == "cmake":
+            argv[0] = a.cmake
+            if "-S" in argv:
+                argv += extra
+        p = subprocess.run(argv, cwd=src, env=env, capture_output=True, timeout=1200)
+        out = (p.stdout + p.stderr).decode("utf-8", "replace")
+        print("ran `%s`: exit %d" % (step, p.returncode))
+        if not c.check(p.returncode == 0, "%s: `%s` failed:\n%s" % (tool[0].where(), step, out[-3000:])):
+            break
+        if os.path.basename(argv[0]) == a.tool_name:
+            try:
+                value = json.loads(p.stdout)
+            except ValueError:
+                value = None
+            c.check(isinstance(value, dict) and isinstance(value.get("steps"), list),
+                    "%s: `%s` did not print the plan: %r" % (tool[0].where(), step, p.stdout[:300]))
+            c.check(p.stdout.startswith(b"{\n  "), "%s: `%s` is not --pretty" % (tool[0].where(), step))
+    else:
+        c.check(any(os.path.basename(shlex.split(s)[0]) == a.tool_name for s in steps),
+                "%s: the command never runs %s" % (tool[0].where(), a.tool_name))
+    shutil.rmtree(a.work, ignore_errors=True)
+    return c.finish("quick_start")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--readme", required=True)
+    sub = ap.add_subparsers(dest="mode", required=True)
+    g = sub.add_parser("generate")
+    g.add_argument("--out", required=True)
+    b = sub.add_parser("blocks")
+    b.add_argument("--source-dir", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("name")
+    r.add_argument("--exe", required=True)
+    k = sub.add_parser("console")
+    k.add_argument("--tool", required=True)
+    k.add_argument("--source-dir", required=True)
+    m = sub.add_parser("messages")
+    m.add_argument("--helper", required=True)
+    q = sub.add_parser("quick-start")
+    q.add_argument("--source-dir", required=True)
+    q.add_argument("--work", required=True)
+    q.add_argument("--cmake", required=True)
+    q.add_argument("--tool-name", default="llmjson")
+    q.add_argument("--generator")
+    q.add_argument("--make-program")
+    q.add_argument("--cxx")
+    a = ap.parse_args()
+    a.readme = os.path.abspath(a.readme)
+    return {"generate": lambda: generate(a.readme, a.out), "blocks": lambda: mode_blocks(a),
+            "run": lambda: mode_run(a), "console": lambda: mode_console(a),
+            "messages": lambda: mode_messages(a), "quick-start": lambda: mode_quick_start(a)}[a.mode]()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
