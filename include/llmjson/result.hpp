@@ -13,8 +13,9 @@
 
 namespace llmjson {
 
-/// Thrown by `result<T>::value()` when the result holds an error: the only exception llmjson
-/// raises itself. It carries the error.
+/// Thrown by `result<T>::value()` when the result holds an error. It carries the error.
+/// (llmjson's other exceptions: `schema_error` from the `schema` constructor, and
+/// `bad_retry_access` from `retry_result<T>::value()`.)
 class bad_result_access : public std::exception {
  public:
   explicit bad_result_access(llmjson::error e) : error_(std::move(e)) {}

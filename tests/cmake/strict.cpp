@@ -69,13 +69,30 @@ int main() {
   expect(answered.has_value() && answered->value["steps"] == 2, "retrying::extract(schema)");
   auto retyped = model.extract<plan>(text);
   expect(retyped.has_value() && retyped->steps == 2, "retrying::extract<plan>");
-#if defined(__cpp_lib_jthread)
+  // The stream, fed in pieces, settles under policy first and finishes as extract() does.
+  llmjson::stream streamed(llmjson::any_key({"decision"}),
+                           llmjson::options{.start = llmjson::output_start::answer});
+  for (std::size_t at = 0; at < text.size(); at += 5) streamed.feed(text.substr(at, 5));
+  streamed.sync();
+  expect(streamed.settled() != nullptr, "stream::settled");
+  expect(streamed.finish().has_value(), "stream::finish");
+#if LLMJSON_HAS_STOP_TOKEN
   // The stop-token form, where the standard library has std::stop_token.
   auto stoppable = [](const std::string& prompt, std::stop_token) -> llmjson::completion {
     return llmjson::message{.content = prompt, .finish_reason = "stop"};
   };
   auto cancellable = llmjson::retrying(stoppable);
   expect(cancellable.extract<plan>(text).has_value(), "retrying with a stop token");
+  // The streaming form: chunks into the sink as they come.
+  auto streaming = [](const std::string& prompt, const llmjson::sink& out,
+                      const std::stop_token&) -> llmjson::completion {
+    for (std::size_t at = 0; at < prompt.size(); at += 7)
+      out(std::string_view(prompt).substr(at, 7));
+    return llmjson::message{.finish_reason = "stop"};
+  };
+  auto streamer = llmjson::retrying(streaming);
+  expect(streamer.extract(text, llmjson::any_key({"decision"})).has_value(),
+         "retrying a streaming adapter");
 #endif
 
   std::printf("%s: %d failed\n", llmjson::version_string, failures);
