@@ -6,11 +6,13 @@
 // environment variable LLMJSON_BENCH_SCALE (default 1; CI runs with 64). tests/bench/table.py
 // turns `--benchmark_format=json` output into the README's table.
 #include <llmjson/extract.hpp>
+#include <llmjson/stream.hpp>
 
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <new>
 #include <string>
 #include <string_view>
@@ -48,6 +50,18 @@ void operator delete(void* p, std::size_t) noexcept { operator delete(p); }
 void* operator new[](std::size_t n) { return operator new(n); }
 void operator delete[](void* p) noexcept { operator delete(p); }
 void operator delete[](void* p, std::size_t) noexcept { operator delete(p); }
+// The nothrow forms too (std::stable_sort's buffer comes from one): each delete above must
+// only ever see a block of this operator new, also where a sanitizer runtime replaces the rest.
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  try {
+    return operator new(n);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { operator delete(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { operator delete(p); }
 
 namespace {
 
@@ -98,6 +112,21 @@ void run_extract(benchmark::State& state, const std::string& text) {
   state.counters["input_MB"] = static_cast<double>(text.size()) / static_cast<double>(mb);
 }
 
+/// The same text through llmjson::stream, fed in chunks of `chunk` bytes, then finish().
+void run_stream(benchmark::State& state, const std::string& text, std::size_t chunk) {
+  const llmjson::any_key sel({"orders"});
+  llmjson::options opts;
+  opts.max_input_bytes = text.size() + 1;
+  const std::string_view view = text;
+  for (auto _ : state) {
+    llmjson::stream<llmjson::any_key> s(sel, opts);
+    for (std::size_t at = 0; at < view.size(); at += chunk) s.feed(view.substr(at, chunk));
+    auto r = s.finish();
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
+}
+
 void run_nlohmann(benchmark::State& state, const std::string& text) {
   for (auto _ : state) {
     auto v = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
@@ -106,10 +135,17 @@ void run_nlohmann(benchmark::State& state, const std::string& text) {
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
 }
 
+/// Keeps an input for as long as the benchmarks run (and frees it at exit).
+const std::string* keep(std::string text) {
+  static std::deque<std::string> inputs;  // a deque never moves what it holds
+  inputs.push_back(std::move(text));
+  return &inputs.back();
+}
+
 /// Registers the three measurements of one input: `extract/NAME`, `memchr/NAME`, and
 /// `nlohmann/NAME` on `json` (the answer alone, or the whole output) when given.
 void add(const std::string& name, std::string text, std::string json = {}) {
-  auto* t = new std::string(std::move(text));  // lives as long as the benchmarks
+  const std::string* t = keep(std::move(text));
   benchmark::RegisterBenchmark(("extract/" + name).c_str(), [t](benchmark::State& s) {
     run_extract(s, *t);
   })->Unit(benchmark::kMillisecond);
@@ -117,7 +153,7 @@ void add(const std::string& name, std::string text, std::string json = {}) {
     run_memchr(s, *t);
   })->Unit(benchmark::kMillisecond);
   if (!json.empty()) {
-    auto* j = new std::string(std::move(json));
+    const std::string* j = keep(std::move(json));
     benchmark::RegisterBenchmark(("nlohmann/" + name).c_str(), [j](benchmark::State& s) {
       run_nlohmann(s, *j);
     })->Unit(benchmark::kMillisecond);
@@ -140,6 +176,15 @@ int main(int argc, char** argv) {
     add("whole value 10 MB", std::move(w), std::move(copy));
   }
   add("typical 2 KB", typical_reply(), typical_answer());
+  {
+    // The stream against one extract() call on the same 1 MB trace (issue 11: within 3x).
+    const std::string* t = keep(mixed(mb / k, true));
+    for (const std::size_t chunk : {std::size_t{1}, std::size_t{16}, std::size_t{4096}})
+      benchmark::RegisterBenchmark(
+          ("stream/" + std::to_string(chunk) + "-byte chunks/mixed 1 MB").c_str(),
+          [t, chunk](benchmark::State& s) { run_stream(s, *t, chunk); })
+          ->Unit(benchmark::kMillisecond);
+  }
   add("prose 64 MB", prose(64 * mb / k));
   for (const auto& [name, make] : hostile()) {
     add(name + " 2 MB", make(2 * mb / k));

@@ -265,7 +265,8 @@ bool compare_stream(const setup& s, const Sel& sel, llmjson::policy p, const ref
   const auto whole = llmjson::extract(s.text, sel, o);
   llmjson::stream<Sel> st(sel, o);
   // Chunk sizes from a hash of the text: 1-byte runs, small and large chunks.
-  std::uint64_t h = 1469598103934665603ULL ^ static_cast<std::uint64_t>(p);
+  std::uint64_t h = 1469598103934665603u;
+  h += static_cast<unsigned>(p);
   for (char c : s.text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
   std::size_t at = 0, settled_after = 0;
   std::optional<std::size_t> settled;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <llmjson/detail/fences.hpp>
@@ -19,6 +20,7 @@
 #include <llmjson/detail/frames.hpp>
 #include <llmjson/detail/regions.hpp>
 #include <llmjson/detail/validator.hpp>
+#include <llmjson/detail/whole.hpp>
 #include <llmjson/options.hpp>
 
 namespace llmjson::detail {
@@ -52,9 +54,11 @@ class engine {
   engine(const engine&) = delete;
   engine& operator=(const engine&) = delete;
 
-  std::vector<record> records;     ///< the candidates so far, in document order
-  std::vector<context> contexts;   ///< where they lie: `records[k].ctx` indexes it
-  std::vector<span> near;          ///< near misses so far
+  std::vector<record> records;    ///< the candidates so far, in document order
+  std::vector<context> contexts;  ///< where they lie: `records[k].ctx` indexes it
+  std::vector<span> near;         ///< near misses so far
+  /// Values already built (whole fence bodies, with all the text there): record index, value.
+  std::vector<std::pair<std::size_t, nlohmann::json>> built;
   std::optional<pending_cut> cut;  ///< where the output was cut (known at the end)
 
   /// A resource limit stopped the reading (`options::max_candidates`, `max_open_frames`): the
@@ -265,6 +269,7 @@ class engine {
   void already_open(const marker_match& m) {
     ++generation_;
     records.clear();
+    built.clear();
     contexts.clear();
     near.clear();
     cut.reset();
@@ -411,7 +416,7 @@ class engine {
         } else {
           next = eol + (t_[eol] == '\r' && eol + 1 < upto && t_[eol + 1] == '\n' ? 2 : 1);
         }
-        held_line(held_at_, eol, next);
+        held_line(held_at_, eol, next, upto);
         continue;
       }
       // Outside a held line only backticks and tildes matter: a fence line starts, after at
@@ -450,7 +455,7 @@ class engine {
       held_ = true;
     }
     // The part's end ends a line still held.
-    if (held_ && part_ended) held_line(held_at_, upto, upto);
+    if (held_ && part_ended) held_line(held_at_, upto, upto, upto);
   }
 
   /// If the backtick or tilde at `h` follows at most 3 spaces at the start of a line (of the
@@ -474,17 +479,18 @@ class engine {
   }
 
   /// The held line `[s, eol)` is complete; the next line starts at `next`.
-  void held_line(std::size_t s, std::size_t eol, std::size_t next) {
+  void held_line(std::size_t s, std::size_t eol, std::size_t next, std::size_t upto) {
     held_ = false;
     const std::string_view line = t_.substr(s, eol - s);
     if (!fence_open_) {
       std::string_view info;
       if (opens_fence(line, run_, info)) {
         segment_end(s, false, cut_by::fence_line);
-        fence_open_ = true;
         fence_at_ = s;
         info_at_ = static_cast<std::size_t>(info.data() - t_.data());
         info_len_ = info.size();
+        if (ended_ && whole_body(next, upto)) return;
+        fence_open_ = true;
         body_begin(next);
         l_pos_ = next;
         return;
@@ -499,6 +505,37 @@ class engine {
     }
     segment_text(next);
     l_pos_ = next;
+  }
+
+  /// With all the text there: a fence body that is one object or array, with its closing
+  /// line, is checked and built in one nlohmann pass (as a whole output is), and nothing inside
+  /// it is read again. Returns false (having changed nothing) when it is not so: the body is
+  /// then read the usual way.
+  bool whole_body(std::size_t body, std::size_t upto) {
+    static constexpr byte_finder fence_bytes{"`~"};
+    static constexpr byte_finder line_ends{"\n\r"};
+    std::size_t b = body;
+    while (b < upto && is_json_ws(t_[b])) ++b;
+    if (b == upto || (t_[b] != '{' && t_[b] != '[')) return false;
+    for (std::size_t i = body; (i = fence_bytes.next(t_, i, upto)) < upto;) {
+      const std::size_t s = fence_line_start(i);
+      const std::size_t eol = line_ends.next(t_, i, upto);
+      if (eol == upto) return false;  // the closing line must end before the part does
+      if (s == none || !closes_fence(t_.substr(s, eol - s), run_)) {
+        i = eol;
+        continue;
+      }
+      std::size_t e = s;
+      while (e > b && is_json_ws(t_[e - 1])) --e;
+      nlohmann::json value;
+      if (!parse_whole(t_, body, s, max_depth_, value)) return false;
+      add_record(b, e, source::fence, where(true));
+      built.emplace_back(records.size() - 1, std::move(value));
+      prose_begin(eol);  // the closing line's end: the prose after it starts there
+      l_pos_ = eol;
+      return true;
+    }
+    return false;
   }
 
   // --- segments: prose between fences, and fence bodies ----------------------------------------

@@ -101,8 +101,8 @@ inline void diagnose(const record& r, validator& v, std::string_view text, std::
 /// (`problem` at `problem_offset`, from `diagnose`).
 template <class PositionOf>
 candidate make_candidate(std::string_view text, const record& r, const context& where,
-                         std::size_t problem_offset, std::string problem,
-                         PositionOf&& position_of) {
+                         std::size_t problem_offset, std::string problem, PositionOf&& position_of,
+                         bool build = true) {
   candidate c;
   c.text = text.substr(r.begin, r.end - r.begin);
   c.offset = r.begin;
@@ -113,6 +113,7 @@ candidate make_candidate(std::string_view text, const record& r, const context& 
   c.in_reasoning = where.in_reasoning;
   c.marker = text.substr(where.marker_at, where.marker_len);
   c.valid = r.valid;
+  if (!build) return c;  // valid, its value built already
   if (c.valid) c.valid = build_value(c.text, c.value, problem);
   if (!c.valid) {
     c.value = nlohmann::json(nlohmann::json::value_t::discarded);
@@ -161,7 +162,7 @@ inline std::string stopped_by(const engine& scan, const options& opts) {
 /// The public scan result of an engine that has read all of `text`: views, positions, values
 /// and reasons. Positions take one walk over the text, for the sorted offsets reported. The
 /// first candidates may be made already (`made`, a stream's); they are taken as they are.
-inline scan_result make_scan_result(std::string_view text, const engine& scan, const options& opts,
+inline scan_result make_scan_result(std::string_view text, engine& scan, const options& opts,
                                     std::vector<candidate>&& made = {}) {
   scan_result out;
   out.stopped = stopped_by(scan, opts);
@@ -203,7 +204,16 @@ inline scan_result make_scan_result(std::string_view text, const engine& scan, c
   const std::size_t first_new = made.size();
   out.candidates = std::move(made);
   out.candidates.reserve(recs.size());
+  auto built = scan.built.begin();
   for (std::size_t k = first_new; k < recs.size(); ++k) {
+    while (built != scan.built.end() && built->first < k) ++built;
+    if (built != scan.built.end() && built->first == k) {  // checked and built already
+      candidate c = make_candidate(text, recs[k], scan.contexts[recs[k].ctx], 0, {}, position_of,
+                                   /*build=*/false);
+      c.value = std::move(built->second);
+      out.candidates.push_back(std::move(c));
+      continue;
+    }
     auto& [problem_at, why] = problems[k - first_new];
     out.candidates.push_back(make_candidate(text, recs[k], scan.contexts[recs[k].ctx], problem_at,
                                             std::move(why), position_of));
