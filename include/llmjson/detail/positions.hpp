@@ -68,6 +68,30 @@ inline std::size_t count_columns(std::string_view text, std::size_t b, std::size
   return n;
 }
 
+#if defined(LLMJSON_HAVE_AVX2)
+/// The LFs in `steps` blocks of 64 bytes from `p` (at most 127 steps), and whether any byte
+/// there is a CR (then the count is not used: the caller counts the stretch exactly).
+LLMJSON_TARGET_AVX2 inline std::size_t count_lf_avx2(const char* p, std::size_t steps,
+                                                     bool& cr_seen) noexcept {
+  const __m256i lf = _mm256_set1_epi8('\n'), cr = _mm256_set1_epi8('\r');
+  __m256i sums = _mm256_setzero_si256(), crs = _mm256_setzero_si256();
+  for (std::size_t s = 0; s < steps; ++s, p += 64) {
+    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    const __m256i y = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32));
+    // Each match is 0xFF, that is -1: subtracting counts it (at most 2 a step per counter).
+    sums = _mm256_sub_epi8(sums, _mm256_cmpeq_epi8(x, lf));
+    sums = _mm256_sub_epi8(sums, _mm256_cmpeq_epi8(y, lf));
+    crs = _mm256_or_si256(crs, _mm256_or_si256(_mm256_cmpeq_epi8(x, cr), _mm256_cmpeq_epi8(y, cr)));
+  }
+  cr_seen = !_mm256_testz_si256(crs, crs);
+  const __m256i total = _mm256_sad_epu8(sums, _mm256_setzero_si256());
+  return static_cast<std::size_t>(_mm256_extract_epi64(total, 0)) +
+         static_cast<std::size_t>(_mm256_extract_epi64(total, 1)) +
+         static_cast<std::size_t>(_mm256_extract_epi64(total, 2)) +
+         static_cast<std::size_t>(_mm256_extract_epi64(total, 3));
+}
+#endif
+
 /// Counts `text[b, e)`. A CR at `e - 1` ends a line unless `text[e]` is LF (or the text ends).
 /// Line ends are counted 16 bytes at a time (byte counters summed every 255 blocks); columns
 /// only after the last line end, found from the end.
@@ -77,26 +101,69 @@ inline line_counts count_lines(std::string_view text, std::size_t b, std::size_t
     const char c = text[i];
     return c == '\n' || (c == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n'));
   };
-  // Line ends: LF, and CR not followed by LF.
-  std::size_t i = b;
+  // Line ends: LF, and CR not followed by LF, in `[from, to)`.
+  auto exact = [&](std::size_t from, std::size_t to) {
+    std::size_t lines = 0, i = from;
 #if defined(LLMJSON_HAVE_SSE2) && !defined(LLMJSON_NO_SIMD)
-  const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
-  // Blocks whose next byte is in the text too (a CR's follower is read from the next load).
-  while (i + 16 < text.size() && e - i >= 16) {
-    __m128i sums = zero;
-    for (int blocks = 0; blocks < 255 && i + 16 < text.size() && e - i >= 16; ++blocks, i += 16) {
-      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
-      const __m128i next = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i + 1));
-      const __m128i cr_alone = _mm_andnot_si128(_mm_cmpeq_epi8(next, lf), _mm_cmpeq_epi8(x, cr));
-      // Each match is 0xFF, that is -1: subtracting counts it.
-      sums = _mm_sub_epi8(sums, _mm_or_si128(_mm_cmpeq_epi8(x, lf), cr_alone));
+    const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
+    // Blocks whose next byte is in the text too (a CR's follower is read from the next load).
+    while (i + 16 < text.size() && to - i >= 16) {
+      __m128i sums = zero;
+      for (int blocks = 0; blocks < 255 && i + 16 < text.size() && to - i >= 16;
+           ++blocks, i += 16) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+        const __m128i next = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i + 1));
+        const __m128i cr_alone = _mm_andnot_si128(_mm_cmpeq_epi8(next, lf), _mm_cmpeq_epi8(x, cr));
+        // Each match is 0xFF, that is -1: subtracting counts it.
+        sums = _mm_sub_epi8(sums, _mm_or_si128(_mm_cmpeq_epi8(x, lf), cr_alone));
+      }
+      const __m128i total = _mm_sad_epu8(sums, zero);
+      lines += static_cast<std::size_t>(_mm_cvtsi128_si32(total)) +
+               static_cast<std::size_t>(_mm_extract_epi16(total, 4));
     }
-    const __m128i total = _mm_sad_epu8(sums, zero);
-    out.lines += static_cast<std::size_t>(_mm_cvtsi128_si32(total)) +
-                 static_cast<std::size_t>(_mm_extract_epi16(total, 4));
+#endif
+    for (; i < to; ++i) lines += ends_line(i) ? 1U : 0U;
+    return lines;
+  };
+  std::size_t i = b;
+#if defined(LLMJSON_HAVE_AVX2)
+  if (cpu_has_avx2()) {
+    while (e - i >= 64) {
+      const std::size_t steps = std::min<std::size_t>((e - i) / 64, 127);
+      bool cr_seen = false;
+      const std::size_t lfs = count_lf_avx2(text.data() + i, steps, cr_seen);
+      out.lines += cr_seen ? exact(i, i + steps * 64) : lfs;
+      i += steps * 64;
+    }
   }
 #endif
-  for (; i < e; ++i) out.lines += ends_line(i) ? 1U : 0U;
+#if defined(LLMJSON_HAVE_SSE2) && !defined(LLMJSON_NO_SIMD)
+  // Most texts have no CR: 64 bytes a step count the LFs alone, and a stretch that holds a CR
+  // is counted again exactly.
+  {
+    const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
+    while (e - i >= 64) {
+      const std::size_t start = i;
+      __m128i sums = zero, crs = zero;
+      // At most 4 per step in each byte counter: 63 steps stay below 256.
+      for (int steps = 0; steps < 63 && e - i >= 64; ++steps, i += 64) {
+        for (std::size_t k = 0; k < 64; k += 16) {
+          const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i + k));
+          sums = _mm_sub_epi8(sums, _mm_cmpeq_epi8(x, lf));
+          crs = _mm_or_si128(crs, _mm_cmpeq_epi8(x, cr));
+        }
+      }
+      if (_mm_movemask_epi8(crs) != 0) {
+        out.lines += exact(start, i);
+        continue;
+      }
+      const __m128i total = _mm_sad_epu8(sums, zero);
+      out.lines += static_cast<std::size_t>(_mm_cvtsi128_si32(total)) +
+                   static_cast<std::size_t>(_mm_extract_epi16(total, 4));
+    }
+  }
+#endif
+  out.lines += exact(i, e);
   out.ended = out.lines > 0;
   // Columns: the bytes after the last line end (or from `b`) that start a code point.
   std::size_t from = b;

@@ -8,6 +8,7 @@
 #include <bitset>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -75,39 +76,21 @@ struct marker_match {
 /// allocate after construction.
 class marker_set {
  public:
-  explicit marker_set(const options& opts) : opts_(opts), starts_(first_bytes(opts)) {
-    // Every marker once, in the order that breaks ties: built-in tags (open, then close),
-    // harmony, the caller's tags; then grouped by their first two bytes (a stable sort keeps
-    // that order within a group).
-    auto add = [&](marker_kind kind, std::size_t index, std::string_view m) {
-      if (!m.empty()) entries_.push_back(entry{key_of(m), kind, index, m});
-    };
-    for (std::size_t p = 0; p < builtin_tag_pairs.size(); ++p) {
-      add(marker_kind::tag_open, p, open_of(p));
-      add(marker_kind::tag_close, p, close_of(p));
-    }
-    for (std::size_t h = 0; h < harmony_tokens.size(); ++h)
-      add(marker_kind::harmony_token, h, harmony_tokens[h]);
-    for (std::size_t p = builtin_tag_pairs.size(); p < pair_count(); ++p) {
-      if (!usable(p)) continue;
-      add(marker_kind::tag_open, p, open_of(p));
-      add(marker_kind::tag_close, p, close_of(p));
-    }
-    std::stable_sort(entries_.begin(), entries_.end(),
-                     [](const entry& a, const entry& b) { return a.key < b.key; });
-    // Which second bytes follow each first byte (lowercased): most `[` and `<` are rejected
-    // on these two bytes alone.
-    for (const entry& e : entries_) {
-      has_short_ = has_short_ || e.m.size() < 2;
-      if (e.m.size() < 2) continue;
-      auto& slot = follow_[static_cast<unsigned char>(ascii_lower(e.m[0]))];
-      if (slot == 0) {
-        seconds_.emplace_back();
-        slot = static_cast<std::uint8_t>(seconds_.size());
-      }
-      seconds_[slot - 1U].set(static_cast<unsigned char>(ascii_lower(e.m[1])));
+  /// The built-in markers' table is made once per process and shared; a caller's markers
+  /// make a table of this set's own.
+  explicit marker_set(const options& opts) : opts_(opts) {
+    bool own = false;
+    for (const auto& p : opts.reasoning_markers) own = own || (!p.open.empty() && !p.close.empty());
+    if (own) {
+      own_.emplace(make_table(opts));
+      t_ = &*own_;
+    } else {
+      static const table builtin = make_table(options{});
+      t_ = &builtin;
     }
   }
+  marker_set(const marker_set&) = delete;  // t_ may point into own_
+  marker_set& operator=(const marker_set&) = delete;
 
   [[nodiscard]] std::size_t pair_count() const noexcept {
     return builtin_tag_pairs.size() + opts_.reasoning_markers.size();
@@ -150,17 +133,17 @@ class marker_set {
     if (left < 2) {
       // One byte left: every marker it could start is still open, unless the text ended.
       if (!ended) {
-        best.decided = !starts_.contains(text[i]);
+        best.decided = !t_->starts.contains(text[i]);
         return best;
       }
-      for (const entry& e : entries_) consider(e);
+      for (const entry& e : t_->entries) consider(e);
     } else {
       // Most bytes a marker starts with (`[`, `<`) start no marker: two bytes tell.
-      const std::uint8_t slot = follow_[static_cast<unsigned char>(ascii_lower(text[i]))];
+      const std::uint8_t slot = t_->follow[static_cast<unsigned char>(ascii_lower(text[i]))];
       if (slot != 0 &&
-          seconds_[slot - 1U].test(static_cast<unsigned char>(ascii_lower(text[i + 1]))))
+          t_->seconds[slot - 1U].test(static_cast<unsigned char>(ascii_lower(text[i + 1]))))
         for (auto [it, last] = group(key_of(text.substr(i, 2))); it != last; ++it) consider(*it);
-      if (has_short_)
+      if (t_->has_short)
         for (auto [it, last] = group(key_of(text.substr(i, 1))); it != last; ++it) consider(*it);
     }
     best.decided =
@@ -172,7 +155,7 @@ class marker_set {
   /// The first marker that starts at or after `i`; `kind == none` with `decided` false stops
   /// at the first place the bytes so far cannot decide (`at`), with `decided` true means none.
   [[nodiscard]] marker_match next(std::string_view text, std::size_t i, bool ended) const noexcept {
-    for (; (i = starts_.next(text, i, text.size())) < text.size(); ++i) {
+    for (; (i = t_->starts.next(text, i, text.size())) < text.size(); ++i) {
       const marker_match m = here(text, i, ended);
       if (m.kind != marker_kind::none || !m.decided) return m;
     }
@@ -262,7 +245,7 @@ class marker_set {
   /// The entries whose key is `key`, in tie-breaking order.
   [[nodiscard]] std::pair<std::vector<entry>::const_iterator, std::vector<entry>::const_iterator>
   group(std::uint32_t key) const noexcept {
-    return std::equal_range(entries_.begin(), entries_.end(), entry{key, {}, 0, {}},
+    return std::equal_range(t_->entries.begin(), t_->entries.end(), entry{key, {}, 0, {}},
                             [](const entry& a, const entry& b) { return a.key < b.key; });
   }
 
@@ -288,12 +271,55 @@ class marker_set {
     return out;
   }
 
+  /// What the searches look markers up in; depends only on the caller's marker pairs.
+  struct table {
+    byte_finder starts;                      // the bytes a marker can start with
+    std::vector<entry> entries;              // every marker, grouped by key_of
+    std::array<std::uint8_t, 256> follow{};  // a first byte: 1 + its index in seconds, or 0
+    std::vector<std::bitset<256>> seconds;   // the second bytes that follow it
+    bool has_short = false;                  // a caller's marker is one byte long
+  };
+
+  static table make_table(const options& opts) {
+    table t{byte_finder(first_bytes(opts)), {}, {}, {}, false};
+    // Every marker once, in the order that breaks ties: built-in tags (open, then close),
+    // harmony, the caller's tags; then grouped by their first two bytes (a stable sort keeps
+    // that order within a group).
+    auto add = [&](marker_kind kind, std::size_t index, std::string_view m) {
+      if (!m.empty()) t.entries.push_back(entry{key_of(m), kind, index, m});
+    };
+    for (std::size_t p = 0; p < builtin_tag_pairs.size(); ++p) {
+      add(marker_kind::tag_open, p, builtin_tag_pairs[p][0]);
+      add(marker_kind::tag_close, p, builtin_tag_pairs[p][1]);
+    }
+    for (std::size_t h = 0; h < harmony_tokens.size(); ++h)
+      add(marker_kind::harmony_token, h, harmony_tokens[h]);
+    for (std::size_t k = 0; k < opts.reasoning_markers.size(); ++k) {
+      const marker_pair& pair = opts.reasoning_markers[k];
+      if (pair.open.empty() || pair.close.empty()) continue;  // see `usable`
+      add(marker_kind::tag_open, builtin_tag_pairs.size() + k, pair.open);
+      add(marker_kind::tag_close, builtin_tag_pairs.size() + k, pair.close);
+    }
+    std::stable_sort(t.entries.begin(), t.entries.end(),
+                     [](const entry& a, const entry& b) { return a.key < b.key; });
+    // Which second bytes follow each first byte (lowercased): most `[` and `<` are rejected
+    // on these two bytes alone.
+    for (const entry& e : t.entries) {
+      t.has_short = t.has_short || e.m.size() < 2;
+      if (e.m.size() < 2) continue;
+      auto& slot = t.follow[static_cast<unsigned char>(ascii_lower(e.m[0]))];
+      if (slot == 0) {
+        t.seconds.emplace_back();
+        slot = static_cast<std::uint8_t>(t.seconds.size());
+      }
+      t.seconds[slot - 1U].set(static_cast<unsigned char>(ascii_lower(e.m[1])));
+    }
+    return t;
+  }
+
   const options& opts_;
-  byte_finder starts_;                      // the bytes a marker can start with
-  std::vector<entry> entries_;              // every marker, grouped by key_of
-  std::array<std::uint8_t, 256> follow_{};  // a first byte: 1 + its index in seconds_, or 0
-  std::vector<std::bitset<256>> seconds_;   // the second bytes that follow it
-  bool has_short_ = false;                  // a caller's marker is one byte long
+  std::optional<table> own_;  // the caller's markers' table
+  const table* t_ = nullptr;  // the table in use: own_, or the built-in one
 };
 
 }  // namespace llmjson::detail
