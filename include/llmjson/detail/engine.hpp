@@ -507,10 +507,11 @@ class engine {
     l_pos_ = next;
   }
 
-  /// With all the text there: a fence body that is one object or array, with its closing
-  /// line, is checked and built in one nlohmann pass (as a whole output is), and nothing inside
-  /// it is read again. Returns false (having changed nothing) when it is not so: the body is
-  /// then read the usual way.
+  /// With all the text there: a fence body of `whole_body_min` bytes or more that is one object
+  /// or array, with its closing line, is checked and built in one nlohmann pass (as a whole output
+  /// is), and nothing inside it is read again. Returns false (having changed nothing) when it is
+  /// not so: the body is then read the usual way.
+  static constexpr std::size_t whole_body_min = 256;
   bool whole_body(std::size_t body, std::size_t upto) {
     static constexpr byte_finder fence_bytes{"`~"};
     static constexpr byte_finder line_ends{"\n\r"};
@@ -525,6 +526,9 @@ class engine {
         i = eol;
         continue;
       }
+      // A small body is read faster the usual way: one nlohmann call per body costs more
+      // than the bytes (measured: 350,000 bodies of 9 bytes took twice as long this way).
+      if (s - b < whole_body_min) return false;
       std::size_t e = s;
       while (e > b && is_json_ws(t_[e - 1])) --e;
       nlohmann::json value;
