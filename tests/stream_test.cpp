@@ -252,3 +252,44 @@ TEST_CASE("whole outputs: extract()'s one-pass fast path and the engine agree", 
     every_chunking(text, llmjson::any_key({"a"}), {.policy = llmjson::policy::unique});
   }
 }
+
+TEST_CASE("fence bodies: extract()'s one-pass path for long bodies and the engine agree",
+          "[stream]") {
+  // extract() builds a body of 256 bytes or more in one nlohmann pass; a stream fed in chunks
+  // reads it the usual way (every_chunking compares each chunking with extract()).
+  const std::string pad = "\"pad\": \"" + std::string(300, 'x') + "\"";
+  std::string deep(513, '[');
+  deep += std::string(513, ']');
+  std::string deep_ok(512, '[');
+  deep_ok += std::string(512, ']');
+  std::vector<std::string> bodies = {"{\"a\": [1, {\"b\": null}], " + pad + "}",
+                                     "{\"a\": 1, " + pad + ", \"a\": 2}",
+                                     "{\"a\": [1e400], " + pad + "}",
+                                     "{\"a\": \"\\ud800\", " + pad + "}",
+                                     "{\"a\": 1, " + pad + "} trailing",
+                                     "{\"a\": 1, " + pad + ",}",
+                                     "[\"\xC3\x28\", " + pad.substr(7) + "]",
+                                     "{\"a\": 1, " + pad + "",
+                                     deep,
+                                     deep_ok,
+                                     "[" + pad.substr(7) + "]\n\n  ",
+                                     "{\"a\": 1, " + pad + "}\r\n"};
+  for (const std::string& body : bodies) {
+    for (std::string_view close : {"```", "   ```", "    ```", "~~~", "````", "``` x"}) {
+      for (std::string_view eol : {"\n", "\r\n"}) {
+        std::string text = "Here:";
+        text += eol;
+        text += "```json";
+        text += eol;
+        text += body;
+        text += eol;
+        text += close;
+        text += eol;
+        text += "and {\"a\": 2} after";
+        INFO(text.substr(0, 40) << " ... " << close);
+        every_chunking(text, llmjson::any_key({"a"}), {});
+        every_chunking(text, llmjson::any_key({"a"}), {.policy = llmjson::policy::unique});
+      }
+    }
+  }
+}
