@@ -33,10 +33,14 @@ def main():
     if len(sys.argv) != 2:
         sys.exit("usage: table.py bench.json")
     context, best = load(sys.argv[1])
-    inputs = []
-    for name in best:
-        if name.startswith("extract/"):
-            inputs.append(name[len("extract/"):])
+    # The main inputs first, then the hostile families (2 MB before 8 MB), whatever order the
+    # run had (--benchmark_enable_random_interleaving shuffles it).
+    main_order = ["mixed 1 MB", "mixed, no markers 1 MB", "clean 1 MB", "mixed 10 MB",
+                  "mixed, no markers 10 MB", "clean 10 MB", "whole value 10 MB", "typical 2 KB",
+                  "prose 64 MB"]
+    inputs = [n[len("extract/"):] for n in best if n.startswith("extract/")]
+    inputs.sort(key=lambda n: (0, main_order.index(n), "", 0) if n in main_order else
+                (1, 0, n.rsplit(" ", 2)[0], float(n.rsplit(" ", 2)[1])))
 
     def t(kind, name):
         e = best.get(kind + "/" + name)

@@ -70,31 +70,19 @@ class byte_finder {
     std::size_t i = from;
     // Dense hits (`[[[[`) are found without setting up a 16-byte search.
     if (i < end && table_[static_cast<unsigned char>(text[i])]) return i;
-#if defined(LLMJSON_HAVE_AVX2)
-    if (end - i >= 64 && count_ <= max_bytes && cpu_has_avx2()) {
-      switch (count_) {
-        case 0: return end;
-        case 1: i = avx2<1>(text, i, end); break;
-        case 2: i = avx2<2>(text, i, end); break;
-        case 3: i = avx2<3>(text, i, end); break;
-        case 4: i = avx2<4>(text, i, end); break;
-        default: i = avx2<max_bytes>(text, i, end); break;
-      }
-      if (i < end && table_[static_cast<unsigned char>(text[i])]) return i;
-    }
-#endif
+    if (count_ == 0) return end;
 #if defined(LLMJSON_HAVE_SSE2) && !defined(LLMJSON_NO_SIMD)
-    if (i < end && end - i >= 16) {
-      switch (count_) {
-        case 0: return end;
-        case 1: i = sse2<1>(text, i, end); break;
-        case 2: i = sse2<2>(text, i, end); break;
-        case 3: i = sse2<3>(text, i, end); break;
-        case 4: i = sse2<4>(text, i, end); break;
-        default:
-          if (count_ <= max_bytes) i = sse2<max_bytes>(text, i, end);
-          break;
+    if (count_ <= max_bytes) {
+#if defined(LLMJSON_HAVE_AVX2)
+      // Near hits (`<think>` repeated) take one 16-byte block, far ones wide loads.
+      if (end - i >= 80 && cpu_has_avx2()) {
+        const std::size_t j = sse2_any(text, i, i + 16);
+        if (j < i + 16) return j;
+        i = avx2_any(text, j, end);
+        if (i < end && table_[static_cast<unsigned char>(text[i])]) return i;
       }
+#endif
+      if (end - i >= 16) i = sse2_any(text, i, end);
     }
 #endif
     for (; i < end; ++i)
@@ -103,6 +91,32 @@ class byte_finder {
   }
 
  private:
+#if defined(LLMJSON_HAVE_SSE2) && !defined(LLMJSON_NO_SIMD)
+  /// `sse2<N>` for this set's size (1 to `max_bytes` bytes).
+  [[nodiscard]] std::size_t sse2_any(std::string_view text, std::size_t i,
+                                     std::size_t end) const noexcept {
+    switch (count_) {
+      case 1: return sse2<1>(text, i, end);
+      case 2: return sse2<2>(text, i, end);
+      case 3: return sse2<3>(text, i, end);
+      case 4: return sse2<4>(text, i, end);
+      default: return sse2<max_bytes>(text, i, end);
+    }
+  }
+#endif
+#if defined(LLMJSON_HAVE_AVX2)
+  /// `avx2<N>` for this set's size (1 to `max_bytes` bytes).
+  [[nodiscard]] std::size_t avx2_any(std::string_view text, std::size_t i,
+                                     std::size_t end) const noexcept {
+    switch (count_) {
+      case 1: return avx2<1>(text, i, end);
+      case 2: return avx2<2>(text, i, end);
+      case 3: return avx2<3>(text, i, end);
+      case 4: return avx2<4>(text, i, end);
+      default: return avx2<max_bytes>(text, i, end);
+    }
+  }
+#endif
 #if defined(LLMJSON_HAVE_AVX2)
   /// As `sse2`, 32 bytes a load: the first match, or where fewer than 32 bytes are left.
   template <std::size_t N>
