@@ -229,22 +229,25 @@ struct input {
   std::string problem;      // why it could not be read; empty when it was
 };
 
+/// Opens `path` for reading in binary mode, or stdin for "-"; null, with `problem` set, when it
+/// cannot be opened.
+std::FILE* open_input(const std::string& path, std::string& problem) {
+  if (path == "-") {
+#ifdef _WIN32
+    _setmode(_fileno(stdin), _O_BINARY);
+#endif
+    return stdin;
+  }
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) problem = "cannot open '" + path + "': " + std::strerror(errno);
+  return f;
+}
+
 /// Reads all of `path` (stdin for "-") in binary mode, but never much more than `limit` bytes.
 input read_input(const std::string& path, std::size_t limit) {
   input in;
-  std::FILE* f = stdin;
-  if (path != "-") {
-    f = std::fopen(path.c_str(), "rb");
-    if (!f) {
-      in.problem = "cannot open '" + path + "': " + std::strerror(errno);
-      return in;
-    }
-  }
-#ifdef _WIN32
-  else {
-    _setmode(_fileno(stdin), _O_BINARY);
-  }
-#endif
+  std::FILE* f = open_input(path, in.problem);
+  if (!f) return in;
   constexpr std::size_t chunk = std::size_t{1} << 16;
   for (;;) {
     std::size_t had = in.bytes.size();
@@ -279,18 +282,9 @@ struct early_read {
 template <class S>
 early_read read_until_settled(const std::string& path, llmjson::stream<S>& st, std::size_t limit) {
   early_read in;
-  std::FILE* f = stdin;
-  if (path != "-") {
-    f = std::fopen(path.c_str(), "rb");
-    if (!f) {
-      in.problem = "cannot open '" + path + "': " + std::strerror(errno);
-      return in;
-    }
-  }
+  std::FILE* f = open_input(path, in.problem);
+  if (!f) return in;
 #ifdef _WIN32
-  else {
-    _setmode(_fileno(stdin), _O_BINARY);
-  }
   const int fd = _fileno(f);
 #else
   const int fd = fileno(f);

@@ -268,13 +268,7 @@ class frame_scanner {
     }
     // The innermost frame may be a counted prose-like one.
     if (frames_.back().prose_above > 0) {
-      if (c == '{') {
-        open_brace(i, false);
-      } else if (c == '}') {
-        --frames_.back().prose_above;
-      } else if (c == '[') {
-        open_bracket(i);
-      }
+      step_counted(i, c);
       return;
     }
     // Settle a frame whose kind is still open; the byte is then read as in that kind.
