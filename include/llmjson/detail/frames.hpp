@@ -88,7 +88,8 @@ constexpr bool is_json_ws(char c) noexcept {
 /// bracket frames and one validator shared by the chain of nested frames it is validating.
 /// Linear: every byte is looked at once by the frame logic and at most once by the validator,
 /// and every frame is pushed, killed and popped at most once. Where nothing but a few bytes can
-/// matter (a dead frame, the plain text of a string), it skips 16 bytes at a time.
+/// matter (a dead frame, the plain text of a string), it skips 16 or 32 bytes at a time
+/// (`byte_finder`, `next_in_string`).
 ///
 /// Memory stays in proportion to what real outputs hold, whatever the text: prose-like frames
 /// that do not look like objects are counted, not stored (`{{{{`); a frame inside a frame that

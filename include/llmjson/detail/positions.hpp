@@ -1,4 +1,4 @@
-// llmjson: byte offsets to lines and columns, 16 bytes at a time
+// llmjson: byte offsets to lines and columns, 16 or 32 bytes at a time
 // SPDX-License-Identifier: MIT
 #ifndef LLMJSON_DETAIL_POSITIONS_HPP_INCLUDED
 #define LLMJSON_DETAIL_POSITIONS_HPP_INCLUDED
@@ -93,8 +93,9 @@ LLMJSON_TARGET_AVX2 inline std::size_t count_lf_avx2(const char* p, std::size_t 
 #endif
 
 /// Counts `text[b, e)`. A CR at `e - 1` ends a line unless `text[e]` is LF (or the text ends).
-/// Line ends are counted 16 bytes at a time (byte counters summed every 255 blocks); columns
-/// only after the last line end, found from the end.
+/// Line ends are counted 64 bytes a step (AVX2 or SSE2; a stretch without a CR counts its LFs
+/// alone, one with a CR is counted again exactly, 16 bytes at a time); columns only after the
+/// last line end, found from the end.
 inline line_counts count_lines(std::string_view text, std::size_t b, std::size_t e) noexcept {
   line_counts out;
   auto ends_line = [&](std::size_t i) {
