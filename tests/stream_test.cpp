@@ -50,15 +50,78 @@ struct fed {
   std::size_t settled_after = 0;          // bytes fed when it settled
 };
 
+/// The candidates a result lists, answer or error.
+const std::vector<llmjson::candidate>& listed(const llmjson::result<llmjson::extraction>& r) {
+  return r ? r->candidates : r.error().candidates;
+}
+
+/// Whether every view of `c` lies in `text` (the stream's current buffer).
+bool views_into(const llmjson::candidate& c, std::string_view text) {
+  auto inside = [&](std::string_view v) {
+    return v.empty() ||
+           (v.data() >= text.data() && v.data() + v.size() <= text.data() + text.size());
+  };
+  return inside(c.text) && inside(c.info) && inside(c.marker);
+}
+
+/// What `completed()` promises, checked as the text arrives: it only grows, each entry is
+/// already what `finish()` lists at its index, and it never shows a candidate that a later
+/// closing marker could still make reasoning. A check per new entry: linear in the text.
+struct completed_watch {
+  struct entry {
+    llmjson::candidate c;  // its views are re-pointed into the final text to compare
+    std::size_t info_at = 0, marker_at = 0;
+  };
+  std::vector<entry> entries;  // copies, made when each entry first appeared
+
+  template <class S>
+  void look(const llmjson::stream<S>& s) {
+    const auto c = s.completed();
+    CHECK(c.size() >= entries.size());
+    const std::string_view now = s.text();
+    for (std::size_t k = entries.size(); k < c.size(); ++k) {
+      CHECK(views_into(c[k], now));
+      CHECK(c[k].text == now.substr(c[k].offset, c[k].text.size()));
+      auto at = [&](std::string_view v) {
+        return v.empty() ? std::size_t{0} : static_cast<std::size_t>(v.data() - now.data());
+      };
+      entries.push_back({c[k], at(c[k].info), at(c[k].marker)});
+    }
+  }
+  /// At the end: the entries are the final list's first ones, field by field.
+  void compare(const llmjson::result<llmjson::extraction>& final_result,
+               std::string_view final_text) const {
+    if (!final_result && final_result.error().kind == llmjson::error_kind::too_large) {
+      CHECK(entries.empty());  // only a limit crossed later may take them back (none here)
+      return;
+    }
+    const auto& all = listed(final_result);
+    REQUIRE(entries.size() <= all.size());
+    std::vector<llmjson::candidate> mine, head;
+    for (std::size_t k = 0; k < entries.size(); ++k) {
+      llmjson::candidate c = entries[k].c;
+      c.text = final_text.substr(c.offset, c.text.size());
+      if (!c.info.empty()) c.info = final_text.substr(entries[k].info_at, c.info.size());
+      if (!c.marker.empty()) c.marker = final_text.substr(entries[k].marker_at, c.marker.size());
+      mine.push_back(std::move(c));
+      head.push_back(all[k]);
+    }
+    const std::string d = llmjson_test::differs(mine, head);
+    INFO("completed() then finish(): " << d);
+    CHECK(d.empty());
+  }
+};
+
 /// Feeds `text` in the chunks of `kind` (syncing after each, so settlement is checked at
 /// every boundary) and compares finish() with extract().
 template <class S>
 void same_as_extract(std::string_view text, const S& sel, const llmjson::options& opts,
-                     std::size_t kind, fed* out = nullptr) {
+                     std::size_t kind, fed* out = nullptr, bool watch_completed = false) {
   const auto expected = llmjson::extract(text, sel, opts);
   llmjson::stream<S> s(sel, opts);
   std::size_t at = 0;
   fed f;
+  completed_watch w;
   for (std::size_t n : chunking(text.size(), kind)) {
     s.feed(text.substr(at, n));
     at += n;
@@ -67,8 +130,11 @@ void same_as_extract(std::string_view text, const S& sel, const llmjson::options
       f.settled_at = c->offset;
       f.settled_after = at;
     }
+    if (const llmjson::candidate* c = s.settled()) CHECK(views_into(*c, s.text()));
+    if (watch_completed) w.look(s);
   }
   const auto got = s.finish();
+  if (watch_completed) w.compare(got, s.text());
   INFO("chunks of " << kind << ": " << llmjson_test::differs(got, expected));
   CHECK(llmjson_test::differs(got, expected).empty());
   if (f.settled_at) {
@@ -84,6 +150,10 @@ void every_chunking(std::string_view text, const S& sel, const llmjson::options&
   for (std::size_t kind : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{7},
                            std::size_t{64}, std::size_t{4096}, std::size_t{0}})
     same_as_extract(text, sel, opts, kind);
+  // completed() read after every chunk makes candidates earlier than the stream would: the
+  // result must not change, and completed() must keep its promise.
+  for (std::size_t kind : {std::size_t{3}, std::size_t{0}})
+    same_as_extract(text, sel, opts, kind, nullptr, true);
 }
 
 /// When the stream settles on `text` fed whole (synced), the offset; else nothing.
@@ -219,6 +289,131 @@ TEST_CASE("the stream owns its text: views survive growth, and finish() views li
   REQUIRE(r);
   CHECK(r->chosen().text.data() == s.text().data() + 2);
   CHECK(s.size() == s.text().size());
+}
+
+TEST_CASE("every accessor returns views into the current buffer, whatever was called before",
+          "[stream][views]") {
+  // Issue 16: 1-byte feeds grow the buffer many times; settled(), completed() and seen() read
+  // after any feed (with or without sync) must point into the buffer as it is now. Under
+  // AddressSanitizer a stale view is a heap-use-after-free; here it is also a view outside
+  // text(), or bytes that differ from the text at the candidate's offset.
+  const std::string text = "Answer: {\"a\": 1} and then a long explanation " +
+                           std::string(3000, 'z') + " and {\"b\": [1, 2]} more " +
+                           std::string(3000, 'y');
+  const std::string_view all = text;
+  auto current = [](const llmjson::candidate& c, std::string_view now) {
+    return views_into(c, now) && c.text == now.substr(c.offset, c.text.size());
+  };
+  for (bool sync : {false, true}) {
+    for (bool ask_between : {false, true}) {
+      INFO("sync " << sync << ", accessors read after every feed " << ask_between);
+      llmjson::stream s(llmjson::any_key({"a"}),
+                        llmjson::options{.start = llmjson::output_start::answer});
+      bool text_ok = true, settled_ok = true, completed_ok = true, seen_ok = true;
+      bool settled_once = false;
+      for (std::size_t k = 0; k < all.size(); ++k) {
+        s.feed(all.substr(k, 1));
+        if (sync) s.sync();
+        text_ok = text_ok && s.text() == all.substr(0, k + 1);
+        if (!ask_between && k % 97 != 0) continue;  // views made long before, read now
+        if (const llmjson::candidate* c = s.settled()) {
+          settled_once = true;
+          settled_ok = settled_ok && current(*c, s.text()) && c->text == "{\"a\": 1}";
+        }
+        for (const llmjson::candidate& c : s.completed())
+          completed_ok = completed_ok && current(c, s.text());
+        for (const llmjson::candidate& c : s.seen()) seen_ok = seen_ok && current(c, s.text());
+      }
+      CHECK(text_ok);
+      CHECK(settled_ok);
+      CHECK(completed_ok);
+      CHECK(seen_ok);
+      CHECK(settled_once);
+      CHECK(s.completed().size() == 2);
+      auto r = s.finish();
+      REQUIRE(r);
+      CHECK(r->chosen().text.data() == s.text().data() + 8);
+    }
+  }
+}
+
+TEST_CASE("completed() holds back what a later closing marker could make reasoning",
+          "[stream][completed]") {
+  // Issue 16: under output_start::unknown, `</think>` after a draft makes the draft reasoning
+  // (the already-open rule). completed() promised that nothing later can change its entries,
+  // so before any marker it shows none; seen() shows them, as drafts.
+  llmjson::stream s(llmjson::any_object{});
+  s.feed("Draft: {\"a\": 1} hmm, let me think again.\n");
+  s.sync();
+  CHECK(s.completed().empty());
+  CHECK_FALSE(s.settled());
+  REQUIRE(s.seen().size() == 1);
+  CHECK(s.seen()[0].qualifies);
+  CHECK_FALSE(s.seen()[0].in_reasoning);
+  s.feed("</think>\n{\"b\": 2} done");
+  s.sync();
+  REQUIRE(s.completed().size() == 2);
+  CHECK(s.completed()[0].in_reasoning);
+  CHECK_FALSE(s.completed()[0].qualifies);
+  CHECK(s.completed()[0].reason == "inside the reasoning before </think>");
+  CHECK(s.completed()[1].text == "{\"b\": 2}");
+  REQUIRE(s.settled());
+  CHECK(s.settled()->text == "{\"b\": 2}");
+  // An opening marker first: no closing marker can reach back, so the entries are final.
+  llmjson::stream t(llmjson::any_object{});
+  t.feed("<think>plan</think> Draft: {\"a\": 1} and");
+  t.sync();
+  CHECK(t.completed().size() == 1);
+}
+
+TEST_CASE("a resource limit crossed later takes back the settled answer and completed()",
+          "[stream][completed]") {
+  // Issue 16: the promise of settled() and completed() holds within the resource limits. A
+  // text that crosses one is too_large, as extract() says on it, and the stream says so too.
+  const llmjson::options opts{.policy = llmjson::policy::first,
+                              .start = llmjson::output_start::answer,
+                              .max_candidates = 16};
+  std::string text = "Plan: {\"a\": 1} then ";
+  llmjson::stream s(llmjson::any_object{}, opts);
+  s.feed(text);
+  s.sync();
+  REQUIRE(s.settled());
+  CHECK(s.completed().size() == 1);
+  for (int k = 0; k < 40; ++k) {
+    s.feed("{} ");
+    text += "{} ";
+  }
+  s.sync();
+  CHECK_FALSE(s.settled());
+  CHECK(s.completed().empty());
+  CHECK(s.seen().empty());
+  auto r = s.finish();
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == llmjson::error_kind::too_large);
+  CHECK(llmjson_test::differs(r, llmjson::extract(text, llmjson::any_object{}, opts)).empty());
+  // The size limit likewise.
+  llmjson::stream u(
+      llmjson::any_object{},
+      llmjson::options{.max_input_bytes = 64, .start = llmjson::output_start::answer});
+  u.feed("Plan: {\"a\": 1} then more");
+  u.sync();
+  REQUIRE(u.settled());
+  u.feed(std::string(64, ' '));
+  CHECK_FALSE(u.settled());
+  CHECK(u.completed().empty());
+}
+
+TEST_CASE("open prose-like frames, then prose with objects, synced every 16 bytes",
+          "[stream][linear]") {
+  // Issue 16: each read walked every open prose-like frame, so syncing after every chunk was
+  // quadratic (1 MB: 4.2 s). Its time is measured by tests/bench (stream linearity family);
+  // here the answer is checked in every chunking.
+  std::string text;
+  while (text.size() < 4096) text += "{'x ";
+  while (text.size() < 16384) text += "some prose with an object {\"a\": 1} and more words. ";
+  every_chunking(text, llmjson::any_key({"a"}),
+                 {.policy = llmjson::policy::first, .start = llmjson::output_start::answer});
+  every_chunking(text, llmjson::any_key({"a"}), {.policy = llmjson::policy::unique});
 }
 
 TEST_CASE("a stream over the size limit keeps nothing and finishes too_large", "[stream]") {

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,11 +28,19 @@ namespace llmjson {
 ///
 /// `finish()` returns exactly what `extract(text(), selector, options)` returns, whatever the
 /// chunks (1-byte chunks included): the same value, candidates, positions, reasons, error and
-/// cut. The work is linear in the whole text, whatever the chunks: nothing is read twice.
+/// cut. The work is linear in the whole text, whatever the chunks and however often `sync()`
+/// is called: nothing is read twice, and every read costs in proportion to the new bytes.
 ///
-/// The stream owns the text it was fed; the candidates' views point into it. A view made
-/// before a `feed` may dangle after it (the buffer grows); the result of `finish()` lives as
-/// long as the stream. Not thread-safe; one stream per output.
+/// The stream owns the text it was fed. Every accessor returns views into the current buffer,
+/// whatever was called before it: the views of `settled()`, `completed()` and `seen()` follow
+/// the buffer when a `feed` moves it, and stay valid until the next `feed`. The result of
+/// `finish()` lives as long as the stream. Not thread-safe; one stream per output.
+///
+/// **The resource limits.** What `settled()` and `completed()` promise holds for every
+/// continuation that keeps the whole text within the resource limits (`max_input_bytes`,
+/// `max_candidates`, `max_open_frames`). A text that crosses one is `too_large` whatever came
+/// before, as `extract` says on it: from then on `settled()` is null and `completed()` and
+/// `seen()` are empty. A caller that stops the model once the answer is settled never gets there.
 ///
 /// **Example**:
 /// ```cpp
@@ -49,13 +58,14 @@ class stream {
       : s_(std::make_unique<state>(std::move(sel), std::move(opts))) {}
 
   /// Appends `chunk` to the text. The stream reads new bytes once enough have come (64, or
-  /// 1/16 of the text so far, at most 4 KB): so 1-byte chunks cost what large ones do, and the
-  /// settled answer is seen at most that many bytes late. After `finish()`, asserts.
+  /// 1/16 of the text so far, at most 4 KB), so the settled answer is seen at most that many
+  /// bytes late; `sync()` reads them at once. After `finish()`, asserts.
   void feed(std::string_view chunk) {
     state& s = *s_;
     assert(!s.ended && "llmjson::stream::feed after finish");
     if (s.ended || chunk.empty()) return;
     s.total += chunk.size();
+    if (s.over) return;
     if (s.total > s.opts.max_input_bytes) {
       // Over the limit: the result is too_large whatever comes; the text is not kept.
       s.over = true;
@@ -64,17 +74,20 @@ class stream {
       s.settled.reset();
       return;
     }
-    if (s.over) return;
+    if (chunk.size() > s.buf.capacity() - s.buf.size()) {
+      // The buffer moves: grown here (doubling, as append would), so that the views follow
+      // it exactly when it moves.
+      s.buf.reserve(std::max(s.buf.size() + chunk.size(), 2 * s.buf.capacity()));
+      follow_buffer();
+    }
     s.buf.append(chunk);
-    const std::size_t unread = s.buf.size() - s.read;
-    if (unread >= std::min<std::size_t>(4096, std::max<std::size_t>(64, s.buf.size() / 16)))
-      read(false);
+    if (s.buf.size() >= s.read_at) read(false);
   }
 
-  /// Reads the bytes fed but not read yet (feed waits for a few): `settled()` and
-  /// `completed()` then see all the text so far.
+  /// Reads the bytes fed but not read yet (feed waits for a few): `settled()`, `completed()`
+  /// and `seen()` then see all the text so far. Costs nothing when nothing new came.
   void sync() {
-    if (!s_->ended && !s_->over) read(false);
+    if (!s_->ended && !s_->over && s_->read < s_->buf.size()) read(false);
   }
 
   /// No more text: returns exactly what `extract(text(), selector, options)` returns. The
@@ -100,13 +113,30 @@ class stream {
   /// How many bytes were fed.
   [[nodiscard]] std::size_t size() const noexcept { return s_->total; }
 
-  /// The candidates read so far that nothing later can drop or change, in document order,
-  /// each with its verdict (`qualifies`, `reason`): for a progress display. Their views are
-  /// valid until the next `feed`.
-  [[nodiscard]] const std::vector<candidate>& completed() const noexcept { return s_->done; }
+  /// The candidates read so far that nothing later can drop or change (within the resource
+  /// limits), in document order, each with its verdict (`qualifies`, `reason`). Under
+  /// `output_start::unknown`, until a reasoning marker has come, a later closing marker
+  /// (`</think>`) could still make all the text so far reasoning: this holds them all back,
+  /// as `settled()` does (`seen()` shows them). Valid until the next `feed`.
+  [[nodiscard]] std::span<const candidate> completed() const {
+    if (s_->engine.provisional()) return {};
+    return seen();
+  }
+
+  /// Every candidate read so far, in document order, each with its verdict: `completed()`,
+  /// and those it holds back because a later closing marker could still make them reasoning
+  /// (under `output_start::unknown`, before any marker). For a progress display of drafts as
+  /// they come; an entry may later change its verdict, or vanish with the whole list when a
+  /// resource limit is crossed. Valid until the next `feed`.
+  [[nodiscard]] std::span<const candidate> seen() const {
+    state& s = *s_;
+    if (!s.ended && !s.over && s.engine.overflowed() == detail::overflow::none)
+      make_candidates(s.engine.stable_records(), false);  // made when first asked for
+    return s.done;
+  }
 
   /// Under policy `first`: the answer, once it is settled — `extract` on the text so far
-  /// followed by any continuation (within `max_input_bytes`) would return this candidate.
+  /// followed by any continuation within the resource limits would return this candidate.
   /// Null before, and always under `unique` and `last` (a later candidate could change the
   /// answer). Valid until the next `feed`.
   [[nodiscard]] const candidate* settled() const noexcept {
@@ -126,9 +156,10 @@ class stream {
     detail::engine engine;  // refers to opts: the state stays where it is (on the heap)
     bool first;             // policy first: the answer can settle
     std::string buf;
-    std::size_t total = 0;  // bytes fed
-    std::size_t read = 0;   // bytes the engine has seen
-    bool over = false;      // over max_input_bytes
+    std::size_t total = 0;    // bytes fed
+    std::size_t read = 0;     // bytes the engine has seen
+    std::size_t read_at = 0;  // feed reads once the text is this long
+    bool over = false;        // over max_input_bytes
     bool ended = false;
     std::vector<candidate> done;       // the final candidates so far, judged
     const char* views_into = nullptr;  // buf.data() when done's views were made
@@ -140,12 +171,34 @@ class stream {
     std::optional<std::size_t> settled;
   };
 
+  /// The buffer moved: the views of the candidates follow it. The buffer grows geometrically,
+  /// so this costs O(1) a byte in all.
+  void follow_buffer() {
+    state& s = *s_;
+    const std::string_view text = s.buf;
+    for (candidate& c : s.done) {
+      auto moved = [&](std::string_view v) {
+        return v.empty() ? v
+                         : text.substr(static_cast<std::size_t>(v.data() - s.views_into), v.size());
+      };
+      c.text = moved(c.text);
+      c.info = moved(c.info);
+      c.marker = moved(c.marker);
+    }
+    s.views_into = s.buf.data();
+  }
+
   void read(bool ended) {
     state& s = *s_;
     if (s.over) return;
     s.engine.advance(s.buf, ended);
     s.read = s.buf.size();
-    const std::string_view text = s.buf;
+    s.read_at = s.read + std::min<std::size_t>(4096, std::max<std::size_t>(64, s.read / 16));
+    if (s.engine.overflowed() != detail::overflow::none) {  // too_large, whatever comes
+      s.done.clear();
+      s.settled.reset();
+      return;
+    }
     if (s.engine.generation() != s.generation) {  // the start was reasoning after all
       s.generation = s.engine.generation();
       s.done.clear();
@@ -153,32 +206,35 @@ class stream {
       s.settle_from = 0;
       s.positions_made = false;
     }
-    if (s.views_into != s.buf.data()) {  // the buffer moved: the views follow it
-      for (candidate& c : s.done) {
-        auto moved = [&](std::string_view v) {
-          return v.empty()
-                     ? v
-                     : text.substr(static_cast<std::size_t>(v.data() - s.views_into), v.size());
-        };
-        c.text = moved(c.text);
-        c.info = moved(c.info);
-        c.marker = moved(c.marker);
+    // The first qualifying candidate is the answer of every continuation once nothing before
+    // it can change and no closing marker can still make the start reasoning. Candidates are
+    // made here only while that search needs them; `seen()` makes the rest when asked.
+    if (s.first && !s.settled && !s.engine.provisional())
+      make_candidates(s.engine.stable_records(), true);
+  }
+
+  /// Makes the candidates of the records before `stable` that are not made yet, in document
+  /// order, judged. `settle`: stop at the first qualifying one, which is the settled answer.
+  void make_candidates(std::size_t stable, bool settle) const {
+    state& s = *s_;
+    if (settle) {
+      for (; s.settle_from < s.done.size(); ++s.settle_from) {
+        if (s.done[s.settle_from].qualifies) {
+          s.settled = s.settle_from;
+          return;
+        }
       }
-      s.views_into = s.buf.data();
     }
-    const std::size_t stable = s.engine.stable_records();
-    if (!s.positions_made && stable > 0) {
+    if (s.done.size() >= stable) return;
+    const std::string_view text = s.buf;
+    if (!s.positions_made) {
       // Made with the first record, when the start is known (a BOM takes no column).
       s.positions = detail::position_finder(text);
       s.positions_made = true;
     }
     s.positions.rebind(text);
     auto position_of = [&](std::size_t offset) { return s.positions.at(offset); };
-    if (s.engine.overflowed() != detail::overflow::none) {  // too_large, whatever comes
-      s.done.clear();
-      s.settled.reset();
-      return;
-    }
+    s.views_into = s.buf.data();
     while (s.done.size() < stable) {
       const detail::record& r = s.engine.records[s.done.size()];
       std::size_t at = 0;
@@ -188,17 +244,13 @@ class stream {
                                            position_of);
       detail::judge_candidate(c, s.sel);
       s.done.push_back(std::move(c));
-    }
-    // The first qualifying candidate is the answer of every continuation once nothing before
-    // it can change and no closing marker can still make the start reasoning.
-    if (s.first && !s.settled && !s.engine.provisional()) {
-      for (; s.settle_from < s.done.size(); ++s.settle_from) {
-        if (s.done[s.settle_from].qualifies) {
-          s.settled = s.settle_from;
-          break;
-        }
+      if (settle && s.done.back().qualifies) {
+        s.settle_from = s.done.size() - 1;
+        s.settled = s.settle_from;
+        return;
       }
     }
+    if (settle) s.settle_from = s.done.size();
   }
 
   std::unique_ptr<state> s_;

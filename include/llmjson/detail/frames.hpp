@@ -119,6 +119,7 @@ class frame_scanner {
     where_ = where;
     ctx_ = no_context;
     frames_.clear();
+    prose_run_ = 0;
     in_string_ = false;
     escaped_ = false;
     alive_from_ = 0;
@@ -194,10 +195,12 @@ class frame_scanner {
 
   /// Records from this index on lie inside an open frame that could still own them (a
   /// JSON-like frame, or one whose kind is not decided yet): they may still be dropped.
+  /// Amortized O(1): the run of prose-like frames at the bottom of the stack is remembered
+  /// (a prose-like frame never changes kind, and leaves the stack only from its top), so a
+  /// stream that asks after every chunk never walks thousands of unclosed `{'x` frames again.
   [[nodiscard]] std::size_t stable_records() const noexcept {
-    for (const frame& f : frames_)
-      if (f.k != kind::brace_prose) return f.mark;
-    return out_.size();
+    while (prose_run_ < frames_.size() && frames_[prose_run_].k == kind::brace_prose) ++prose_run_;
+    return prose_run_ < frames_.size() ? frames_[prose_run_].mark : out_.size();
   }
 
   /// A resource limit stopped the scan: which.
@@ -528,6 +531,7 @@ class frame_scanner {
 
   /// After a pop: the chain's live frames are within the stack; none left, the chain is over.
   void after_pop() {
+    prose_run_ = std::min(prose_run_, frames_.size());
     alive_from_ = std::min(alive_from_, frames_.size());
     if (alive_from_ == frames_.size()) retire_chain();
   }
@@ -621,6 +625,7 @@ class frame_scanner {
       drop_starting_in(near_misses_, near_mark, drops);
     }
     frames_.clear();
+    prose_run_ = 0;
     return cut;
   }
 
@@ -648,6 +653,7 @@ class frame_scanner {
   std::size_t max_records_;
   std::size_t max_frames_;
   std::vector<frame> frames_;
+  mutable std::size_t prose_run_ = 0;  // frames_[..prose_run_] are prose-like (stable_records)
   validator v_;
   static constexpr std::uint32_t no_context = static_cast<std::uint32_t>(-1);
   context where_;                   // the current segment's
