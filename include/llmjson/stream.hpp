@@ -131,7 +131,7 @@ class stream {
   [[nodiscard]] std::span<const candidate> seen() const {
     state& s = *s_;
     if (!s.ended && !s.over && s.engine.overflowed() == detail::overflow::none)
-      make_candidates(s.engine.stable_records(), false);  // made when first asked for
+      make_candidates(s.engine.stable_records());  // made when first asked for
     return s.done;
   }
 
@@ -167,7 +167,7 @@ class stream {
     detail::position_finder positions{std::string_view()};
     bool positions_made = false;
     detail::validator diagnosis;
-    std::size_t settle_from = 0;  // done[..settle_from] hold no qualifying candidate
+    std::size_t settle_from = 0;  // records[..settle_from] hold no qualifying candidate
     std::optional<std::size_t> settled;
   };
 
@@ -209,22 +209,26 @@ class stream {
     // The first qualifying candidate is the answer of every continuation once nothing before
     // it can change and no closing marker can still make the start reasoning. Candidates are
     // made here only while that search needs them; `seen()` makes the rest when asked.
-    if (s.first && !s.settled && !s.engine.provisional())
-      make_candidates(s.engine.stable_records(), true);
+    if (!s.first || s.settled || s.engine.provisional()) return;
+    const std::size_t stable = s.engine.stable_records();
+    for (; s.settle_from < stable; ++s.settle_from) {
+      // A record that is not valid JSON, or lies in reasoning, never qualifies: its candidate
+      // is made only when one after it settles, or at the end (a hostile text of invalid spans
+      // that ends in too_large costs no candidates, as in extract).
+      const detail::record& r = s.engine.records[s.settle_from];
+      if (!r.valid || s.engine.contexts[r.ctx].in_reasoning) continue;
+      make_candidates(s.settle_from + 1);
+      if (s.done[s.settle_from].qualifies) {
+        s.settled = s.settle_from;
+        return;
+      }
+    }
   }
 
   /// Makes the candidates of the records before `stable` that are not made yet, in document
-  /// order, judged. `settle`: stop at the first qualifying one, which is the settled answer.
-  void make_candidates(std::size_t stable, bool settle) const {
+  /// order, judged.
+  void make_candidates(std::size_t stable) const {
     state& s = *s_;
-    if (settle) {
-      for (; s.settle_from < s.done.size(); ++s.settle_from) {
-        if (s.done[s.settle_from].qualifies) {
-          s.settled = s.settle_from;
-          return;
-        }
-      }
-    }
     if (s.done.size() >= stable) return;
     const std::string_view text = s.buf;
     if (!s.positions_made) {
@@ -244,13 +248,7 @@ class stream {
                                            position_of);
       detail::judge_candidate(c, s.sel);
       s.done.push_back(std::move(c));
-      if (settle && s.done.back().qualifies) {
-        s.settle_from = s.done.size() - 1;
-        s.settled = s.settle_from;
-        return;
-      }
     }
-    if (settle) s.settle_from = s.done.size();
   }
 
   std::unique_ptr<state> s_;
