@@ -643,6 +643,12 @@ def group_early(c, a):
     # The input arrives in pieces, the answer split across them.
     check_exits_while_writing(c, "pieces", ["--early", "--starts-in", "answer", "--keys", "steps"], plain,
                               {"steps": ["boil", "pour"]}, ("9", "sleep:0.2", "1", "sleep:0.2", "15", "sleep:0.2", "20", "sleep:0.2", "rest"))
+    # The first piece settles it, and the writer then pauses for longer than the 20 s this
+    # check waits: the tool must answer from what is there, not wait for a full block (issue 16).
+    first = b'<think>\nplan it {"orders": ["draft"]}\n</think>\nFinal: {"orders": ["come about"]} and then'
+    check_exits_while_writing(c, "settled by the first piece, then a pause", ["--early", "--keys", "orders"],
+                              first + b" more prose", {"orders": ["come about"]},
+                              (str(len(first)), "sleep:30", "rest"))
     # A half-written answer, or one that a later frame could still own: not settled, keep reading.
     check_waits_for_more(c, "half an answer", ["--early", "--starts-in", "answer"], b'Plan: {"steps": ["boil"',
                          "truncated")
