@@ -271,6 +271,14 @@ bool compare_stream(const setup& s, const Sel& sel, llmjson::policy p, const ref
   std::size_t at = 0, settled_after = 0;
   std::optional<std::size_t> settled;
   char what[200];
+  // completed(), read after some chunks: each entry as it first appeared (offset, length,
+  // verdict, reasoning), to hold against finish(), since nothing later may change it.
+  struct shown_entry {
+    std::size_t offset, size;
+    bool qualifies, in_reasoning;
+    std::string reason;
+  };
+  std::vector<shown_entry> shown_entries;
   while (at < s.text.size()) {
     h = h * 6364136223846793005ULL + 1442695040888963407ULL;
     const std::size_t kind = (h >> 60) & 3;
@@ -279,6 +287,17 @@ bool compare_stream(const setup& s, const Sel& sel, llmjson::policy p, const ref
     st.feed(s.text.substr(at, n));
     at += n;
     if ((h >> 20) & 1) st.sync();
+    if ((h >> 21) & 1) {
+      const auto done = st.completed();
+      if (done.size() < shown_entries.size())
+        return disagree("the stream's completed() shrank", s, lib, r.scan);
+      for (std::size_t k = shown_entries.size(); k < done.size(); ++k) {
+        const llmjson::candidate& c = done[k];
+        if (c.text != st.text().substr(c.offset, c.text.size()))
+          return disagree("a view of completed() is not the text at its offset", s, lib, r.scan);
+        shown_entries.push_back({c.offset, c.text.size(), c.qualifies, c.in_reasoning, c.reason});
+      }
+    }
     if (const llmjson::candidate* c = st.settled(); c && !settled) {
       if (p != llmjson::policy::first)
         return disagree("the stream settled under a policy other than first", s, lib, r.scan);
@@ -291,6 +310,22 @@ bool compare_stream(const setup& s, const Sel& sel, llmjson::policy p, const ref
     std::snprintf(what, sizeof what, "policy %s: the stream's finish() differs from extract(): %s",
                   std::string(llmjson::to_string(p)).c_str(), d.c_str());
     return disagree(what, s, lib, r.scan);
+  }
+  // A resource limit crossed later takes everything back, as documented: nothing to hold.
+  if (!shown_entries.empty() && (whole || whole.error().kind != llmjson::error_kind::too_large)) {
+    const auto& all = whole ? whole->candidates : whole.error().candidates;
+    for (std::size_t k = 0; k < shown_entries.size(); ++k) {
+      const shown_entry& e = shown_entries[k];
+      if (k >= all.size() || all[k].offset != e.offset || all[k].text.size() != e.size ||
+          all[k].qualifies != e.qualifies || all[k].in_reasoning != e.in_reasoning ||
+          all[k].reason != e.reason) {
+        std::snprintf(what, sizeof what,
+                      "the stream's completed() showed entry %zu (at %zu), and finish() lists "
+                      "something else there",
+                      k, e.offset);
+        return disagree(what, s, lib, r.scan);
+      }
+    }
   }
   if (!settled) return true;
   // Settled: the text so far, followed by anything (within the size limit), gives that answer.
