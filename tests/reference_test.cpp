@@ -66,6 +66,33 @@ std::string pick(std::string_view text, ref::policy p, const std::vector<std::st
   return (o.fallback ? "~" : "") + std::string(text.substr(c.begin, c.end - c.begin));
 }
 
+/// The outcome of one policy, with its message (no_match only).
+ref::outcome outcome_of(std::string_view text, ref::policy p,
+                        const std::vector<std::string>& keys = {}) {
+  const ref::result r = ref::extract(text, keys);
+  return p == ref::policy::first               ? r.first
+         : p == ref::policy::first_no_fallback ? r.first_no_fallback
+         : p == ref::policy::unique            ? r.unique
+                                               : r.last;
+}
+
+/// Each candidate's problem text (empty when the reference gives none), `|`-separated.
+std::string problems(std::string_view text) {
+  std::string out;
+  for (const ref::candidate& c : ref::candidates(text).candidates) {
+    if (!out.empty()) out += " | ";
+    out += c.problem;
+  }
+  return out;
+}
+
+/// Each candidate's `enclosed` flag as `E` (inside a frame) or `-`.
+std::string enclosed(std::string_view text) {
+  std::string out;
+  for (const ref::candidate& c : ref::candidates(text).candidates) out += c.enclosed ? 'E' : '-';
+  return out;
+}
+
 /// The properties every scan has: spans inside the text, in document order, never overlapping.
 void check_shape(std::string_view text, const ref::scan_result& s) {
   std::size_t end = 0;
@@ -92,7 +119,7 @@ TEST_CASE("the reference gives every corpus case its expected answer or error", 
   for (const auto& e : std::filesystem::directory_iterator(LLMJSON_CORPUS_DIR))
     if (e.path().extension() == ".txt") all.push_back(e.path());
   std::sort(all.begin(), all.end());
-  REQUIRE(all.size() == 71);
+  REQUIRE(all.size() == 85);
   std::size_t by_keys = 0, by_schema = 0;
   for (const auto& txt : all) {
     auto expect_path = txt;
@@ -137,7 +164,7 @@ TEST_CASE("the reference gives every corpus case its expected answer or error", 
   }
   std::cout << "reference corpus: " << by_keys << " cases with keys or any object, " << by_schema
             << " with a schema (llmjson::schema as the selector)\n";
-  CHECK(by_keys + by_schema == 71);
+  CHECK(by_keys + by_schema == 85);
 }
 
 // --- Section 1 ---------------------------------------------------------------------------------
@@ -232,8 +259,12 @@ TEST_CASE("reference scan: a brace frame's kind, and what each kind keeps", "[re
   CHECK(scan("x [{\"b\":1},] y") == "scan [{\"b\":1},] invalid");
   // A prose-like frame opens bracket frames as prose does.
   CHECK(scan("{ see [\"a\"] }") == "scan [\"a\"]");
-  // In a JSON-like frame, a control character ends a string, even after a backslash.
-  CHECK(scan("{\"a\": \"x\\\n} {\"b\":1}") == "scan {\"a\": \"x\\\n} invalid | scan {\"b\":1}");
+  // v3: a later string of a JSON-like frame ends only at an unescaped quote; a backslash escapes
+  // a raw line break, which is a string byte. Here the string runs on to `"b`, the frame dies at
+  // `b` (read as the scan reads it) and never closes: nothing.
+  CHECK(scan("{\"a\": \"x\\\n} {\"b\":1}") == "");
+  // A first string still ends at a control character, even after a backslash: prose-like.
+  CHECK(scan("{\"x\\\n} {\"b\":1}") == "scan {\"b\":1}");
   // Braces in strings are text.
   CHECK(scan("x {\"a\": \"}{\"} y") == "scan {\"a\": \"}{\"}");
 }
@@ -330,7 +361,9 @@ TEST_CASE("reference: each built-in marker pair makes a region", "[reference]") 
       {"<|START_THINKING|>", "<|END_THINKING|>"},
       {"<|begin_of_thought|>", "<|end_of_thought|>"},
       {"<seed:think>", "</seed:think>"},
-      {"\xE2\x97\x81think\xE2\x96\xB7", "\xE2\x97\x81/THINK\xE2\x96\xB7"}};
+      {"\xE2\x97\x81think\xE2\x96\xB7", "\xE2\x97\x81/THINK\xE2\x96\xB7"},
+      {"<Scratchpad>", "</SCRATCHPAD>"},
+      {"<details type=\"reasoning\" done=\"true\" duration=\"4\">", "</details>"}};
   for (const auto& [open, close] : pairs) {
     INFO(open);
     const std::string t = "a " + open + "{\"d\":1}" + close + " b {\"e\":2}";
@@ -479,4 +512,289 @@ TEST_CASE("reference: policies, the fallback, the cut and the error kinds", "[re
   CHECK(pick("     ", p::first, {}, small) == "too_large");
   small.max_input_bytes = 7;
   CHECK(pick("{\"a\":1}", p::first, {}, small) == "{\"a\":1}");
+}
+
+// --- Rules v3 -----------------------------------------------------------------------------------
+
+TEST_CASE("reference v3: lines end at LF, at a lone CR, or at CR LF", "[reference][v3]") {
+  // Lone CRs end lines: the fence holds the scalar (corpus 30-lone-cr-fenced-scalar).
+  CHECK(scan("How many?\r\r```json\r42\r```\r") == "fence 42");
+  CHECK(scan("x\r~~~\r[\"a\"]\r~~~") == "fence [\"a\"]");
+  // CR LF is one line ending, not two (the body is one line, no empty line in it).
+  CHECK(scan("x\r\n```\r\n[\"a\"]\r\n```\r\n") == "fence [\"a\"]");
+  // A part's first line: after </think> a fence opens at once, with lone-CR lines.
+  CHECK(scan("<think>a</think>```json\r[1]\r```") == "fence [1]");
+  // Without a line ending, a fence run in the middle of a line opens nothing.
+  CHECK(scan("x ```json [1] ```") == "");
+  // The closing line: only spaces and tabs after the fence characters.
+  CHECK(scan("x\n```\n[\"a\"]\n``` \t\n") == "fence [\"a\"]");
+  CHECK(scan("x\n```\n[\"a\"]\n```\f\n") == "scan [\"a\"]");  // a form feed: no closer
+  CHECK(scan("x\n```\n[\"a\"]\n```\v") == "scan [\"a\"]");    // nor a vertical tab
+}
+
+TEST_CASE("reference v3: the <scratchpad> pair", "[reference][v3]") {
+  CHECK(scan("<scratchpad>{\"a\":1}</scratchpad>{\"b\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"b\":2}");
+  // Already open (corpus 30-scratchpad-prefilled-already-open).
+  CHECK(scan("draft {\"a\":1}\n</scratchpad>\n{\"a\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  CHECK(pick("draft {\"a\":1}\n</scratchpad>\n{\"a\":2}", ref::policy::first, {"a"}) ==
+        "{\"a\":2}");
+  // After an opening marker, a later </scratchpad> is text.
+  CHECK(scan("<think>a</think>{\"a\":1} </scratchpad> {\"b\":2}") ==
+        "scan {\"a\":1} | scan {\"b\":2}");
+  CHECK(scan("<scratchpad>{\"a\":1}") == "scan {\"a\":1} reasoning | cut@0 reasoning");
+}
+
+TEST_CASE("reference v3: Open WebUI's <details type=\"reasoning\"> block", "[reference][v3]") {
+  const std::string block =
+      "<details type=\"reasoning\" done=\"true\" duration=\"4\">\n<summary>Thought</summary>\n"
+      "> maybe {\"a\":1}\n</details>\n{\"a\":2}";
+  CHECK(scan(block) == "scan {\"a\":1} reasoning | part {\"a\":2}");
+  CHECK(pick(block, ref::policy::unique, {"a"}) == "{\"a\":2}");
+  // Matched as markers are: ASCII letters case-insensitively; nothing between `<details` and the
+  // attribute is required to be a space.
+  CHECK(scan("<DETAILS Type=\"Reasoning\">{\"a\":1}</Details>{\"a\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  // Never closed: truncated (corpus 30-openwebui-details-reasoning-unfinished).
+  CHECK(scan("<details type=\"reasoning\">\n{\"a\":1}") ==
+        "scan {\"a\":1} reasoning | cut@0 reasoning");
+  // Without type="reasoning" up to the first `>`, it opens nothing: text, </details> too.
+  CHECK(scan("<details>\n<summary>x</summary>\n{\"a\":1}\n</details>") == "scan {\"a\":1}");
+  CHECK(scan("<details open>{\"a\":1}</details> type=\"reasoning\">") == "scan {\"a\":1}");
+  CHECK(scan("<details type=\"reasoning\" {\"a\":1}") == "scan {\"a\":1}");  // no `>` follows
+  // The search goes on from the byte after its `<`: a marker right after is found.
+  CHECK(scan("<details><think>{\"a\":1}</think>{\"b\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"b\":2}");
+  // </details> outside a region is text: never already open, unlike the other closing tags.
+  CHECK(scan("draft {\"a\":1}</details>{\"a\":2}") == "scan {\"a\":1} | scan {\"a\":2}");
+  CHECK(scan("draft {\"a\":1}</think>{\"a\":2}") == "scan {\"a\":1} reasoning | part {\"a\":2}");
+  // ... and the already-open search passes over it to a later closing tag.
+  CHECK(scan("x {\"a\":1} </details> {\"b\":2} </think> {\"c\":3}") ==
+        "scan {\"a\":1} reasoning | scan {\"b\":2} reasoning | part {\"c\":3}");
+  // The prompt opened the reasoning: </details> does not end it.
+  ref::options in_reasoning;
+  in_reasoning.start = ref::output_start::reasoning;
+  CHECK(scan("{\"a\":1}</details>{\"b\":2}</think>{\"c\":3}", in_reasoning) ==
+        "scan {\"a\":1} reasoning | scan {\"b\":2} reasoning | part {\"c\":3}");
+  CHECK(scan("x {\"a\":1}</details>{\"b\":2}", in_reasoning) ==
+        "scan {\"a\":1} reasoning | scan {\"b\":2} reasoning | cut@0 reasoning");
+}
+
+TEST_CASE("reference v3: a harmony region's opening marker includes the channel name",
+          "[reference][v3]") {
+  // The part starts after `analysis`, so it starts a line with a fence opener.
+  CHECK(scan("<|channel|>analysis```json\n[1]\n```<|end|>") == "fence [1] reasoning");
+  // `final` opens no region: the name is text of the part after <|channel|>.
+  CHECK(scan("<|channel|>final```json\n[1]\n```") == "");
+}
+
+TEST_CASE("reference v3: stripped harmony (analysis...assistantfinal)", "[reference][v3]") {
+  const std::string t =
+      "analysis draft {\"a\":1} assistantcommentary {\"t\":0} assistantfinal{\"a\":2}";
+  CHECK(scan(t) == "scan {\"a\":1} reasoning | scan {\"t\":0} reasoning | part {\"a\":2}");
+  CHECK(pick(t, ref::policy::unique, {"a"}) == "{\"a\":2}");
+  // After the BOM and JSON white space; letters case-insensitively.
+  CHECK(scan("\xEF\xBB\xBF \n\tAnalysis {\"a\":1} AssistantFinal {\"a\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  // Only the first `assistantfinal` closes it; the second is answer text.
+  CHECK(scan("analysis x assistantfinal {\"a\":2} assistantfinal") == "scan {\"a\":2}");
+  // Inside the region no other marker counts; after it, markers count as usual.
+  CHECK(scan("analysis <think> {\"a\":1} assistantfinal {\"a\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  CHECK(scan("analysis x assistantfinal <think>{\"a\":1}</think>{\"a\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  // The already-open rule does not apply: a later closing tag is text.
+  CHECK(scan("analysis x assistantfinal {\"a\":1} </think> {\"b\":2}") ==
+        "scan {\"a\":1} | scan {\"b\":2}");
+  // Nothing after the region: no answer, no cut.
+  CHECK(scan("analysis {\"a\":1} assistantfinal") == "scan {\"a\":1} reasoning");
+  CHECK(pick("analysis {\"a\":1} assistantfinal", ref::policy::first) == "no_json");
+  // Whatever options::start says.
+  ref::options in_reasoning, answer;
+  in_reasoning.start = ref::output_start::reasoning;
+  answer.start = ref::output_start::answer;
+  CHECK(scan("analysis {\"a\":1} assistantfinal {\"a\":2} </think> {\"b\":3}", in_reasoning) ==
+        "scan {\"a\":1} reasoning | scan {\"a\":2} | scan {\"b\":3}");
+  CHECK(scan("analysis {\"a\":1} assistantfinal {\"a\":2}", answer) ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  // Not applied: regions off; no `assistantfinal` (corpus 30-leading-analysis-word-is-text);
+  // `assistantfinal` only before the word; not at the start; a harmony token anywhere.
+  ref::options off;
+  off.reasoning_regions = false;
+  CHECK(scan("analysis {\"a\":1} assistantfinal {\"a\":2}", off) ==
+        "scan {\"a\":1} | scan {\"a\":2}");
+  CHECK(scan("Analysis: {\"a\":1} and {\"a\":2}") == "scan {\"a\":1} | scan {\"a\":2}");
+  CHECK(scan("analysis {\"a\":1}") == "scan {\"a\":1}");
+  CHECK(scan("x analysis {\"a\":1} assistantfinal {\"a\":2}") == "scan {\"a\":1} | scan {\"a\":2}");
+  CHECK(scan("analysis {\"a\":1} assistantfinal {\"a\":2}<|return|>") ==
+        "scan {\"a\":1} | scan {\"a\":2}");
+  CHECK(scan("<|start|>analysis {\"a\":1} assistantfinal {\"a\":2}") ==
+        "scan {\"a\":1} | scan {\"a\":2}");
+  // With a harmony token, the token rules apply instead (here <|end|>: already open).
+  CHECK(scan("analysis {\"a\":1} assistantfinal <|end|>{\"a\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+}
+
+TEST_CASE("reference v3: a closing marker at the very end closes its region", "[reference][v3]") {
+  CHECK(scan("<think>{\"a\":1}</think>") == "scan {\"a\":1} reasoning");
+  CHECK(scan("<|channel|>analysis<|message|>{\"a\":1}<|end|>") == "scan {\"a\":1} reasoning");
+  // A frame, string or fence still open where the region's text ends is cut by the part
+  // boundary: malformed, never a cut (corpus 30-think-closes-at-end-of-output).
+  CHECK(scan("<think>{\"a\": 1</think>") == "scan {\"a\": 1 invalid reasoning");
+  CHECK(scan("<think>[\"a\", \"b</think>") == "scan [\"a\", \"b invalid reasoning");
+  CHECK(scan("<|channel|>analysis<|message|>{\"a\": 1<|end|>") ==
+        "scan {\"a\": 1 invalid reasoning");
+  CHECK(scan("<think>\n```json\n[1, 2</think>") == "");
+  CHECK(scan("<think>\n```json\n</think>") == "");
+  CHECK(pick("<think>\n```json\n{\"t\": \"x</think>", ref::policy::first) == "no_json");
+  // Not closed: the region runs to the end and the output is truncated.
+  CHECK(scan("<think>[\"a\", \"b") == "cut@0 reasoning");
+}
+
+TEST_CASE("reference v3: first strings end at a raw control character, later strings do not",
+          "[reference][v3]") {
+  // A brace frame's first string: a line break ends it, the frame is prose-like.
+  CHECK(scan("{\"a\nb\": 1} {\"c\":2}") == "scan {\"c\":2}");
+  CHECK(scan("body={\"\nnext {\"c\":2}\nbody={\"\n") == "scan {\"c\":2}");
+  // A later string of a JSON-like brace frame holds it: the frame closes malformed, owning all.
+  CHECK(scan("{\"a\": \"x\ny\"} {\"c\":2}") == "scan {\"a\": \"x\ny\"} invalid | scan {\"c\":2}");
+  CHECK(scan("{\"a\": \"x\n{\"c\":2}\n\"} tail") == "scan {\"a\": \"x\n{\"c\":2}\n\"} invalid");
+  CHECK(scan("{\"a\": \"x\\\ny\"}") == "scan {\"a\": \"x\\\ny\"} invalid");  // after a backslash
+  // A nested brace frame's first string is a first string again.
+  CHECK(scan("x {\"a\": {\"k\n\": 1}} y") == "scan {\"a\": {\"k\n\": 1}} invalid");
+  // A bracket frame's first string: a raw control character means it was no frame at all; the
+  // scan goes on after it, outside (the object is then no piece: it can be the fallback).
+  CHECK(scan("[\"a\nb\", {\"c\":2}]") == "scan {\"c\":2}");
+  CHECK(enclosed("[\"a\nb\", {\"c\":2}]") == "-");
+  CHECK(pick("[\"a\nb\", {\"c\":2}]", ref::policy::first, {"zz"}) == "~{\"c\":2}");
+  CHECK(scan("[ \"a\\\tb\", {\"c\":2}]") == "scan {\"c\":2}");  // even after a backslash
+  // ... or in the prose-like frame around it.
+  CHECK(scan("{ see [\"a\nb\"] {\"c\":2} }") == "scan {\"c\":2}");
+  CHECK(enclosed("{ see [\"a\nb\"] {\"c\":2} }") == "E");
+  // Not its first string: the first byte after `[` is not a quote. The string holds the control
+  // character; the frame closes malformed and owns its inside.
+  CHECK(scan("[{\"c\":2}, \"a\nb\"]") == "scan [{\"c\":2}, \"a\nb\"] invalid");
+  CHECK(scan("[\"a\", \"b\tc\", {\"c\":2}]") == "scan [\"a\", \"b\tc\", {\"c\":2}] invalid");
+  // Corpus 30-bracket-raw-tabs-log-lines-unique: the payloads are pieces of the malformed array.
+  CHECK(pick("L: [\"ok\", \"t\tauth\t{\"user_id\": 4}\"]", ref::policy::unique, {"user_id"}) ==
+        "no_json");
+}
+
+TEST_CASE("reference v3: the segment-end tests read strings as the scan does", "[reference][v3]") {
+  using st = ref::json_status;
+  auto as_scanned = [](std::string_view t) { return ref::check_json_as_scanned(t, 0, t.size()); };
+  auto strict = [](std::string_view t) { return ref::check_json(t, 0, t.size()); };
+  // A raw control character is a string byte, alone or after a backslash...
+  CHECK(as_scanned("{\"a\": \"x\ny").status == st::prefix);
+  CHECK(as_scanned("{\"a\": \"x\\\ny\", \"b\": \"\t").status == st::prefix);
+  CHECK(as_scanned("[\"a\n\", \"b\x01").status == st::prefix);
+  CHECK(as_scanned("{\"a\": \"x\ny\"}").status == st::complete);
+  // ... except in an object's first key, read strictly (at any depth).
+  CHECK(as_scanned("{\"a\nb").status == st::invalid);
+  CHECK(as_scanned("{\"a\nb").stop == 3);
+  CHECK(as_scanned("{\"a\": {\"k\n").status == st::invalid);
+  CHECK(as_scanned("{\"a\": 1, \"k\n").status == st::prefix);  // a later key
+  // Other checks stay: an escape that is not JSON, surrogates.
+  CHECK(as_scanned("{\"a\": \"\\x").status == st::invalid);
+  CHECK(as_scanned("{\"a\": \"\\ud83d\n").status == st::invalid);
+  // Everywhere else the reading is strict, and names the control character.
+  CHECK(strict("{\"a\": \"x\ny").status == st::invalid);
+  CHECK(strict("{\"a\": \"x\ny").stop == 8);
+  CHECK(strict("{\"a\": \"x\ny").stop_control);
+  CHECK(strict("\"\\u00\n").stop_control);
+  CHECK_FALSE(strict("{\"a\": \"\\x\"}").stop_control);
+  // So an answer whose strings hold raw line breaks, cut by the end of the text, is truncated
+  // (corpus 30-code-string-raw-newlines-cut-truncated)...
+  const std::string code = "Here: {\"code\": \"import os\n\nfor r in rows:\n    print(r";
+  CHECK(scan(code) == "cut@6");
+  CHECK(pick(code, ref::policy::first, {"code"}) == "truncated");
+  CHECK(scan("x [\"a\", \"b\nc") == "cut@2");
+  // ... and a frame does not stop being a prefix there: what it holds before the byte where it
+  // went wrong is dropped, what comes after is kept.
+  CHECK(scan("T: {\"d\": \"a\nb\", \"e\": {\"id\": 7}, \"w\": <t>, {\"d\": 2}") ==
+        "scan {\"d\": 2}");
+  // Not applied: a first key holding a line break is prose, and the end of the text cuts nothing.
+  CHECK(scan("Here: {\"co\nde\": \"x") == "");
+  CHECK(pick("Here: {\"co\nde\": \"x", ref::policy::first) == "no_json");
+  CHECK(scan("x [\"a\nb\", \"c") == "");
+  // Whole output, whole part and fence body: strict. Not a value, not a prefix: scanned.
+  CHECK(scan("\"a\nb\"") == "");
+  CHECK(scan("{\"a\": \"x\ny") == "cut@0");  // the scan's cut, the whole output is no prefix
+  CHECK(scan("x\n```\n[\"a\", \"b\nc\"]\n```") == "scan [\"a\", \"b\nc\"] invalid");
+}
+
+TEST_CASE("reference v3: a raw control character in a string, named in the problem",
+          "[reference][v3]") {
+  CHECK(problems("{\"a\": \"x\ny\"}  ") == "line 1 col 9: a raw line break in a string");
+  CHECK(problems("x {\"a\": \"x\ry\"}") == "line 1 col 11: a raw line break in a string");
+  CHECK(problems("x [\"a\", \"b\tc\"]") == "line 1 col 11: a raw tab in a string");
+  CHECK(problems(std::string("x {\"a\": \"\x01\"}")) ==
+        "line 1 col 10: a raw control character (U+0001) in a string");
+  CHECK(problems(std::string("x {\"a\": \"\x1F\"}")) ==
+        "line 1 col 10: a raw control character (U+001F) in a string");
+  CHECK(problems(std::string("x {\"a\": \"\0\"}", 12)) ==
+        "line 1 col 10: a raw control character (U+0000) in a string");
+  // The byte after a backslash, and the first offending byte only.
+  CHECK(problems("x {\"a\": \"x\\\ny\"}") == "line 1 col 12: a raw line break in a string");
+  CHECK(problems("x {\"a\": \"x\ny\", \"b\": \"\t\"}") ==
+        "line 1 col 11: a raw line break in a string");
+  // Lines end at LF, lone CR and CR LF; columns count code points; a leading BOM takes none.
+  CHECK(problems("\xC3\xA9\r\n\r{\"a\": \"\xC3\xA9\ry\"}") ==
+        "line 3 col 9: a raw line break in a string");
+  CHECK(problems("\xEF\xBB\xBFx {\"a\": \"\t\"}") == "line 1 col 10: a raw tab in a string");
+  // A nested first key: the first offending byte.
+  CHECK(problems("x {\"a\": {\"k\n\": 1}}") == "line 1 col 12: a raw line break in a string");
+  // Other problems are not given by the reference; an earlier one wins over a control character.
+  CHECK(problems("x {\"a\": 1,}") == "");
+  CHECK(problems("x {\"a\": 01, \"b\": \"\n\"}") == "");
+  CHECK(problems("x {\"a\": 1} y") == "");
+}
+
+TEST_CASE("reference v3: the fallback is never a piece of a frame", "[reference][v3]") {
+  using p = ref::policy;
+  // A blockquoted object is prose-like; its nested object is a piece (corpus
+  // 30-fallback-refuses-piece-in-blockquote).
+  const std::string quote = "Pasted:\n> {\n>   \"c\": {\"id\": 1},\n>   \"x\": 2\n> }\nok";
+  CHECK(scan(quote) == "scan {\"id\": 1}");
+  CHECK(enclosed(quote) == "E");
+  CHECK(pick(quote, p::first, {"refund"}) == "no_match");
+  CHECK(pick(quote, p::first_no_fallback, {"refund"}) == "no_match");
+  CHECK(pick(quote, p::unique, {"refund"}) == "no_match");
+  CHECK(pick(quote, p::first, {"id"}) == "{\"id\": 1}");  // a piece still qualifies
+  // A Python repr (corpus 30-fallback-refuses-piece-in-python-repr).
+  const std::string repr = "It returned {'status': 404, 'h': {\"ct\": \"json\"}, 'ok': False}.";
+  CHECK(pick(repr, p::first, {"user_id"}) == "no_match");
+  CHECK(pick(repr, p::first, {"ct"}) == "{\"ct\": \"json\"}");
+  // Inside a JSON-like frame that died or never closed.
+  CHECK(pick("T: {\"d\": <a|b>, \"w\": {\"x\": 1}", p::first, {"zz"}) == "no_match");
+  CHECK(pick("f(x) { return {\"a\":1}; }", p::first, {"zz"}) == "no_match");
+  // A candidate no frame encloses is the fallback, even after pieces.
+  CHECK(pick("{'a': {\"b\": 1}} and {\"c\": 2}", p::first, {"zz"}) == "~{\"c\": 2}");
+  CHECK(enclosed("{'a': {\"b\": 1}} and {\"c\": 2}") == "E-");
+  CHECK(pick("{k: {\"b\": 1}}\n```json\n[\"id\"]\n```", p::first, {"zz"}) == "~[\"id\"]");
+  CHECK(pick("<think>x</think>[1]", p::first, {"zz"}) == "~[1]");
+  CHECK(pick("{\"a\": 1}", p::first, {"zz"}) == "~{\"a\": 1}");
+  // A closed JSON-like frame is no enclosure of what follows it.
+  CHECK(pick("{\"a\": {\"b\": 1}} {\"c\": 2}", p::first, {"zz"}) == "~{\"a\": {\"b\": 1}}");
+}
+
+TEST_CASE("reference v3: no_match has one message shape, fallback off or impossible",
+          "[reference][v3]") {
+  using p = ref::policy;
+  const std::string quote = "> {\n>   \"c\": {\"id\": 1}\n> }";
+  // No candidate can be the fallback.
+  CHECK(outcome_of(quote, p::first, {"refund"}).message == "1 candidate, none qualifies");
+  // The fallback turned off, unique, last: the same.
+  CHECK(outcome_of(quote, p::first_no_fallback, {"refund"}).message ==
+        "1 candidate, none qualifies");
+  CHECK(outcome_of(quote, p::unique, {"refund"}).message == "1 candidate, none qualifies");
+  CHECK(outcome_of(quote, p::last, {"refund"}).message == "1 candidate, none qualifies");
+  // Counted: the candidates outside reasoning regions, malformed ones included.
+  const std::string more = "<think>{\"r\":1}</think> x {\"a\":1,} {'p': {\"b\": 2}}";
+  CHECK(outcome_of(more, p::first, {"zz"}).error == ref::error_kind::no_match);
+  CHECK(outcome_of(more, p::first, {"zz"}).message == "2 candidates, none qualifies");
+  // Other outcomes carry no message.
+  CHECK(outcome_of("{\"a\": 1} x", p::first, {"zz"}).message.empty());
+  CHECK(outcome_of("x {\"a\": 1", p::first, {"zz"}).message.empty());
 }

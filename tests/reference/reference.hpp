@@ -63,6 +63,14 @@ struct candidate {
   source src = source::scan;
   bool is_object = false;         ///< valid and an object
   std::vector<std::string> keys;  ///< an object's top-level keys, unescaped, in order
+  /// Section 5: found inside a frame (its opening byte was read with a frame open), so "a piece
+  /// of something bigger" that is never the fallback. Whole-output, whole-part and fence-body
+  /// candidates are never enclosed.
+  bool enclosed = false;
+  /// Why an invalid candidate is not valid, given only when a raw control character in a string
+  /// is the first byte that breaks it: `line 3 col 17: a raw line break in a string` (empty
+  /// otherwise: the reference gives no other reason).
+  std::string problem;
 };
 
 /// Section 4: whether the output is truncated, and where (C7).
@@ -86,6 +94,10 @@ struct outcome {
   error_kind error = error_kind::none;
   std::size_t index = 0;
   bool fallback = false;
+  /// For no_match only: `3 candidates, none qualifies`, the head of the library's message (which
+  /// goes on with `: ` and each candidate's place and reason, not covered here). The same for
+  /// every no_match, whatever the policy and whether the fallback was off or impossible.
+  std::string message;
 };
 
 /// Everything the reference says of one output under a key selector.
@@ -103,6 +115,11 @@ inline constexpr std::size_t max_depth = 512;
 // Section 1. Valid JSON
 // ------------------------------------------------------------------------------------------------
 
+/// "One leading UTF-8 BOM is removed before anything else; lengths and limits count bytes."
+inline std::size_t after_bom(std::string_view text) {
+  return text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+}
+
 /// JSON white space (RFC 8259): space, tab, LF, CR. Used wherever the rules say "JSON white space".
 inline bool is_json_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -117,6 +134,7 @@ struct json_verdict {
   json_status status = json_status::invalid;
   bool empty = false;           ///< only JSON white space (then status is prefix: "" is a prefix)
   std::size_t stop = 0;         ///< invalid: the byte where the text stopped being a valid prefix
+  bool stop_control = false;    ///< invalid: `stop` is a raw control character in a string
   std::size_t value_begin = 0;  ///< complete: the value, without the white space around it
   std::size_t value_end = 0;
   bool overflow = false;  ///< complete: "holds a number a double cannot represent"
@@ -136,8 +154,12 @@ class json_reader {
  public:
   enum class step { ok, more, bad };
 
-  json_reader(std::string_view text, std::size_t begin, std::size_t end)
-      : text_(text), pos_(begin), end_(end) {}
+  /// `lenient`: section 3's reading for the segment-end tests, where "in every string but an
+  /// object's first key, a raw control character is an ordinary string byte, alone or right
+  /// after a backslash (the pair then stands for that character); an object's first key is read
+  /// strictly". Everywhere else strings are read strictly (RFC 8259).
+  json_reader(std::string_view text, std::size_t begin, std::size_t end, bool lenient = false)
+      : text_(text), pos_(begin), end_(end), lenient_(lenient) {}
 
   json_verdict run() {
     json_verdict v;
@@ -151,6 +173,7 @@ class json_reader {
     const step s = value(1);
     if (s == step::bad) {
       v.stop = stop_;
+      v.stop_control = stop_control_;
       return v;
     }
     if (s == step::more) {
@@ -174,7 +197,9 @@ class json_reader {
   std::string_view text_;
   std::size_t pos_;
   std::size_t end_;
+  bool lenient_ = false;
   std::size_t stop_ = 0;
+  bool stop_control_ = false;
   bool overflow_ = false;
   std::vector<std::string> top_keys_;
 
@@ -188,6 +213,10 @@ class json_reader {
     return step::bad;
   }
   step bad() { return bad_at(pos_); }
+  step bad_control() {
+    stop_control_ = true;
+    return bad();
+  }
 
   // value = object / array / string / number / true / false / null
   step value(std::size_t depth) {
@@ -195,7 +224,7 @@ class json_reader {
     switch (text_[pos_]) {
       case '{': return object(depth);
       case '[': return array(depth);
-      case '"': return string(nullptr);
+      case '"': return string(nullptr, !lenient_);
       case 't': return literal("true");
       case 'f': return literal("false");
       case 'n': return literal("null");
@@ -217,10 +246,10 @@ class json_reader {
       ++pos_;
       return step::ok;
     }
-    for (;;) {
+    for (bool first_key = true;; first_key = false) {
       if (text_[pos_] != '"') return bad();
       std::string key;
-      step s = string(&key);
+      step s = string(&key, first_key || !lenient_);  // "an object's first key is read strictly"
       if (s != step::ok) return s;
       for (const std::string& k : keys)
         if (k == key) return bad_at(pos_ - 1);  // the repeated key's closing quote
@@ -380,19 +409,29 @@ class json_reader {
   // strings" are malformed; "strings ... hold no unpaired \u surrogate": after a high surrogate
   // escape the next bytes must be `\u` and a low one (DC00-DFFF), and a low one alone is refused
   // at its second hex digit, the first byte that makes it one.
-  step string(std::string* out) {
+  // `strict`: a raw control character (byte < 0x20) anywhere in the string (alone, after a
+  // backslash, among the hex digits of \u, after a high surrogate) is the first bad byte, and
+  // is named as such (`stop_control`). Not strict (section 3's segment-end reading): a raw
+  // control character is an ordinary string byte, alone or right after a backslash.
+  step string(std::string* out, bool strict) {
     ++pos_;  // the opening quote
     bool want_low = false;
     unsigned long high = 0;
+    auto raw_control = [&] { return byte() < 0x20; };
     for (;;) {
       if (at_end()) return step::more;
       const unsigned char c = byte();
+      if (strict && raw_control()) return bad_control();
       if (want_low && c != '\\') return bad();
       if (c == '"') {
         ++pos_;
         return step::ok;
       }
-      if (c < 0x20) return bad();
+      if (c < 0x20) {  // not strict: "an ordinary string byte"
+        if (out) out->push_back(static_cast<char>(c));
+        ++pos_;
+        continue;
+      }
       if (c >= 0x80) {
         const step s = utf8_sequence(out);
         if (s != step::ok) return s;
@@ -405,8 +444,14 @@ class json_reader {
       }
       ++pos_;
       if (at_end()) return step::more;
+      if (strict && raw_control()) return bad_control();
       const char e = text_[pos_];
       if (want_low && e != 'u') return bad();
+      if (static_cast<unsigned char>(e) < 0x20) {  // not strict: "the pair then stands for that
+        if (out) out->push_back(e);                // character"
+        ++pos_;
+        continue;
+      }
       const char* simple = nullptr;
       switch (e) {
         case '"': simple = "\""; break;
@@ -428,6 +473,7 @@ class json_reader {
       unsigned long unit = 0;
       for (int k = 0; k < 4; ++k) {
         if (at_end()) return step::more;
+        if (strict && raw_control()) return bad_control();
         const int h = hex(byte());
         if (h < 0) return bad();
         if (k == 0 && want_low && h != 0xD) return bad();
@@ -455,6 +501,15 @@ inline json_verdict check_json(std::string_view text, std::size_t b, std::size_t
   return json_reader(text, b, e).run();
 }
 
+/// Section 3, the segment-end tests only: "For these two tests (is the text so far a valid JSON
+/// prefix; at which byte did it stop being one), and only for them, a frame's text is read as the
+/// scan reads its strings: in every string but an object's first key, a raw control character is
+/// an ordinary string byte, alone or right after a backslash (the pair then stands for that
+/// character); an object's first key is read strictly".
+inline json_verdict check_json_as_scanned(std::string_view text, std::size_t b, std::size_t e) {
+  return json_reader(text, b, e, true).run();
+}
+
 /// "A valid JSON prefix is a proper prefix of some valid JSON text": a complete value is one too
 /// (`[1]` is a prefix of `[1] `), nothing made only of white space is (there is nothing to cut).
 inline bool is_valid_prefix(const json_verdict& v) {
@@ -467,7 +522,9 @@ inline bool is_valid_prefix(const json_verdict& v) {
 
 /// "Tag pairs: <think>...</think>, <thinking>...</thinking>, <reasoning>...</reasoning>,
 /// [THINK]...[/THINK], <|START_THINKING|>...<|END_THINKING|>,
-/// <|begin_of_thought|>...<|end_of_thought|>, <seed:think>...</seed:think>, ◁think▷...◁/think▷."
+/// <|begin_of_thought|>...<|end_of_thought|>, <seed:think>...</seed:think>, ◁think▷...◁/think▷,
+/// <scratchpad>...</scratchpad>." Then Open WebUI's block, `<details` (its opening marker runs
+/// through a `>`, see details_opener_length) ... `</details>`, at index `details_pair`.
 inline std::vector<marker_pair> builtin_pairs() {
   return {{"<think>", "</think>"},
           {"<thinking>", "</thinking>"},
@@ -476,8 +533,14 @@ inline std::vector<marker_pair> builtin_pairs() {
           {"<|START_THINKING|>", "<|END_THINKING|>"},
           {"<|begin_of_thought|>", "<|end_of_thought|>"},
           {"<seed:think>", "</seed:think>"},
-          {"\xE2\x97\x81think\xE2\x96\xB7", "\xE2\x97\x81/think\xE2\x96\xB7"}};
+          {"\xE2\x97\x81think\xE2\x96\xB7", "\xE2\x97\x81/think\xE2\x96\xB7"},
+          {"<scratchpad>", "</scratchpad>"},
+          {"<details", "</details>"}};
 }
+
+/// The index of Open WebUI's pair in builtin_pairs(): its opening marker is not a fixed string,
+/// and it "never starts already open".
+inline constexpr std::size_t details_pair = 9;
 
 /// The harmony tokens: "<|start|>, <|channel|>, <|message|>, <|constrain|>, <|end|>, <|call|> and
 /// <|return|>".
@@ -506,6 +569,21 @@ inline bool marker_at(std::string_view text, std::size_t i, std::string_view mar
   for (std::size_t k = 0; k < marker.size(); ++k)
     if (ascii_lower(text[i + k]) != ascii_lower(marker[k])) return false;
   return true;
+}
+
+/// Open WebUI's opening marker at `i`: "the bytes from a `<details` through the first `>` after
+/// it, provided the bytes between the two (possibly none, never a `>`) contain
+/// `type="reasoning"`". Its length, or 0 when "it is text" (no `>` follows, or the bytes up to it
+/// do not contain `type="reasoning"`; the search then goes on from the byte after its `<`).
+/// `type="reasoning"` is matched as markers are, ASCII letters case-insensitively.
+inline std::size_t details_opener_length(std::string_view text, std::size_t i) {
+  constexpr std::string_view tag = "<details", attr = "type=\"reasoning\"";
+  if (!marker_at(text, i, tag)) return 0;
+  const std::size_t gt = text.find('>', i + tag.size());
+  if (gt == std::string_view::npos) return 0;
+  for (std::size_t k = i + tag.size(); k + attr.size() <= gt; ++k)
+    if (marker_at(text, k, attr)) return gt + 1 - i;
+  return 0;
 }
 
 /// The first position at or after `from` where `marker` stands, or npos.
@@ -537,7 +615,12 @@ inline marker_match match_at(std::string_view text, std::size_t i,
   };
   auto consider_pairs = [&](std::size_t from, std::size_t to) {
     for (std::size_t p = from; p < to; ++p) {
-      consider({marker_match::open, p, harmony::none, 0}, pairs[p].open);
+      if (p == details_pair) {  // built-in: its opening marker's length depends on the text
+        const std::size_t n = details_opener_length(text, i);
+        if (n > best.length) best = {marker_match::open, p, harmony::none, n};
+      } else {
+        consider({marker_match::open, p, harmony::none, 0}, pairs[p].open);
+      }
       consider({marker_match::close, p, harmony::none, 0}, pairs[p].close);
     }
   };
@@ -549,15 +632,22 @@ inline marker_match match_at(std::string_view text, std::size_t i,
   return best;
 }
 
-/// "`<|channel|>` followed by a channel name (the run of letters, digits and `_` after it,
-/// possibly empty) other than `final` opens a region"; C2: compared case-insensitively.
-inline bool channel_is_final(std::string_view text, std::size_t after_token) {
+/// Where the channel name after a `<|channel|>` ends (the run of letters, digits and `_`):
+/// "Its opening marker is the `<|channel|>` with the name", so a region's part starts there.
+inline std::size_t after_channel_name(std::string_view text, std::size_t after_token) {
   std::size_t e = after_token;
   while (e < text.size() &&
          ((text[e] >= 'a' && text[e] <= 'z') || (text[e] >= 'A' && text[e] <= 'Z') ||
           (text[e] >= '0' && text[e] <= '9') || text[e] == '_'))
     ++e;
-  return e - after_token == 5 && marker_at(text, after_token, "final");
+  return e;
+}
+
+/// "`<|channel|>` followed by a channel name (the run of letters, digits and `_` after it,
+/// possibly empty) other than `final` opens a region"; C2: compared case-insensitively.
+inline bool channel_is_final(std::string_view text, std::size_t after_token) {
+  return after_channel_name(text, after_token) - after_token == 5 &&
+         marker_at(text, after_token, "final");
 }
 
 /// One part of the output: "The regions and the stretches of text between these cuts are the
@@ -579,14 +669,17 @@ inline layout one_part(std::size_t b, std::size_t e) { return {{{b, e, false}}, 
 
 /// Where a region that the prompt opened ends. C5 (start == reasoning): "the region runs from the
 /// start of the text through the first closing marker, which is a closing tag of any pair or a
-/// harmony <|end|> or <|call|>, whatever comes before it". Returns {start of the closer, its
+/// harmony <|end|> or <|call|>, whatever comes before it"; v3: "everything up to the first
+/// closing tag of a tag pair other than `</details>`". Returns {start of the closer, its
 /// length}, or nothing when no closer comes.
 inline std::optional<std::pair<std::size_t, std::size_t>> first_closer(
     std::string_view text, std::size_t from, const std::vector<marker_pair>& pairs) {
   for (std::size_t i = from; i < text.size(); ++i) {
     std::size_t longest = 0;
-    for (const marker_pair& p : pairs)
-      if (marker_at(text, i, p.close) && p.close.size() > longest) longest = p.close.size();
+    for (std::size_t p = 0; p < pairs.size(); ++p)
+      if (p != details_pair && marker_at(text, i, pairs[p].close) &&
+          pairs[p].close.size() > longest)
+        longest = pairs[p].close.size();
     for (harmony h : {harmony::end, harmony::call})
       if (marker_at(text, i, harmony_text(h)) && harmony_text(h).size() > longest)
         longest = harmony_text(h).size();
@@ -595,13 +688,15 @@ inline std::optional<std::pair<std::size_t, std::size_t>> first_closer(
   return std::nullopt;
 }
 
-/// The already-open rule (options start == unknown). "A closing tag of a pair that comes before
-/// any opening marker, or a harmony <|end|> or <|call|> that comes before any opening marker and
-/// before any other harmony token, ends a region that starts at the beginning of the text (the
-/// chat template opened it in the prompt); the first such marker counts." C4: the opening markers
-/// are the opening tags and `<|channel|>` with a name other than `final`; the other harmony
-/// tokens are not, but a harmony `<|end|>`/`<|call|>` after them no longer counts. Returns
-/// {start of the closer, its length}, or nothing.
+/// The already-open rule (options start == unknown). "Unless stripped harmony applies, a closing
+/// tag of a tag pair (not `</details>`) that comes before any opening marker, or a harmony
+/// <|end|> or <|call|> that comes before any opening marker and before any other harmony token,
+/// ends a region that starts at the beginning of the text (the chat template opened it in the
+/// prompt; the region has no opening marker); the first such marker counts." C4: the opening
+/// markers are the opening tags (Open WebUI's included) and `<|channel|>` with a name other than
+/// `final`; the other harmony tokens are not, but a harmony <|end|>/<|call|> after them no longer
+/// counts. "A `</details>` outside a region is text" (read whole: reference README, 5).
+/// Returns {start of the closer, its length}, or nothing.
 inline std::optional<std::pair<std::size_t, std::size_t>> already_open_closer(
     std::string_view text, std::size_t from, const std::vector<marker_pair>& pairs,
     std::size_t builtin_count) {
@@ -613,6 +708,10 @@ inline std::optional<std::pair<std::size_t, std::size_t>> already_open_closer(
       continue;
     }
     if (m.kind == marker_match::open) return std::nullopt;
+    if (m.kind == marker_match::close && m.pair == details_pair) {
+      i += m.length;
+      continue;
+    }
     if (m.kind == marker_match::close) return std::make_pair(i, m.length);
     if (m.tok == harmony::channel && !channel_is_final(text, i + m.length)) return std::nullopt;
     if ((m.tok == harmony::end || m.tok == harmony::call) && !harmony_seen)
@@ -632,9 +731,11 @@ inline std::size_t tag_region_end(std::string_view text, std::size_t after_open,
 }
 
 /// A harmony region: it "runs through the first <|end|>, <|call|> or <|return|> after it, or up
-/// to (not including) the next <|start|> or <|channel|>, whichever comes first." Returns where
-/// that token starts and how many bytes the region takes of it (C1: an ending token belongs to no
-/// part, a stopping one "is then read as a marker of its own"), or npos.
+/// to (not including) the next <|start|> or <|channel|>, whichever comes first. ... its closing
+/// marker is that <|end|>, <|call|> or <|return|> (a region that stops before a <|start|> or
+/// <|channel|> has none)." Returns where that token starts and how many bytes the region takes of
+/// it (C1: an ending token belongs to no part, a stopping one "is then read as a marker of its
+/// own"), or npos.
 inline std::pair<std::size_t, std::size_t> harmony_region_end(std::string_view text,
                                                               std::size_t after_channel) {
   for (std::size_t i = after_channel; i < text.size(); ++i) {
@@ -644,6 +745,28 @@ inline std::pair<std::size_t, std::size_t> harmony_region_end(std::string_view t
       if (marker_at(text, i, harmony_text(h))) return {i, 0};
   }
   return {std::string_view::npos, 0};
+}
+
+/// "Stripped harmony: when the text holds none of the seven harmony tokens listed under Parts,
+/// begins — after the BOM and any JSON white space — with `analysis`, and holds `assistantfinal`
+/// after that word, then the text from its start through the end of the first `assistantfinal`
+/// after that word is one reasoning region (its opening marker is that `analysis`, its closing
+/// marker that `assistantfinal`)". Both words and the tokens are matched as markers are (ASCII
+/// letters case-insensitively). Returns {where `analysis` ends, where `assistantfinal` starts},
+/// the region's part, or nothing when the rule does not apply.
+inline std::optional<std::pair<std::size_t, std::size_t>> stripped_harmony(std::string_view text,
+                                                                           std::size_t b) {
+  for (harmony h : {harmony::start, harmony::channel, harmony::message, harmony::constrain,
+                    harmony::end, harmony::call, harmony::ret})
+    if (find_marker(text, b, harmony_text(h)) != std::string_view::npos) return std::nullopt;
+  std::size_t i = b;
+  while (i < text.size() && is_json_ws(text[i])) ++i;
+  constexpr std::string_view open = "analysis", close = "assistantfinal";
+  if (!marker_at(text, i, open)) return std::nullopt;
+  const std::size_t inside = i + open.size();
+  const std::size_t at = find_marker(text, inside, close);
+  if (at == std::string_view::npos) return std::nullopt;  // "a leading analysis is ordinary text"
+  return std::make_pair(inside, at);
 }
 
 /// Section 2, "Reasoning regions" and "Parts": cuts [b, e) into answer parts and regions.
@@ -660,10 +783,17 @@ inline layout split_parts(std::string_view text, std::size_t b, const options& o
 
   layout out;
   std::size_t pos = b;
-  // The region the prompt opened, if any (C1: "starts at the first byte of the text (after the
-  // BOM) and its part ends at the start of its closing marker").
+  // "Stripped harmony is read from the output, not the prompt: whenever regions are on and it
+  // applies, it decides the start of the text, whatever the caller says of the prompt." "When
+  // this rule applies, the already-open rule does not (nothing comes before this region)."
+  // "A region's part is its text between its opening and its closing marker".
   std::optional<std::pair<std::size_t, std::size_t>> opened;
-  if (opts.start == output_start::reasoning) {
+  if (const auto stripped = stripped_harmony(text, b)) {
+    out.parts.push_back({stripped->first, stripped->second, true});
+    pos = stripped->second + std::string_view("assistantfinal").size();
+  } else if (opts.start == output_start::reasoning) {
+    // The region the prompt opened, if any (C1: "starts at the first byte of the text (after
+    // the BOM) and its part ends at the start of its closing marker").
     opened = first_closer(text, b, pairs);
     if (!opened) {  // C5: "None: the whole output is one region that never closes"
       out.parts.push_back({b, e, true});
@@ -699,7 +829,7 @@ inline layout split_parts(std::string_view text, std::size_t b, const options& o
       i = answer_from = close + pairs[m.pair].close.size();
     } else if (m.tok == harmony::channel && !channel_is_final(text, i + m.length)) {
       end_answer_part(i);
-      const std::size_t inside = i + m.length;
+      const std::size_t inside = after_channel_name(text, i + m.length);
       const auto [stop, taken] = harmony_region_end(text, inside);
       if (stop == std::string_view::npos) {
         out.parts.push_back({inside, e, true});
@@ -817,7 +947,44 @@ inline std::vector<fence_block> find_fences(std::string_view text, std::size_t p
 // Section 3. Candidates: the scan
 // ------------------------------------------------------------------------------------------------
 
-/// A candidate found so far, before the output-wide fields are known.
+/// {line, column} of a byte, both from 1, as messages give them: "A line ends at a line feed
+/// (LF), at a carriage return (CR) that no LF follows, or at a CR LF pair, which is one line
+/// ending"; columns count code points (UTF-8 continuation bytes take none); a leading BOM takes
+/// no column. Plain and quadratic when called per candidate: fine for a reference.
+inline std::pair<std::size_t, std::size_t> position_of(std::string_view text, std::size_t offset) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = after_bom(text); i < offset && i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n' || (c == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n'))) {
+      ++line;
+      column = 1;
+    } else if (c != '\r' && (c & 0xC0) != 0x80) {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+/// A raw control character as messages name it: `a raw line break` (LF or CR), `a raw tab`
+/// (0x09), `a raw control character (U+00XX)` for the others.
+inline std::string control_name(unsigned char c) {
+  if (c == '\n' || c == '\r') return "a raw line break";
+  if (c == '\t') return "a raw tab";
+  constexpr char hex[] = "0123456789ABCDEF";
+  return std::string("a raw control character (U+00") + hex[c >> 4] + hex[c & 15] + ")";
+}
+
+/// The problem of a text whose first bad byte is a raw control character in a string:
+/// `line L col C: <name> in a string`, naming that first offending byte.
+inline std::string control_problem(std::string_view text, std::size_t at) {
+  const auto [line, column] = position_of(text, at);
+  return "line " + std::to_string(line) + " col " + std::to_string(column) + ": " +
+         control_name(static_cast<unsigned char>(text[at])) + " in a string";
+}
+
+/// A candidate found so far, before the output-wide fields are known. "Everywhere else (the
+/// whole output, whole parts, fence bodies, and whether a closed frame is valid JSON) a raw
+/// control character in a string is invalid": the strict reading.
 inline candidate make_candidate(std::string_view text, std::size_t b, std::size_t e, source src,
                                 bool in_reasoning) {
   candidate c;
@@ -831,6 +998,7 @@ inline candidate make_candidate(std::string_view text, std::size_t b, std::size_
     c.is_object = v.is_object;
     c.keys = v.keys;
   }
+  if (v.status == json_status::invalid && v.stop_control) c.problem = control_problem(text, v.stop);
   return c;
 }
 
@@ -858,6 +1026,9 @@ class segment_scan {
     kind k = kind::pending;
     pending_at pend = pending_at::after_brace;
     std::size_t depth = 1;  ///< bracket frames: "[ and ] nest and close it (counted)"
+    /// Bracket frames: where its first string's quote is, "when the first byte after its [ that
+    /// is not JSON white space is \"" (npos otherwise).
+    std::size_t first_quote = std::string_view::npos;
   };
 
   std::string_view text_;
@@ -867,6 +1038,7 @@ class segment_scan {
   std::vector<candidate> found_;
   bool in_string_ = false;
   bool escaped_ = false;
+  bool strict_string_ = false;  ///< the string being read is a frame's first string
 
   /// "[ opens a bracket frame when the next byte that is not JSON white space is {, [ or ", or
   /// when the segment ends first — so citations [1], links [text](url) and checkboxes [ ] stay
@@ -881,7 +1053,10 @@ class segment_scan {
 
   void open_brace(std::size_t i) { frames_.push_back({i, false, kind::pending}); }
   void open_bracket(std::size_t i) {
-    frames_.push_back({i, true, kind::json_like, pending_at::after_brace, 1});
+    std::size_t k = i + 1;
+    while (k < e_ && is_json_ws(text_[k])) ++k;
+    const std::size_t quote = k < e_ && text_[k] == '"' ? k : std::string_view::npos;
+    frames_.push_back({i, true, kind::json_like, pending_at::after_brace, 1, quote});
   }
 
   /// "Outside every frame, { opens a brace frame, and [ opens a bracket frame when ... Quotes, }
@@ -891,13 +1066,17 @@ class segment_scan {
     if (text_[i] == '[' && bracket_opens(i)) open_bracket(i);
   }
 
-  /// "In a JSON-like frame (and while a brace frame's first string is read), " starts a string
-  /// that ends at the next " not escaped by a backslash — or at a raw control character (byte <
-  /// 0x20), which a JSON string cannot hold, even right after a backslash." Returns how the
-  /// string ended: 0 still open, 1 by a quote, 2 by a control character.
+  /// "In a JSON-like frame (and while a brace frame's first string is read), " starts a string".
+  /// "A frame's first string — a brace frame's (the one read while its kind is undecided), and a
+  /// bracket frame's when the first byte after its [ that is not JSON white space is " — ends at
+  /// the next " not escaped by a backslash, or at a raw control character (byte < 0x20), even one
+  /// right after a backslash." "Every other string ... ends only at the next " not escaped by a
+  /// backslash: a backslash escapes the byte after it, whatever that byte is, and raw control
+  /// characters (line breaks, tabs, ...) are string bytes." Returns how the string ended: 0 still
+  /// open, 1 by a quote, 2 by a control character (a first string only).
   int string_byte(std::size_t i) {
     const auto c = static_cast<unsigned char>(text_[i]);
-    if (c < 0x20) {
+    if (strict_string_ && c < 0x20) {
       in_string_ = escaped_ = false;
       return 2;
     }
@@ -927,7 +1106,7 @@ class segment_scan {
           return true;
         }
         if (c == '"') {
-          in_string_ = true;
+          in_string_ = strict_string_ = true;
           f.pend = pending_at::first_string;
           return false;
         }
@@ -958,7 +1137,10 @@ class segment_scan {
     const char c = text_[i];
     if (c == '{') open_brace(i);
     if (c == '}') close_top(i);
-    if (c == '"' && f.k == kind::json_like) in_string_ = true;
+    if (c == '"' && f.k == kind::json_like) {  // a later string of a JSON-like brace frame
+      in_string_ = true;
+      strict_string_ = false;
+    }
     if (c == '[' && f.k == kind::prose_like && bracket_opens(i)) open_bracket(i);
   }
 
@@ -969,7 +1151,10 @@ class segment_scan {
     if (c == '[') ++frames_.back().depth;
     if (c == ']' && --frames_.back().depth == 0) close_top(i);
     if (c == '{') open_brace(i);
-    if (c == '"') in_string_ = true;
+    if (c == '"') {
+      in_string_ = true;
+      strict_string_ = i == frames_.back().first_quote;
+    }
   }
 
   void read(std::size_t i) {
@@ -978,7 +1163,11 @@ class segment_scan {
     if (!top.bracket && top.k == kind::pending) {
       if (!decide_kind(top, i)) return;
     } else if (in_string_) {
-      string_byte(i);
+      // "A raw control character ending it means that quote was punctuation ... the bracket
+      // frame was no frame at all — its [ and the string's bytes are text ..., and the scan
+      // goes on after that control character in the frame around it, if any." (Only a bracket
+      // frame's first string is read here strictly; a string holds no frame to drop.)
+      if (string_byte(i) == 2) frames_.pop_back();
       return;
     }
     if (top.bracket) return in_bracket(i);
@@ -1003,7 +1192,12 @@ class segment_scan {
     frames_.pop_back();
     if (f.k == kind::prose_like) return;
     drop(f.open, e_);
-    found_.push_back(make_candidate(text_, f.open, i + 1, source::scan, in_reasoning_));
+    candidate c = make_candidate(text_, f.open, i + 1, source::scan, in_reasoning_);
+    // Section 5: "a scan candidate whose opening byte was read outside every frame of its
+    // segment (with the stack empty)" can be the fallback; the frames below it enclosed its
+    // opening byte then, as they do now.
+    c.enclosed = !frames_.empty();
+    found_.push_back(std::move(c));
   }
 
   /// "At the end of a segment, the frames still open are looked at from the outermost in. The
@@ -1012,12 +1206,14 @@ class segment_scan {
   /// malformed (cut by a fence line or a part boundary). The open frames outside it keep the
   /// candidates inside them — except that a JSON-like frame drops the candidates that start
   /// before the byte where its text stopped being a valid JSON prefix (they are pieces of a
-  /// malformed answer)."
+  /// malformed answer)." Both tests read the frame's text "as the scan reads its strings"
+  /// (check_json_as_scanned).
   std::optional<std::size_t> end_of_segment() {
     std::optional<std::size_t> cut;
     std::vector<std::pair<std::size_t, std::size_t>> dead;  // [open, stop) of JSON-like frames
-    for (const frame& f : frames_) {
-      const json_verdict v = check_json(text_, f.open, e_);
+    for (std::size_t n = 0; n < frames_.size(); ++n) {
+      const frame& f = frames_[n];
+      const json_verdict v = check_json_as_scanned(text_, f.open, e_);
       if (is_valid_prefix(v)) {
         drop(f.open, e_);
         if (e_ == text_.size()) {
@@ -1029,6 +1225,7 @@ class segment_scan {
           c.valid = false;
           c.src = source::scan;
           c.in_reasoning = in_reasoning_;
+          c.enclosed = n > 0;
           found_.push_back(c);
         }
         break;
@@ -1138,11 +1335,6 @@ class collector {
   scan_result& out_;
 };
 
-/// "One leading UTF-8 BOM is removed before anything else; lengths and limits count bytes."
-inline std::size_t after_bom(std::string_view text) {
-  return text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
-}
-
 /// Section 3, "Whole output": "When the whole text (JSON white space aside) is one valid JSON
 /// value, it is the one and only candidate. When it is a valid JSON prefix cut by the end of the
 /// text, the output is truncated and has no candidates. Either way, nothing below is looked at."
@@ -1216,42 +1408,55 @@ inline outcome select(std::string_view text, const scan_result& scan, policy pol
                       const std::function<bool(const candidate&)>& qualifies,
                       const options& opts = {}) {
   // "too_large: the output is longer than the configured limit" (not scanned: checked first).
-  if (text.size() > opts.max_input_bytes) return {error_kind::too_large, 0, false};
-  if (is_empty_output(text)) return {error_kind::empty, 0, false};
+  if (text.size() > opts.max_input_bytes) return {error_kind::too_large, 0, false, {}};
+  if (is_empty_output(text)) return {error_kind::empty, 0, false, {}};
   std::vector<std::size_t> eligible, qualifying;
+  std::optional<std::size_t> fallback;
+  std::size_t answer_text = 0;  // candidates outside reasoning regions, valid or not
   for (std::size_t i = 0; i < scan.candidates.size(); ++i) {
     const candidate& c = scan.candidates[i];
+    if (!c.in_reasoning) ++answer_text;
     if (!c.valid || c.in_reasoning) continue;
     eligible.push_back(i);
     if (qualifies(c)) qualifying.push_back(i);
+    if (!c.enclosed && !fallback) fallback = i;
   }
   const bool truncated = scan.truncation.truncated;
-  auto chosen = [](std::size_t i, bool fallback) { return outcome{error_kind::none, i, fallback}; };
-  auto fail = [](error_kind k) { return outcome{k, 0, false}; };
+  auto chosen = [](std::size_t i, bool fb) { return outcome{error_kind::none, i, fb, {}}; };
+  auto fail = [](error_kind k) { return outcome{k, 0, false, {}}; };
+  // The head of the library's no_match message (extract.hpp, choose): `N candidates, none
+  // qualifies`, counting the candidates outside reasoning regions; the same for every no_match.
+  auto no_match = [&] {
+    return outcome{error_kind::no_match, 0, false,
+                   std::to_string(answer_text) + " candidate" + (answer_text == 1 ? "" : "s") +
+                       ", none qualifies"};
+  };
   switch (pol) {
     case policy::first:
     case policy::first_no_fallback:
       // "policy first returns the first qualifying candidate if there is one and otherwise
-      // truncated (never the fallback)"; "first: the first qualifying candidate; if none
-      // qualifies and the output is not truncated, the first candidate of any kind (the
-      // fallback, flagged as such); the caller can turn the fallback off."
+      // truncated (never the fallback)"; "first: the first qualifying candidate. If none
+      // qualifies and the output is not truncated, the fallback (flagged as such): the first
+      // candidate that no frame encloses ... When no candidate can be the fallback, first gives
+      // no_match (valid candidates exist and none qualifies; section 6). The caller can turn
+      // the fallback off."
       if (!qualifying.empty()) return chosen(qualifying.front(), false);
       if (truncated) return fail(error_kind::truncated);
       if (eligible.empty()) return fail(error_kind::no_json);
-      if (pol == policy::first) return chosen(eligible.front(), true);
-      return fail(error_kind::no_match);
+      if (pol == policy::first && fallback) return chosen(*fallback, true);
+      return no_match();
     case policy::unique:
       // "policies unique and last return truncated whatever else qualifies"; "unique: exactly
       // one qualifying candidate, else an error."
       if (truncated) return fail(error_kind::truncated);
       if (eligible.empty()) return fail(error_kind::no_json);
-      if (qualifying.empty()) return fail(error_kind::no_match);
+      if (qualifying.empty()) return no_match();
       if (qualifying.size() > 1) return fail(error_kind::ambiguous);
       return chosen(qualifying.front(), false);
     case policy::last:
       if (truncated) return fail(error_kind::truncated);
       if (eligible.empty()) return fail(error_kind::no_json);
-      if (qualifying.empty()) return fail(error_kind::no_match);
+      if (qualifying.empty()) return no_match();
       return chosen(qualifying.back(), false);
   }
   return fail(error_kind::none);  // unreachable: every policy returns above
