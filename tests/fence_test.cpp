@@ -80,6 +80,12 @@ TEST_CASE("a closing line needs the same character, at least as many, and only w
     CHECK(fs[0].body == "x\n``` y\n");
     CHECK(fs[0].closed);
   }
+  SECTION("only spaces and tabs: other white space after the run does not close") {
+    auto fs = llmjson::fences(std::string_view("```\nx\n```\f\n```\v\n```\t \n"));
+    REQUIRE(fs.size() == 1);
+    CHECK(fs[0].body == "x\n```\f\n```\v\n");
+    CHECK(fs[0].closed);
+  }
   SECTION("a longer run closes") {
     auto fs = llmjson::fences(std::string_view("```\nx\n``````\n"));
     REQUIRE(fs.size() == 1);
@@ -109,6 +115,22 @@ TEST_CASE("CRLF and lone CR end lines", "[fence]") {
   CHECK(fs[1].body == "z\r");
   CHECK(fs[1].closed);
   CHECK(fs[1].line == 6);
+}
+
+TEST_CASE("a lone CR ends a line whatever follows it; CR LF is one line ending", "[fence]") {
+  // A pipeline that dropped the LFs of CRLF: every line ends at a lone CR.
+  auto fs = llmjson::fences(std::string_view("How many?\r\r```json\r42\r```\r"));
+  REQUIRE(fs.size() == 1);
+  CHECK(fs[0].body == "42\r");
+  CHECK(fs[0].line == 3);
+  CHECK(fs[0].closed);
+  // CR CR LF: two line endings (an empty line between), so the fence opens on line 3.
+  auto two = llmjson::fences(std::string_view("x\r\r\n```\ny\n```"));
+  REQUIRE(two.size() == 1);
+  CHECK(two[0].line == 3);
+  CHECK(two[0].body == "y\n");
+  // A CR inside a line is no line ending only when an LF follows it.
+  CHECK(llmjson::fences(std::string_view("x ```\r\ny\n")).empty());
 }
 
 TEST_CASE("a JSON string holding ``` cannot end a fence", "[fence]") {

@@ -61,6 +61,7 @@ TEST_CASE("each built-in marker pair opens a region whose candidates never quali
       {"<|begin_of_thought|>", "<|end_of_thought|>"},
       {"<seed:think>", "</seed:think>"},
       {"\xE2\x97\x81think\xE2\x96\xB7", "\xE2\x97\x81/think\xE2\x96\xB7"},
+      {"<scratchpad>", "</scratchpad>"},
   };
   for (const auto& [open, close] : pairs) {
     INFO(open);
@@ -283,6 +284,171 @@ TEST_CASE("markers at the edges, CRLF, BOM and multi-byte neighbours", "[regions
   CHECK(first("<think {\"a\": 1}") == R"({"a":1})");
 }
 
+TEST_CASE("Open WebUI's <details type=\"reasoning\"> block is a region through </details>",
+          "[regions]") {
+  const std::string opener = "<details type=\"reasoning\" done=\"true\" duration=\"4\">";
+  // The opening marker is `<details` through its first `>`, whole: it is what a candidate shows.
+  CHECK(scan(opener + "\n<summary>Thought for 4 seconds</summary>\n> {\"a\": 1}\n</details>\n" +
+             "{\"a\": 2}") ==
+        std::vector<seen>{thought("{\"a\": 1}", opener), answer("{\"a\": 2}")});
+  const std::string none = opener + "{\"a\": 1}</details>No JSON.";
+  auto r = llmjson::extract(none);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message ==
+        "no JSON value outside the reasoning; 1 candidate inside " + opener + " at 1:52");
+  // Letters match case-insensitively, type="reasoning" included; attributes in any order, and
+  // right after the name.
+  CHECK(first("<DETAILS TYPE=\"REASONING\">{\"a\": 1}</Details>{\"a\": 2}") == R"({"a":2})");
+  CHECK(first("<details done=\"false\" type=\"reasoning\">{\"a\": 1}</details>{\"a\": 2}") ==
+        R"({"a":2})");
+  CHECK(first("<detailstype=\"reasoning\">{\"a\": 1}</details>{\"a\": 2}") == R"({"a":2})");
+  // A region that never closes is a cut, its opener named.
+  const std::string unclosed = opener + "\n{\"a\": 1}";
+  auto open = llmjson::candidates(unclosed);
+  REQUIRE(open.truncation);
+  CHECK(open.truncation->reasoning);
+  CHECK(open.truncation->marker == opener);
+  // A long opener shows its first 64 bytes (a candidate's reason copies it).
+  std::string attrs;
+  for (int k = 0; k < 100; ++k) attrs += " data-x=\"y\"";
+  const std::string long_opener = "<details type=\"reasoning\"" + attrs + ">";
+  CHECK(scan(long_opener + "{\"a\": 1}</details>{\"b\": 2}") ==
+        std::vector<seen>{thought("{\"a\": 1}", long_opener.substr(0, 64)), answer("{\"b\": 2}")});
+}
+
+TEST_CASE("a <details> that is not a reasoning block is text", "[regions]") {
+  // No type="reasoning" before its first `>`: an ordinary HTML block.
+  CHECK(scan("<details><summary>Raw</summary>{\"a\": 1}</details>{\"b\": 2}") ==
+        std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
+  CHECK(scan("<details type=\"tool_calls\">{\"a\": 1}</details>") ==
+        std::vector<seen>{answer("{\"a\": 1}")});
+  // type="reasoning" after the first `>` does not count for that `<details`.
+  CHECK(scan("<details class=\"x\"> type=\"reasoning\"> {\"a\": 1}</details>") ==
+        std::vector<seen>{answer("{\"a\": 1}")});
+  // No `>` follows: text, and the search goes on after its `<`.
+  CHECK(scan("<details type=\"reasoning\" {\"a\": 1}") == std::vector<seen>{answer("{\"a\": 1}")});
+  // Its first `>` may be another marker's: the opener then swallows it.
+  CHECK(scan("<details type=\"reasoning\" <think>{\"a\": 1}</think></details>{\"b\": 2}") ==
+        std::vector<seen>{thought("{\"a\": 1}", "<details type=\"reasoning\" <think>"),
+                          answer("{\"b\": 2}")});
+  CHECK(scan("<details <details type=\"reasoning\">{\"a\": 1}</details>{\"b\": 2}") ==
+        std::vector<seen>{thought("{\"a\": 1}", "<details <details type=\"reasoning\">"),
+                          answer("{\"b\": 2}")});
+  // The pair never starts open: </details> before any opening marker is text, also for a
+  // region the prompt opened.
+  CHECK(scan("{\"a\": 1}</details>{\"b\": 2}") ==
+        std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
+  llmjson::options opened;
+  opened.start = llmjson::output_start::reasoning;
+  CHECK(scan("{\"a\": 1}</details>{\"b\": 2}</think>{\"c\": 3}", opened) ==
+        std::vector<seen>{thought("{\"a\": 1}", "</think>"), thought("{\"b\": 2}", "</think>"),
+                          answer("{\"c\": 3}")});
+  // Inside another region it is nothing.
+  CHECK(scan("<think><details type=\"reasoning\">{\"a\": 1}</think>{\"b\": 2}</details>") ==
+        std::vector<seen>{thought("{\"a\": 1}", "<think>"), answer("{\"b\": 2}")});
+}
+
+TEST_CASE("stripped harmony: analysis...assistantfinal without harmony tokens", "[regions]") {
+  const std::string text =
+      "analysisThe user wants {\"a\": 1}.assistantcommentary to=functions.f json{\"q\": 2}"
+      "assistantanalysisFine.assistantfinal{\"a\": 3}";
+  // Through the first assistantfinal it is one region; no other marker counts inside it.
+  CHECK(scan(text) == std::vector<seen>{thought("{\"a\": 1}", "analysis"),
+                                        thought("{\"q\": 2}", "analysis"), answer("{\"a\": 3}")});
+  CHECK(scan("analysis <think>{\"a\": 1}</think> {\"b\": 2}assistantfinal{\"c\": 3}") ==
+        std::vector<seen>{thought("{\"a\": 1}", "analysis"), thought("{\"b\": 2}", "analysis"),
+                          answer("{\"c\": 3}")});
+  auto r = llmjson::extract(std::string_view("analysis {\"a\": 1} assistantfinal Sorry."));
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == llmjson::error_kind::no_json);
+  CHECK(r.error().message ==
+        "no JSON value outside the reasoning; 1 candidate inside analysis at 1:10");
+  // After the BOM and JSON white space; letters case-insensitively; the words may be glued.
+  CHECK(first("\xEF\xBB\xBF \r\n\tAnalysis {\"a\": 1} AssistantFinal {\"a\": 2}") == R"({"a":2})");
+  CHECK(first("analysisassistantfinal{\"b\": 2}") == R"({"b":2})");
+  // The answer text after it is read as usual: markers there count, but the already-open rule
+  // does not apply (nothing comes before this region).
+  CHECK(scan("analysis x assistantfinal <think>{\"a\": 1}</think>{\"b\": 2}") ==
+        std::vector<seen>{thought("{\"a\": 1}", "<think>"), answer("{\"b\": 2}")});
+  CHECK(scan("analysis {\"a\": 1} assistantfinal {\"b\": 2}</think>{\"c\": 3}") ==
+        std::vector<seen>{thought("{\"a\": 1}", "analysis"), answer("{\"b\": 2}"),
+                          answer("{\"c\": 3}")});
+  // The region always closes: a brace or fence open at its end is cut by the part boundary.
+  auto cut = llmjson::candidates(std::string_view("analysis\n```json\n{\"a\": [1, assistantfinal"));
+  CHECK_FALSE(cut.truncation);
+  REQUIRE(cut.candidates.size() == 1);
+  CHECK_FALSE(cut.candidates[0].valid);
+  CHECK(first("analysis {\"a\": 1} assistantfinal") == "error no_json");
+  // It decides the start whatever options::start says.
+  for (auto start : {llmjson::output_start::answer, llmjson::output_start::reasoning}) {
+    llmjson::options opts;
+    opts.start = start;
+    CHECK(scan("analysis {\"a\": 1} </think> assistantfinal {\"b\": 2}", opts) ==
+          std::vector<seen>{thought("{\"a\": 1}", "analysis"), answer("{\"b\": 2}")});
+  }
+}
+
+TEST_CASE("stripped harmony does not apply without all of its conditions", "[regions]") {
+  // A leading `analysis` without assistantfinal is the English word.
+  CHECK(scan("Analysis: {\"a\": 1} and {\"b\": 2}") ==
+        std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
+  // Not first (white space aside).
+  CHECK(scan("The analysis {\"a\": 1} assistantfinal {\"b\": 2}") ==
+        std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
+  CHECK(scan("assistantfinal analysis {\"a\": 1}") == std::vector<seen>{answer("{\"a\": 1}")});
+  // assistantfinal must come after the word, not overlap it.
+  CHECK(scan("analysi{\"a\": 1}assistantfinal") == std::vector<seen>{answer("{\"a\": 1}")});
+  // Any of the seven harmony tokens anywhere, even after assistantfinal or inside a region,
+  // means the tokens were not stripped: the usual rules read the text.
+  CHECK(scan("analysis {\"a\": 1} assistantfinal {\"b\": 2}<|return|>") ==
+        std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
+  CHECK(scan("analysis {\"a\": 1} assistantfinal {\"b\": 2}<|end|>") ==
+        std::vector<seen>{thought("{\"a\": 1}", "<|end|>"), thought("{\"b\": 2}", "<|end|>")});
+  CHECK(scan("analysis {\"a\": 1} assistantfinal <think><|constrain|></think>{\"b\": 2}") ==
+        std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
+  // Regions switched off: no markers at all.
+  llmjson::options off;
+  off.reasoning_regions = false;
+  CHECK(scan("analysis {\"a\": 1} assistantfinal {\"b\": 2}", off) ==
+        std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
+}
+
+TEST_CASE("a closing marker that ends the output closes its region: no truncation", "[regions]") {
+  // The region's open fence and string are cut by its end, not by the end of the text.
+  auto s = llmjson::candidates(std::string_view("<think>\n```json\n{\"title\": \"Q3</think>"));
+  CHECK_FALSE(s.truncation);
+  REQUIRE(s.candidates.size() == 1);
+  CHECK(s.candidates[0].in_reasoning);
+  CHECK_FALSE(s.candidates[0].valid);
+  CHECK(first("<think>\n```json\n{\"title\": \"Q3</think>") == "error no_json");
+  CHECK(first("<|channel|>analysis<|message|>{\"a\": [1<|end|>") == "error no_json");
+  CHECK(first("{\"a\": [1</think>") == "error no_json");
+  CHECK_FALSE(llmjson::candidates(std::string_view("<think>x</think> \r\n\t")).truncation);
+  // Half a closing marker at the end is text: the region never closed.
+  CHECK(first("<think>{\"a\": 1}</thin") == "error truncated");
+}
+
+TEST_CASE("lines end at LF, at a CR no LF follows, and at CR LF", "[regions][fence]") {
+  auto sources = [](std::string_view text) {
+    std::vector<llmjson::source> out;
+    for (const auto& c : llmjson::candidates(text).candidates) out.push_back(c.source);
+    return out;
+  };
+  using llmjson::source;
+  CHECK(first("How many?\r\r```json\r42\r```\r") == "42");
+  CHECK(sources("<think>x</think>\r```json\r{\"a\": 1}\r```\r{\"b\": 2}") ==
+        std::vector<source>{source::fence, source::prose});
+  // A CR LF is one line ending: the fence after it opens on the next line.
+  CHECK(sources("x\r\n```\r\n[1]\r\n```\r\n{\"b\": 2}") ==
+        std::vector<source>{source::fence, source::prose});
+  // A lone CR ends a line whatever follows it (here an indent of one space).
+  CHECK(sources("x\r ```\n[1]\n```\n") == std::vector<source>{source::fence});
+  // A closing line has only spaces and tabs after its run: a form feed keeps the fence open.
+  CHECK(sources("x\n```json\n42\n```\f\n{\"b\": 2}") == std::vector<source>{source::prose});
+  CHECK(sources("x\n```json\n42\n``` \t\n{\"b\": 2}") ==
+        std::vector<source>{source::fence, source::prose});
+}
+
 TEST_CASE("regions can be switched off, and the caller can add marker pairs", "[regions]") {
   const std::string text = "<think>{\"a\": 1}</think>{\"b\": 2}";
   llmjson::options off;
@@ -293,17 +459,17 @@ TEST_CASE("regions can be switched off, and the caller can add marker pairs", "[
   CHECK(first("{\"a\": 1}</think>{\"b\": 2}", off) == R"({"a":1})");
 
   llmjson::options custom;
-  custom.reasoning_markers = {{"<scratchpad>", "</scratchpad>"}, {"", "</empty>"}};
-  CHECK(scan("<SCRATCHPAD>{\"a\": 1}</scratchpad>{\"b\": 2}", custom) ==
-        std::vector<seen>{thought("{\"a\": 1}", "<SCRATCHPAD>"), answer("{\"b\": 2}")});
+  custom.reasoning_markers = {{"<scratch>", "</scratch>"}, {"", "</empty>"}};
+  CHECK(scan("<SCRATCH>{\"a\": 1}</scratch>{\"b\": 2}", custom) ==
+        std::vector<seen>{thought("{\"a\": 1}", "<SCRATCH>"), answer("{\"b\": 2}")});
   // The built-in pairs still count; a pair with an empty side is left out.
   CHECK(scan(text, custom) ==
         std::vector<seen>{thought("{\"a\": 1}", "<think>"), answer("{\"b\": 2}")});
   CHECK(scan("{\"a\": 1}</empty>{\"b\": 2}", custom) ==
         std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
   // A caller's closing tag counts for the already-open rule too.
-  CHECK(scan("{\"a\": 1}</scratchpad>{\"b\": 2}", custom) ==
-        std::vector<seen>{thought("{\"a\": 1}", "</scratchpad>"), answer("{\"b\": 2}")});
+  CHECK(scan("{\"a\": 1}</scratch>{\"b\": 2}", custom) ==
+        std::vector<seen>{thought("{\"a\": 1}", "</scratch>"), answer("{\"b\": 2}")});
   // The longest marker at a position wins.
   llmjson::options longer;
   longer.reasoning_markers = {{"<think>!", "!</think>"}};
@@ -363,6 +529,23 @@ TEST_CASE("hostile 1 MB inputs of markers stay linear", "[regions][hostile]") {
     CHECK(first(t) == R"({"ok":true})");
     const std::string u = repeat("{<think>}</think>", mb) + "\n{\"ok\": true}";
     CHECK(first(u) == R"({"ok":true})");
+  }
+  SECTION("analysis and assistantfinal alternating: one stripped region, then text") {
+    const std::string t = repeat("analysisassistantfinal", mb) + "{\"a\": 1}";
+    CHECK(first(t) == R"({"a":1})");
+    const std::string u = "analysis" + repeat("assistantfina", mb) + "{\"a\": 1}";
+    CHECK(first(u) == R"({"a":1})");
+  }
+  SECTION("<details type=\"reasoning\"> repeated: one region that never closes") {
+    const std::string t = repeat("<details type=\"reasoning\">", mb);
+    auto s = llmjson::candidates(t);
+    REQUIRE(s.truncation);
+    CHECK(s.truncation->reasoning);
+  }
+  SECTION("<details repeated with no `>`, and with an attribute: text") {
+    CHECK(first(repeat("<details", mb) + "{\"a\": 1}") == R"({"a":1})");
+    CHECK(first(repeat("<details type=\"x\"", mb) + "{\"a\": 1}") == R"({"a":1})");
+    CHECK(first(repeat("<details type=\"reasoning\"", mb) + "{\"a\": 1}") == R"({"a":1})");
   }
   SECTION("harmony tokens cutting parts everywhere") {
     const std::string t = repeat("<|start|>{\"a\": [", mb) + "<|start|>{\"ok\": true}";

@@ -366,6 +366,68 @@ TEST_CASE("completed() holds back what a later closing marker could make reasoni
   CHECK(t.completed().size() == 1);
 }
 
+TEST_CASE("stripped harmony: nothing settles while a later byte could change the reading",
+          "[stream][settled][completed]") {
+  // A text that begins with `analysis` and holds no harmony token: a later assistantfinal
+  // would make all before it reasoning. Under output_start::answer too (it decides the start
+  // whatever the caller says of the prompt).
+  const llmjson::options answer_start{.start = llmjson::output_start::answer};
+  CHECK_FALSE(settles("analysis {\"a\": 1} and more", llmjson::any_object{}, answer_start));
+  CHECK_FALSE(settles("Analysis: {\"a\": 1} and more"));
+  // Once it applies, a later harmony token would cancel it: still nothing settles.
+  CHECK_FALSE(settles("analysis x assistantfinal {\"a\": 1} and more", llmjson::any_object{},
+                      answer_start));
+  // A harmony token rules it out for good: the usual conditions apply again.
+  CHECK(settles("Analysis: {\"a\": 1} and <|start|> more", llmjson::any_object{}, answer_start) ==
+        10u);
+  CHECK(settles("{\"a\": 1} analysis x assistantfinal", llmjson::any_object{}, answer_start) == 0u);
+
+  llmjson::stream s(llmjson::any_object{}, answer_start);
+  s.feed("analysis The user wants {\"a\": 1}. ");
+  s.sync();
+  CHECK_FALSE(s.settled());
+  CHECK(s.completed().empty());
+  REQUIRE(s.seen().size() == 1);
+  CHECK_FALSE(s.seen()[0].in_reasoning);  // read as the text so far says: ordinary text
+  s.feed("assistantfinal {\"a\": 2} done");
+  s.sync();
+  CHECK_FALSE(s.settled());
+  CHECK(s.completed().empty());
+  REQUIRE(s.seen().size() == 2);  // read again: the draft is reasoning now
+  CHECK(s.seen()[0].in_reasoning);
+  CHECK(s.seen()[0].reason == "inside analysis");
+  CHECK(s.seen()[1].text == "{\"a\": 2}");
+  auto r = s.finish();
+  REQUIRE(r);
+  CHECK(r->chosen().text == "{\"a\": 2}");
+}
+
+TEST_CASE("stripped harmony and <details>: every chunking, every start, as extract()", "[stream]") {
+  const std::vector<std::string> texts{
+      "analysisThe user {\"a\": 1}assistantcommentary{\"q\": 2}assistantfinal{\"a\": 3}",
+      " \r\n Analysis {\"a\": 1} </think> AssistantFinal <think>{\"c\": 1}</think>{\"b\": 2}",
+      "analysis {\"a\": 1} assistantfinal {\"b\": 2}<|end|>",
+      "analysis {\"a\": 1} </think> {\"b\": 2} <|en",
+      "analysis {\"a\": [1, assistantfinal {\"b\": 2}",
+      "\xEF\xBB\xBF analysis\n```json\n{\"a\":1}\n```assistantfinal```json\n{\"b\":2}\n```",
+      "analysis",
+      "ana",
+      "<details type=\"reasoning\" done=\"true\">\n{\"a\": 1}\n</details>\n{\"a\": 2}",
+      "<details<details type=\"reasoning\"><details>{\"a\": 1}</details>{\"a\": 2}",
+      "<details type=\"reasoning\"\n{\"a\": 1}",
+      "{\"a\": 1}</details>{\"b\": 2}</scratchpad>{\"c\": 3}",
+      "<think>\n```json\n{\"t\": \"Q3</think>",
+  };
+  for (const std::string& text : texts)
+    for (auto start : {llmjson::output_start::unknown, llmjson::output_start::reasoning,
+                       llmjson::output_start::answer}) {
+      INFO(text);
+      llmjson::options opts;
+      opts.start = start;
+      every_chunking(text, llmjson::any_object{}, opts);
+    }
+}
+
 TEST_CASE("a resource limit crossed later takes back the settled answer and completed()",
           "[stream][completed]") {
   // Issue 16: the promise of settled() and completed() holds within the resource limits. A

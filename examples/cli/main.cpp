@@ -52,7 +52,8 @@ How one is chosen:
   --policy P         first: the first that qualifies (the default, unique with --schema);
                      unique: exactly one qualifies, else an error; last: the last that qualifies
   --no-fallback      with first: when none qualifies, fail instead of taking the first valid one
-Reasoning (<think>...</think>, [THINK], harmony analysis, ...: never the answer):
+Reasoning (<think>...</think>, [THINK], <details type="reasoning">, harmony analysis, gpt-oss's
+stripped analysis...assistantfinal, ...: never the answer):
   --include-reasoning  treat reasoning markers as text: the whole output is answer text
   --reasoning-tags OPEN,CLOSE
                      a marker pair of your own, besides the built-in ones (repeatable)
@@ -66,8 +67,10 @@ While the model writes (model-cli | llmjson --early --keys orders):
                      unique and last nothing settles before the end): with --policy unique or
                      last it is a usage error, and with --schema (whose default is unique) it
                      needs --policy first. Without reasoning markers, an output settles only at
-                     its end unless --starts-in answer. --report and --explain then show the
-                     text read, and --report says how much ("early")
+                     its end unless --starts-in answer; one that begins with "analysis" (maybe
+                     gpt-oss's stripped analysis...assistantfinal) only at its end or at a
+                     harmony token. --report and --explain then show the text read, and
+                     --report says how much ("early")
 Output:
   --pretty           indent the JSON (default: compact, on one line)
   --explain          after the result, a table of every candidate and its verdict on stderr

@@ -35,7 +35,7 @@ inline constexpr std::size_t max_depth_limit = 2048;
 /// The longest output `extract` scans by default (64 MiB): `options::max_input_bytes`.
 inline constexpr std::size_t default_max_input_bytes = std::size_t{64} << 20;
 
-/// A reasoning region's markers of the caller's own, such as `<scratchpad>` and `</scratchpad>`.
+/// A reasoning region's markers of the caller's own, such as `<notes>` and `</notes>`.
 /// Matched as the built-in ones are: a plain search, ASCII letters case-insensitively.
 /// A pair with an empty side is left out (it would match everywhere).
 struct marker_pair {
@@ -43,13 +43,17 @@ struct marker_pair {
   std::string close;  ///< closes it
 };
 
-/// What the caller knows of how its prompt leaves the start of the output.
+/// What the caller knows of how its prompt leaves the start of the output. Whatever it says,
+/// stripped harmony (an output that begins with `analysis`, holds `assistantfinal` after it and
+/// no harmony token: gpt-oss with its special tokens removed) is read from the output: the text
+/// through the first `assistantfinal` is reasoning and the answer text follows.
 enum class output_start {
   /// The default: a closing marker before any opening one means the chat template opened the
   /// reasoning in the prompt, so the output starts inside it (the already-open rule).
   unknown,
   /// The prompt opened the reasoning (a template that prefills `<think>`): everything up to the
-  /// first closing marker is reasoning, and all of the output when there is none.
+  /// first closing marker (of a tag pair other than `</details>`, or harmony `<|end|>` or
+  /// `<|call|>`) is reasoning, and all of the output when there is none.
   reasoning,
   /// The output starts in answer text (no reasoning model, or reasoning sent apart): a closing
   /// marker before any opening one is text.
@@ -80,8 +84,10 @@ struct options {
   std::size_t max_depth = 512;
   /// Longer outputs are the error `too_large` and are not scanned. `candidates()` ignores it.
   std::size_t max_input_bytes = default_max_input_bytes;
-  /// Reasoning regions (`<think>`...`</think>`, harmony analysis messages, ...) are found and
-  /// their candidates never qualify. Off: the whole output is answer text, markers included.
+  /// Reasoning regions (`<think>`...`</think>`, `<scratchpad>`, Open WebUI's
+  /// `<details type="reasoning">`, harmony analysis messages, stripped harmony's
+  /// `analysis...assistantfinal`, ...) are found and their candidates never qualify. Off: the
+  /// whole output is answer text, markers included.
   bool reasoning_regions = true;
   /// Marker pairs of the caller's own, searched besides the built-in ones.
   std::vector<marker_pair> reasoning_markers{};

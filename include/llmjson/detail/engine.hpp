@@ -37,6 +37,10 @@ namespace llmjson::detail {
 ///   once the bytes it may span are there. Before any opening marker, the text is read as
 ///   answer text; a closing marker then (the already-open rule) makes it reasoning, and it is
 ///   read again, once, as one region;
+/// - stripped harmony, a condition on the whole text (`analysis` first, then `assistantfinal`,
+///   and no harmony token anywhere): two cursors watch for it. The text is read as the text so
+///   far says; when a later byte changes that (an `assistantfinal` creates it, a harmony token
+///   cancels it for good), all of it is read again, at most twice in all;
 /// - parts: an answer part waits, like the whole output, while it is a valid JSON prefix;
 /// - lines: fence lines are found by their run of backticks or tildes; a line that may be
 ///   one is held until it ends. Fence lines cut a part into segments. A fence body waits, like
@@ -70,9 +74,14 @@ class engine {
   /// The whole output is known not to be one JSON value (nor a cut one): the stages below
   /// read the text. Before that, no record exists.
   [[nodiscard]] bool reading() const noexcept { return reading_; }
-  /// Before any opening marker with the already-open rule on: a later closing marker would
-  /// make all the text so far reasoning (and `generation()` would change).
-  [[nodiscard]] bool provisional() const noexcept { return reading_ && mode_ == mode::pre; }
+  /// A later byte could change how all the text so far is read (and `generation()` would
+  /// change): before any opening marker with the already-open rule on, a later closing marker
+  /// would make it reasoning; while the text begins with `analysis` and holds no harmony token,
+  /// a later `assistantfinal` would make stripped harmony apply, or a later harmony token would
+  /// cancel it.
+  [[nodiscard]] bool provisional() const noexcept {
+    return reading_ && (mode_ == mode::pre || (!ended_ && sh_ != stripped::no));
+  }
   /// Records before this index are final: later text never drops or changes them (unless
   /// `generation()` changes). In a region the prompt opened, none is: its records take the
   /// marker that closes it.
@@ -81,8 +90,8 @@ class engine {
       return part_.records_from;
     return frames_.stable_records();
   }
-  /// Changes when the already-open rule reads the text again as reasoning: the records made
-  /// before are gone.
+  /// Changes when the text is read again (the already-open rule, stripped harmony): the records
+  /// made before are gone.
   [[nodiscard]] std::size_t generation() const noexcept { return generation_; }
 
   /// Takes all the text so far (the bytes given before, and maybe more) and processes what it
@@ -96,6 +105,7 @@ class engine {
     bv_.rebind(text);
     if (frames_.overflowed() != overflow::none) return;
     if (!started_ && !find_start()) return;
+    if (sh_ != stripped::no) stripped_harmony();
     if (!whole_output()) return;
     if (!opts_.reasoning_regions) {
       part_text(t_.size());
@@ -117,6 +127,8 @@ class engine {
     if (t_.substr(0, n) == bom.substr(0, n) && n < bom.size() && !ended_) return false;
     start_ = t_.substr(0, 3) == bom ? 3 : 0;
     started_ = true;
+    sh_ws_ = start_;
+    if (!opts_.reasoning_regions) sh_ = stripped::no;
     w_pos_ = start_;
     wv_.reset(t_, max_depth_, /*quiet=*/true);
     return true;
@@ -155,7 +167,15 @@ class engine {
   void begin_reading() {
     reading_ = true;
     m_pos_ = start_;
-    if (!opts_.reasoning_regions || opts_.start == output_start::answer) {
+    read_stripped_ = sh_ == stripped::yes;
+    if (read_stripped_) {
+      // Stripped harmony decides the start, whatever options::start says: one region from
+      // the start (its part after `analysis`) through the first `assistantfinal`.
+      mode_ = mode::region;
+      region_ = region_kind::stripped;
+      m_pos_ = sh_word_ + stripped_open.size();
+      part_begin(true, m_pos_, sh_word_, stripped_open.size());
+    } else if (!opts_.reasoning_regions || opts_.start == output_start::answer) {
       mode_ = mode::answer;
       part_begin(false, start_, none, 0);
     } else if (opts_.start == output_start::reasoning) {
@@ -168,10 +188,59 @@ class engine {
     }
   }
 
+  /// All of the text so far is read again from its start (how it is read changed).
+  void reread() {
+    ++generation_;
+    records.clear();
+    built.clear();
+    contexts.clear();
+    near.clear();
+    cut.reset();
+    part_ = part_state{};
+    seen_harmony_ = false;
+    begin_reading();
+  }
+
+  // --- stripped harmony --------------------------------------------------------------------
+
+  /// Whether stripped harmony applies to the text so far (section 2): it begins, after the BOM
+  /// and JSON white space, with `analysis`, holds `assistantfinal` after it, and holds none of
+  /// the seven harmony tokens. Each cursor reads each byte once (a token or word cut by the end
+  /// of the text so far is looked at again, a few bytes). When the answer changes, and the
+  /// stages below read already, they read again.
+  void stripped_harmony() {
+    if (sh_ == stripped::unknown) {
+      while (sh_ws_ < t_.size() && is_json_ws(t_[sh_ws_])) ++sh_ws_;
+      const std::size_t have = std::min(stripped_open.size(), t_.size() - sh_ws_);
+      if (have == 0 && !ended_) return;  // white space so far
+      if (have == 0 ||
+          !marker_at(t_.substr(0, sh_ws_ + have), sh_ws_, stripped_open.substr(0, have)) ||
+          (have < stripped_open.size() && ended_)) {
+        sh_ = stripped::no;  // not `analysis` first: never
+        return;
+      }
+      if (have < stripped_open.size()) return;  // not known yet
+      sh_ = stripped::maybe;
+      sh_word_ = sh_ws_;
+      sh_tokens_ = sh_final_ = sh_word_ + stripped_open.size();
+    }
+    const marker_match h = marker_set::harmony_from(t_, sh_tokens_, ended_, true);
+    sh_tokens_ = h.at;
+    if (h.kind != marker_kind::none) {
+      sh_ = stripped::no;  // a harmony token: never, whatever comes
+    } else if (sh_ == stripped::maybe) {
+      const marker_match f = marker_set::find(stripped_close, 0, t_, sh_final_, ended_);
+      sh_final_ = f.at;
+      if (f.kind != marker_kind::none) sh_ = stripped::yes;
+    }
+    if (ended_ && sh_ == stripped::maybe) sh_ = stripped::no;
+    if (reading_ && read_stripped_ != (sh_ == stripped::yes)) reread();
+  }
+
   // --- markers ---------------------------------------------------------------------------------
 
   enum class mode : unsigned char { pre, answer, region };
-  enum class region_kind : unsigned char { tags, harmony, prompt };
+  enum class region_kind : unsigned char { tags, harmony, prompt, stripped };
 
   void markers() {
     const std::size_t n = t_.size();
@@ -226,7 +295,7 @@ class engine {
         mode_ = mode::region;
         region_ = region_kind::tags;
         pair_ = m.index;
-        part_begin(true, after, m.at, m.len);
+        part_begin(true, after, m.at, marker_set::shown_len(m));
       } else if (m.is(harmony::channel) && !marker_set::is_final(t_, after)) {
         mode_ = mode::region;
         region_ = region_kind::harmony;
@@ -252,11 +321,14 @@ class engine {
     switch (region_) {
       case region_kind::tags: return markers_.closer_of(pair_, t_, i, ended_);
       case region_kind::harmony: return marker_set::harmony_end(t_, i, ended_);
+      case region_kind::stripped:  // known already: the first `assistantfinal`
+        return marker_match{marker_kind::tag_close, 0, sh_final_, stripped_close.size(), true};
       case region_kind::prompt: break;
     }
-    // The prompt opened it: the first closing tag of any pair, or harmony <|end|> or <|call|>.
+    // The prompt opened it: the first closing tag of any pair, or harmony <|end|> or <|call|>
+    // (`</details>` is none: that pair never starts open).
     for (;;) {
-      const marker_match m = markers_.next(t_, i, ended_);
+      const marker_match m = markers_.next(t_, i, ended_, /*details=*/false);
       if (m.kind == marker_kind::none || m.kind == marker_kind::tag_close || m.is(harmony::end) ||
           m.is(harmony::call))
         return m;
@@ -666,6 +738,16 @@ class engine {
   std::size_t m_pos_ = 0;
   bool seen_harmony_ = false;
   std::size_t generation_ = 0;
+
+  // Stripped harmony: unknown (too few bytes yet), no (for good), maybe (`analysis` first, no
+  // harmony token, no `assistantfinal` yet), yes (it applies to the text so far).
+  enum class stripped : unsigned char { unknown, no, maybe, yes };
+  stripped sh_ = stripped::unknown;
+  bool read_stripped_ = false;  // the stages below read the text as stripped harmony
+  std::size_t sh_ws_ = 0;       // the white space before the first word ends here so far
+  std::size_t sh_word_ = 0;     // where `analysis` starts
+  std::size_t sh_tokens_ = 0;   // harmony tokens: none before this byte
+  std::size_t sh_final_ = 0;    // `assistantfinal` starts at none before this byte (yes: here)
 
   part_state part_;
   validator pv_;  // the current answer part

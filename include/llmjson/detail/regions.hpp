@@ -20,7 +20,7 @@
 namespace llmjson::detail {
 
 /// The built-in tag pairs (section 2). ASCII letters match case-insensitively.
-inline constexpr std::array<std::array<std::string_view, 2>, 8> builtin_tag_pairs{{
+inline constexpr std::array<std::array<std::string_view, 2>, 9> builtin_tag_pairs{{
     {"<think>", "</think>"},
     {"<thinking>", "</thinking>"},
     {"<reasoning>", "</reasoning>"},
@@ -29,7 +29,22 @@ inline constexpr std::array<std::array<std::string_view, 2>, 8> builtin_tag_pair
     {"<|begin_of_thought|>", "<|end_of_thought|>"},
     {"<seed:think>", "</seed:think>"},
     {"\xE2\x97\x81think\xE2\x96\xB7", "\xE2\x97\x81/think\xE2\x96\xB7"},  // ◁think▷ ◁/think▷
+    {"<scratchpad>", "</scratchpad>"},
 }};
+
+/// Open WebUI's reasoning block: `<details` through the first `>` after it opens a region when
+/// the bytes between hold `type="reasoning"`; `</details>` closes it. Never already open.
+inline constexpr std::string_view details_open = "<details";
+inline constexpr std::string_view details_close = "</details>";
+inline constexpr std::string_view details_type = "type=\"reasoning\"";
+/// How many bytes of a `<details ...>` opening marker a candidate shows as its marker (the
+/// attributes can run long; real ones, `<details type="reasoning" done="true" duration="4">`,
+/// fit).
+inline constexpr std::size_t details_shown = 64;
+
+/// Stripped harmony (gpt-oss served without its special tokens): `analysis...assistantfinal`.
+inline constexpr std::string_view stripped_open = "analysis";
+inline constexpr std::string_view stripped_close = "assistantfinal";
 
 /// gpt-oss harmony's special tokens.
 enum class harmony : unsigned char { start, channel, message, constrain, end, call, ret };
@@ -92,15 +107,20 @@ class marker_set {
   marker_set(const marker_set&) = delete;  // t_ may point into own_
   marker_set& operator=(const marker_set&) = delete;
 
+  /// The pair index of Open WebUI's `<details type="reasoning">`...`</details>`.
+  static constexpr std::size_t details_pair = static_cast<std::size_t>(-2);
+
   [[nodiscard]] std::size_t pair_count() const noexcept {
     return builtin_tag_pairs.size() + opts_.reasoning_markers.size();
   }
   [[nodiscard]] std::string_view open_of(std::size_t p) const noexcept {
+    if (p == details_pair) return details_open;
     return p < builtin_tag_pairs.size()
                ? builtin_tag_pairs[p][0]
                : opts_.reasoning_markers[p - builtin_tag_pairs.size()].open;
   }
   [[nodiscard]] std::string_view close_of(std::size_t p) const noexcept {
+    if (p == details_pair) return details_close;
     return p < builtin_tag_pairs.size()
                ? builtin_tag_pairs[p][1]
                : opts_.reasoning_markers[p - builtin_tag_pairs.size()].close;
@@ -111,10 +131,13 @@ class marker_set {
   }
 
   /// The longest marker at `i`. At equal lengths: built-in tags (open, then close), harmony,
-  /// then the caller's tags. `decided` is false when the bytes so far cannot tell yet (a
-  /// marker, or a longer one, may still be completed by text that has not come), unless
-  /// `ended`; a channel's name must be there too (to tell `final`, and to show it).
-  [[nodiscard]] marker_match here(std::string_view text, std::size_t i, bool ended) const noexcept {
+  /// `<details ...>`, then the caller's tags. `decided` is false when the bytes so far cannot tell
+  /// yet (a marker, or a longer one, may still be completed by text that has not come), unless
+  /// `ended`; a channel's name must be there too (to tell `final`, and to show it), and a
+  /// `<details`'s `>`. `details`: whether `<details ...>` counts here (it does not where only
+  /// closing markers matter: it would only hold the search back).
+  [[nodiscard]] marker_match here(std::string_view text, std::size_t i, bool ended,
+                                  bool details = true) const noexcept {
     marker_match best;
     best.at = i;
     const std::size_t left = text.size() - i;
@@ -122,12 +145,26 @@ class marker_set {
     auto consider = [&](const entry& e) {
       const std::size_t have = std::min(e.m.size(), left);
       if (!marker_at(text.substr(0, i + have), i, e.m.substr(0, have))) return;
+      const bool is_details = e.index == details_pair;
+      if (is_details && !details) return;
       if (have < e.m.size()) {
         open = true;
-      } else if (e.m.size() > best.len) {
+        return;
+      }
+      std::size_t len = e.m.size();
+      if (is_details) {  // `<details` through the next `>`, if the bytes between say reasoning
+        const std::optional<std::size_t> end = details_end(text, i + len, ended);
+        if (!end) {
+          open = true;  // no `>` yet
+          return;
+        }
+        if (*end == 0) return;  // not a reasoning block: text
+        len = *end - i;
+      }
+      if (len > best.len) {
         best.kind = e.kind;
         best.index = e.index;
-        best.len = e.m.size();
+        best.len = len;
       }
     };
     if (left < 2) {
@@ -154,9 +191,10 @@ class marker_set {
 
   /// The first marker that starts at or after `i`; `kind == none` with `decided` false stops
   /// at the first place the bytes so far cannot decide (`at`), with `decided` true means none.
-  [[nodiscard]] marker_match next(std::string_view text, std::size_t i, bool ended) const noexcept {
+  [[nodiscard]] marker_match next(std::string_view text, std::size_t i, bool ended,
+                                  bool details = true) const noexcept {
     for (; (i = t_->starts.next(text, i, text.size())) < text.size(); ++i) {
-      const marker_match m = here(text, i, ended);
+      const marker_match m = here(text, i, ended, details);
       if (m.kind != marker_kind::none || !m.decided) return m;
     }
     marker_match none;
@@ -168,7 +206,14 @@ class marker_set {
   /// The first closing tag of pair `p` at or after `i` (a plain search), as `next` reports.
   [[nodiscard]] marker_match closer_of(std::size_t p, std::string_view text, std::size_t i,
                                        bool ended) const noexcept {
-    const std::string_view close = close_of(p);
+    return find(close_of(p), p, text, i, ended);
+  }
+
+  /// The first `close` at or after `i`, ASCII letters case-insensitively (a plain search), as
+  /// `next` reports; a match is a closing tag of pair `p`.
+  [[nodiscard]] static marker_match find(std::string_view close, std::size_t p,
+                                         std::string_view text, std::size_t i,
+                                         bool ended) noexcept {
     const char c0 = close[0];
     const char both[2] = {ascii_lower(c0), c0 >= 'a' && c0 <= 'z'
                                                ? static_cast<char>(c0 - 'a' + 'A')
@@ -190,12 +235,19 @@ class marker_set {
   /// not); as `next` reports.
   [[nodiscard]] static marker_match harmony_end(std::string_view text, std::size_t i,
                                                 bool ended) noexcept {
+    return harmony_from(text, i, ended, false);
+  }
+
+  /// The first harmony token at or after `i`, a plain search (`all`: any of the seven; else
+  /// those that end a message, as `harmony_end`); as `next` reports.
+  [[nodiscard]] static marker_match harmony_from(std::string_view text, std::size_t i, bool ended,
+                                                 bool all) noexcept {
     const byte_finder angle("<");
     for (; (i = angle.next(text, i, text.size())) < text.size(); ++i) {
       bool open = false;
       for (std::size_t h = 0; h < harmony_tokens.size(); ++h) {
-        if (h == static_cast<std::size_t>(harmony::message) ||
-            h == static_cast<std::size_t>(harmony::constrain))
+        if (!all && (h == static_cast<std::size_t>(harmony::message) ||
+                     h == static_cast<std::size_t>(harmony::constrain)))
           continue;
         const std::string_view t = harmony_tokens[h];
         const std::size_t have = std::min(t.size(), text.size() - i);
@@ -206,6 +258,14 @@ class marker_set {
       if (open && !ended) return marker_match{marker_kind::none, 0, i, 0, false};
     }
     return marker_match{marker_kind::none, 0, text.size(), 0, true};
+  }
+
+  /// How many bytes of the opening marker `m` a candidate shows: all, but for a long
+  /// `<details ...>`, its first `details_shown` (a channel's name is cut already).
+  [[nodiscard]] static std::size_t shown_len(const marker_match& m) noexcept {
+    return m.kind == marker_kind::tag_open && m.index == details_pair
+               ? std::min(m.len, details_shown)
+               : m.len;
   }
 
   /// Whether the harmony channel name at `i` is `final`, ASCII case-insensitively.
@@ -228,6 +288,44 @@ class marker_set {
   }
 
  private:
+  /// Where the `<details` whose name ends at `c` ends: just past the first `>` after it when
+  /// the bytes between hold `type="reasoning"`, 0 when they do not or no `>` follows (it is
+  /// text), nothing when the bytes so far cannot tell (no `>` yet). The bytes after `c` are
+  /// looked at once in all, over every call of a left-to-right search (and of a text that
+  /// grows): a cache remembers the stretch read, its first `>` and its last `type="reasoning"`.
+  [[nodiscard]] std::optional<std::size_t> details_end(std::string_view text, std::size_t c,
+                                                       bool ended) const noexcept {
+    static constexpr byte_finder quote_or_gt{"\">"};
+    details_scan& d = ds_;
+    if (!d.used || c < d.from || c > d.to) d = details_scan{true, c, c, false, nowhere};
+    if (!d.gt) {
+      std::size_t p = d.to;
+      for (; (p = quote_or_gt.next(text, p, text.size())) < text.size(); ++p) {
+        if (text[p] == '>') {
+          d.gt = true;
+          break;
+        }
+        // `type="reasoning"` ends with this quote
+        if (p + 1 >= d.from + details_type.size() &&
+            marker_at(text, p + 1 - details_type.size(), details_type))
+          d.reasoning = p + 1 - details_type.size();
+      }
+      d.to = p;  // the `>`, or the end of the text so far
+    }
+    if (!d.gt) return ended ? std::optional<std::size_t>(0) : std::nullopt;
+    return d.reasoning != nowhere && d.reasoning >= c ? d.to + 1 : 0;
+  }
+
+  static constexpr std::size_t nowhere = static_cast<std::size_t>(-1);
+
+  /// The stretch `[from, to)` after a `<details` read so far: `to` is its first `>` when `gt`.
+  struct details_scan {
+    bool used = false;
+    std::size_t from = 0, to = 0;
+    bool gt = false;
+    std::size_t reasoning = nowhere;  // the start of its last `type="reasoning"`
+  };
+
   struct entry {
     std::uint32_t key;  // the first two bytes, ASCII-lowercased (one-byte markers: one)
     marker_kind kind;
@@ -266,6 +364,7 @@ class marker_set {
     };
     for (const auto& p : builtin_tag_pairs) add(p[0]), add(p[1]);
     for (const auto& h : harmony_tokens) add(h);
+    add(details_open);
     for (const auto& p : opts.reasoning_markers)
       if (!p.open.empty() && !p.close.empty()) add(p.open), add(p.close);
     return out;
@@ -294,6 +393,7 @@ class marker_set {
     }
     for (std::size_t h = 0; h < harmony_tokens.size(); ++h)
       add(marker_kind::harmony_token, h, harmony_tokens[h]);
+    add(marker_kind::tag_open, details_pair, details_open);  // `</details>` is only its closer
     for (std::size_t k = 0; k < opts.reasoning_markers.size(); ++k) {
       const marker_pair& pair = opts.reasoning_markers[k];
       if (pair.open.empty() || pair.close.empty()) continue;  // see `usable`
@@ -320,6 +420,7 @@ class marker_set {
   const options& opts_;
   std::optional<table> own_;  // the caller's markers' table
   const table* t_ = nullptr;  // the table in use: own_, or the built-in one
+  mutable details_scan ds_;   // what `details_end` read last
 };
 
 }  // namespace llmjson::detail
