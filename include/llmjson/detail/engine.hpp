@@ -272,6 +272,13 @@ class engine {
       m_pos_ = m.at;
       if (m.kind == marker_kind::none) break;  // not yet known, or not there
       const std::size_t after = m.at + m.len;
+      // A channel's opening marker is `<|channel|>` with its name: the region's text starts
+      // after the name, which may still go on (its bytes are read once: channel_name_end).
+      std::size_t region_from = after;
+      if (m.is(harmony::channel) && !marker_set::is_final(t_, after)) {
+        region_from = channel_name_end(after);
+        if (region_from == n && !ended_) break;
+      }
       if (mode_ == mode::pre) {
         if (m.kind == marker_kind::tag_close ||
             ((m.is(harmony::end) || m.is(harmony::call)) && !seen_harmony_)) {
@@ -299,7 +306,8 @@ class engine {
       } else if (m.is(harmony::channel) && !marker_set::is_final(t_, after)) {
         mode_ = mode::region;
         region_ = region_kind::harmony;
-        part_begin(true, after, m.at, marker_set::name_end(t_, after) - m.at);
+        m_pos_ = region_from;
+        part_begin(true, region_from, m.at, marker_set::name_end(t_, after) - m.at);
       } else {  // any other harmony token cuts the text
         part_begin(false, after, none, 0);
       }
@@ -314,6 +322,18 @@ class engine {
       k.marker_len = part_.marker_len;
       cut = k;
     }
+  }
+
+  /// Where the channel name that starts at `after` ends (a run of letters, digits and `_`, of
+  /// any length). Remembered between calls, so a name that arrives a byte at a time is read
+  /// once.
+  std::size_t channel_name_end(std::size_t after) noexcept {
+    if (cname_at_ != after) {
+      cname_at_ = after;
+      cname_end_ = after;
+    }
+    while (cname_end_ < t_.size() && is_channel_name_byte(t_[cname_end_])) ++cname_end_;
+    return cname_end_;
   }
 
   /// Where the current region ends, at or after `i`, as `marker_set::next` reports.
@@ -738,6 +758,7 @@ class engine {
   std::size_t m_pos_ = 0;
   bool seen_harmony_ = false;
   std::size_t generation_ = 0;
+  std::size_t cname_at_ = none, cname_end_ = 0;  // channel_name_end's memory
 
   // Stripped harmony: unknown (too few bytes yet), no (for good), maybe (`analysis` first, no
   // harmony token, no `assistantfinal` yet), yes (it applies to the text so far).
