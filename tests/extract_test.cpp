@@ -231,7 +231,7 @@ TEST_CASE("no_json names near misses: objects the model meant, with what to fix"
         {"x {'a': 1, \"b\": 2,}", "single quotes are not JSON strings"},
         {"x {ok: True}", "unquoted key ok (keys take double quotes)"},
         {"x {\"a\" = 1}", "unexpected '=', expected ':' after the key"},
-        {"x {\"line\n\": 1}", "unescaped line break in a string"},
+        {"x {\"line\n\": 1}", "a raw line break in a string"},
     };
     for (const auto& [text, reason] : cases) {
       INFO(text);
