@@ -523,3 +523,19 @@ TEST_CASE("the fallback is never a piece, however the text arrives", "[stream][f
     every_chunking(t, llmjson::any_key({"user_id"}), first);
   }
 }
+
+TEST_CASE("1 MB of raw line breaks in an open string, synced every 16 bytes, stays linear",
+          "[stream][linear][control]") {
+  // The frame stays open all along (its string may still run): each sync must not walk it
+  // again. Quadratic work here would take minutes.
+  const std::string text = "x {\"a\": \"" + std::string(std::size_t{1} << 20, '\n');
+  llmjson::stream<> s(llmjson::any_object{}, {.start = llmjson::output_start::answer});
+  for (std::size_t at = 0; at < text.size(); at += 16) {
+    s.feed(std::string_view(text).substr(at, 16));
+    s.sync();
+    CHECK_FALSE(s.settled());
+  }
+  const auto r = s.finish();
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == llmjson::error_kind::truncated);
+}
