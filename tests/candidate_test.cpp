@@ -238,11 +238,19 @@ TEST_CASE("invalid JSON details are llmjson's decision", "[candidate]") {
   CHECK(s.candidates[0].value == json::parse(R"({"a":1})"));
 }
 
-TEST_CASE("a control character ends a string in a JSON-like span", "[candidate]") {
-  // The first object is broken by a raw newline in its string; its '}' on the next line closes it.
+TEST_CASE("a raw control character is a byte of a later string in a JSON-like span",
+          "[candidate]") {
+  // Rules v3, section 3: the value string runs over the raw line break to the next quote, so
+  // `{"b": 2}` lies inside the broken object (whose text dies at `b`), never an answer.
   auto s = llmjson::candidates(std::string_view("{\"a\": \"unterminated\n} {\"b\": 2}"));
-  CHECK(values(s) == std::vector<json>{json::parse(R"({"b":2})")});
+  CHECK(values(s).empty());
+  CHECK_FALSE(s.truncation);
+  // Closed, the object is malformed (a raw line break in a string) and owns its inside.
+  s = llmjson::candidates(std::string_view("x {\"a\": \"two\nlines {\"b\": 2}\"} {\"c\": 3}"));
+  CHECK(values(s) == std::vector<json>{json::parse(R"({"c":3})")});
   CHECK(malformed(s) == 1);
+  REQUIRE(s.candidates.size() == 2);
+  CHECK(s.candidates[0].problem == "line 1 col 13: a raw line break in a string");
 }
 
 TEST_CASE("a number nlohmann cannot hold is a valid span without a value", "[candidate]") {
@@ -478,6 +486,33 @@ TEST_CASE("hostile 1 MB inputs get the right answer (a quadratic scan would not 
     auto s = llmjson::candidates(t, unlimited);
     CHECK(values(s) == std::vector<json>{json::parse(R"({"b":1})")});
   }
+  SECTION("{\"a\": \" then raw line breaks: one string that runs to the end, a cut") {
+    const std::string t = "x {\"a\": \"" + std::string(mb, '\n');
+    auto s = llmjson::candidates(t, unlimited);
+    CHECK(s.candidates.empty());
+    CHECK(s.truncation);
+    // Closed after them: one malformed owner, named at its first raw line break.
+    const std::string u = t + "\"} {\"b\": 1}";
+    s = llmjson::candidates(u, unlimited);
+    CHECK(values(s) == std::vector<json>{json::parse(R"({"b":1})")});
+    REQUIRE(malformed(s) == 1);
+    CHECK(s.candidates[0].problem == "line 1 col 10: a raw line break in a string");
+  }
+  SECTION("backslash, line break repeated in a string; [\" and a line break repeated") {
+    const std::string t = "x {\"a\": \"" + repeat("\\\n", mb);
+    auto s = llmjson::candidates(t, unlimited);
+    CHECK(s.truncation);
+    const std::string u = repeat("[\"{\n", mb) + "{\"b\": 1}";
+    s = llmjson::candidates(u, unlimited);
+    CHECK(values(s) == std::vector<json>{json::parse(R"({"b":1})")});
+    CHECK_FALSE(s.truncation);
+  }
+  SECTION("many small objects with a raw line break each: malformed owners") {
+    const std::string t = "x " + repeat("{\"a\": \"\n\"} ", mb);
+    auto s = llmjson::candidates(t, unlimited);
+    CHECK(malformed(s) == s.candidates.size());
+    CHECK(s.candidates.size() == (t.size() - 2) / 11);
+  }
   SECTION("[{\"a\":[ alternating with ]") {
     const std::string t = "x " + repeat("[{\"a\":[]", mb) + " {\"b\": 1}";
     auto s = llmjson::candidates(t, unlimited);
@@ -649,4 +684,170 @@ TEST_CASE("disagreements the differential fuzzer found, settled against the rule
     CHECK(s.truncation->reasoning);
     CHECK_FALSE(llmjson::candidates(std::string_view("")).truncation);
   }
+}
+
+// --- Rules v3, section 3: where a string ends, and raw control characters --------------------
+
+namespace {
+/// The first candidate's problem, or "none".
+std::string first_problem_of(std::string_view t) {
+  auto s = llmjson::candidates(t);
+  return s.candidates.empty() ? std::string("none") : s.candidates[0].problem;
+}
+}  // namespace
+
+TEST_CASE("a brace frame's first string ends at a raw control character: prose-like",
+          "[candidate][control]") {
+  // `{"` then a line break: the quote was punctuation; the frame keeps what lies inside it and
+  // is no valid prefix at the end of the text (no cut).
+  auto s = llmjson::candidates(std::string_view("body={\"\nthen {\"a\": 1}\nbody={\"\n"));
+  CHECK(values(s) == std::vector<json>{json::parse(R"({"a": 1})")});
+  CHECK_FALSE(s.truncation);
+  // Without the line break, the last `{"` is a valid prefix the end of the text cuts.
+  CHECK(llmjson::candidates(std::string_view("body={\"\nthen {\"a\": 1}\nbody={\"")).truncation);
+  // Even right after a backslash.
+  s = llmjson::candidates(std::string_view("x {\"k\\\n {\"a\": 1}"));
+  CHECK(values(s) == std::vector<json>{json::parse(R"({"a": 1})")});
+  CHECK_FALSE(s.truncation);
+  // A key broken by a raw line break is a near miss, with the new wording.
+  s = llmjson::candidates(std::string_view("x {\"li\tne\": 1}"));
+  REQUIRE(s.near_misses.size() == 1);
+  CHECK(s.near_misses[0].reason == "a raw tab in a string");
+}
+
+TEST_CASE("a bracket frame's first string that a raw control character ends: no frame at all",
+          "[candidate][control]") {
+  // Its `[` and the string's bytes are text (the `{` in it opens nothing); the scan goes on
+  // after the line break, outside every frame.
+  auto s = llmjson::candidates(std::string_view("see [\"a {b\n{\"c\": 1}"));
+  REQUIRE(values(s) == std::vector<json>{json::parse(R"({"c": 1})")});
+  CHECK_FALSE(s.candidates[0].enclosed);
+  CHECK_FALSE(s.truncation);
+  // Even after a backslash; and in a prose-like frame, the scan goes on in that frame.
+  s = llmjson::candidates(std::string_view("{see [\"a\\\n{\"c\": 1}} and {\"d\": 2}"));
+  REQUIRE(values(s).size() == 2);
+  CHECK(s.candidates[0].enclosed);        // inside `{see ...}`, which its `}` closes
+  CHECK_FALSE(s.candidates[1].enclosed);  // after it
+  // A later string of a bracket frame is not a first string: it runs over line breaks.
+  s = llmjson::candidates(std::string_view("x [\"a\", \"b\nc\"] {\"d\": 2}"));
+  CHECK(values(s) == std::vector<json>{json::parse(R"({"d": 2})")});
+  REQUIRE(malformed(s) == 1);
+  CHECK(s.candidates[0].problem == "line 1 col 11: a raw line break in a string");
+  // Nor is a string after a nested `[` or `{`.
+  s = llmjson::candidates(std::string_view("x [[\"b\nc\"]] {\"d\": 2}"));
+  CHECK(malformed(s) == 1);
+  s = llmjson::candidates(std::string_view("x [{\"a\": \"b\nc\"}] {\"d\": 2}"));
+  CHECK(malformed(s) == 1);
+}
+
+TEST_CASE("every other string runs to its quote: raw control characters are its bytes",
+          "[candidate][control]") {
+  SECTION("a closed frame whose strings hold one is malformed and owns its inside") {
+    // The line of the string that looks like an object is no answer of its own.
+    const std::string_view t = "x {\"code\": \"a = 1\nb = {\\\"k\\\": 2}\nprint(b)\"} end";
+    auto s = llmjson::candidates(t);
+    REQUIRE(s.candidates.size() == 1);
+    CHECK_FALSE(s.candidates[0].valid);
+    CHECK(s.candidates[0].problem == "line 1 col 18: a raw line break in a string");
+    CHECK_FALSE(s.truncation);
+  }
+  SECTION("the reason names the first offending byte, its line and column, and its name") {
+    CHECK(first_problem_of("x {\"a\": \"\xC3\xA9\tb\"}") ==
+          "line 1 col 11: a raw tab in a string");  // columns count code points
+    CHECK(first_problem_of("x {\"a\": \"b\rc\"}") == "line 1 col 11: a raw line break in a string");
+    CHECK(first_problem_of(std::string_view("x {\"a\": \"b\0c\"}", 15)) ==
+          "line 1 col 11: a raw control character (U+0000) in a string");
+    CHECK(first_problem_of("x {\"a\": \"b\x1f\"}") ==
+          "line 1 col 11: a raw control character (U+001F) in a string");
+    CHECK(first_problem_of("x\n{\"a\": 1,\n \"b\": \"c\\\x0b\"}") ==
+          "line 3 col 10: a raw control character (U+000B) in a string");
+    // A later key is read like any other string; the frame dies at nothing before its end.
+    CHECK(first_problem_of("x {\"a\": 1, \"b\nc\": 2}") ==
+          "line 1 col 14: a raw line break in a string");
+    // An earlier problem comes first.
+    CHECK(first_problem_of("x {\"a\": 01, \"b\": \"\n\"}") ==
+          "line 1 col 10: leading zero in number");
+  }
+  SECTION("a backslash escapes whatever follows it: `\\\"` does not end the string") {
+    auto s = llmjson::candidates(std::string_view("x {\"a\": \"b\n\\\"}\"} {\"c\": 1}"));
+    CHECK(values(s) == std::vector<json>{json::parse(R"({"c": 1})")});
+    CHECK(malformed(s) == 1);
+  }
+  SECTION("a nested frame without one is still a part of the malformed owner") {
+    auto s = llmjson::candidates(std::string_view("x {\"a\": \"b\nc\", \"d\": {\"e\": 1}} y"));
+    REQUIRE(s.candidates.size() == 1);
+    CHECK_FALSE(s.candidates[0].valid);
+    // A sibling after one that holds a raw line break is valid; its owner is not.
+    s = llmjson::candidates(std::string_view("x [{\"a\": \"b\nc\"}, {\"e\": 1}] y"));
+    REQUIRE(s.candidates.size() == 1);
+    CHECK_FALSE(s.candidates[0].valid);
+  }
+  SECTION("the whole output, a whole part, a fence body: strict, no valid prefix") {
+    auto s = llmjson::candidates(std::string_view("{\"a\": \"b\nc\"}"));
+    REQUIRE(s.candidates.size() == 1);
+    CHECK(s.candidates[0].source == llmjson::source::prose);  // not the whole output
+    CHECK_FALSE(s.candidates[0].valid);
+    s = llmjson::candidates(std::string_view("x\n```json\n{\"a\": \"b\nc\"}\n```\n{\"d\": 1}"));
+    REQUIRE(s.candidates.size() == 2);
+    CHECK(s.candidates[0].source == llmjson::source::prose);
+    CHECK(s.candidates[0].in_fence);
+    CHECK_FALSE(s.candidates[0].valid);
+    CHECK(s.candidates[1].valid);
+    // A fence body cut by its closing line while a string with a line break runs: malformed.
+    s = llmjson::candidates(std::string_view("x\n```\n{\"a\": \"b\nc\n```\n{\"d\": 1}"));
+    REQUIRE(s.candidates.size() == 2);
+    CHECK(s.candidates[0].problem.find("never closes: the fence's closing line cuts it") !=
+          std::string::npos);
+    CHECK_FALSE(s.truncation);
+  }
+}
+
+TEST_CASE("the valid-prefix tests read strings as the scan does", "[candidate][control]") {
+  SECTION("cut by the end of the text inside such a string: truncated") {
+    CHECK(llmjson::candidates(std::string_view("x {\"a\": \"line one\nline")).truncation);
+    CHECK(llmjson::candidates(std::string_view("x {\"a\": \"line one\\\n")).truncation);
+    CHECK(llmjson::candidates(std::string_view("x {\"a\": \"b\nc\", \"d\": [1,")).truncation);
+    CHECK(llmjson::candidates(std::string_view("x {\"a\": 1, \"b\tc")).truncation);  // later key
+    CHECK(llmjson::candidates(std::string_view("{\"a\": \"one\ntwo")).truncation);   // whole: no
+    CHECK(llmjson::candidates(std::string_view("x [\"a\", \"b\nc")).truncation);
+    // Inside a \u escape, a control character is no hex digit: no valid prefix.
+    CHECK_FALSE(llmjson::candidates(std::string_view("x {\"a\": \"\\u0\n0")).truncation);
+  }
+  SECTION("an object's first key is read strictly") {
+    CHECK_FALSE(llmjson::candidates(std::string_view("x {\"a\nb\": 1")).truncation);
+    // A nested object's first key too: the frame around it dies there.
+    auto s = llmjson::candidates(std::string_view("x {\"a\": {\"b\n {\"c\": 1}"));
+    CHECK_FALSE(s.truncation);
+    CHECK(values(s) == std::vector<json>{json::parse(R"({"c": 1})")});
+  }
+  SECTION("a frame never dies at a raw control character in another string") {
+    // The frame dies at `oops`, after the line break: what starts before that is its piece.
+    auto s = llmjson::candidates(
+        std::string_view("x {\"a\": [{\"b\": 1}], \"c\": \"d\ne\" oops {\"f\": 2}"));
+    CHECK(values(s) == std::vector<json>{json::parse(R"({"f": 2})")});
+    CHECK_FALSE(s.truncation);
+  }
+}
+
+TEST_CASE("enclosed: whether a frame encloses a candidate", "[candidate][fallback]") {
+  auto s =
+      llmjson::candidates(std::string_view("{'a': {\"b\": 1}} {\"c\": {\"d\": 2}} {note {\"e\": "
+                                           "3}\n```\n{\"f\": 4}\n```\n[{\"g\": 5}]"));
+  REQUIRE(s.candidates.size() == 5);
+  CHECK(s.candidates[0].enclosed);        // in a prose-like frame (a Python dict)
+  CHECK_FALSE(s.candidates[1].enclosed);  // a top-level object
+  CHECK(s.candidates[2].enclosed);        // in a prose-like frame that never closes
+  CHECK(s.candidates[3].source == llmjson::source::fence);
+  CHECK_FALSE(s.candidates[3].enclosed);  // a fence body
+  CHECK_FALSE(s.candidates[4].enclosed);  // a top-level array after the fence
+  // In a JSON-like frame that died or never closed.
+  s = llmjson::candidates(std::string_view("x {\"a\": oops {\"b\": 1}"));
+  REQUIRE(s.candidates.size() == 1);
+  CHECK(s.candidates[0].enclosed);
+  // Whole outputs and parts never are.
+  CHECK_FALSE(llmjson::candidates(std::string_view("{\"a\": 1}")).candidates[0].enclosed);
+  s = llmjson::candidates(std::string_view("<think>x</think>{\"a\": 1}"));
+  REQUIRE(s.candidates.size() == 1);
+  CHECK(s.candidates[0].source == llmjson::source::part);
+  CHECK_FALSE(s.candidates[0].enclosed);
 }

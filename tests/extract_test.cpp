@@ -231,7 +231,7 @@ TEST_CASE("no_json names near misses: objects the model meant, with what to fix"
         {"x {'a': 1, \"b\": 2,}", "single quotes are not JSON strings"},
         {"x {ok: True}", "unquoted key ok (keys take double quotes)"},
         {"x {\"a\" = 1}", "unexpected '=', expected ':' after the key"},
-        {"x {\"line\n\": 1}", "unescaped line break in a string"},
+        {"x {\"line\n\": 1}", "a raw line break in a string"},
     };
     for (const auto& [text, reason] : cases) {
       INFO(text);
@@ -287,4 +287,100 @@ TEST_CASE("arrays in prose are answers; their elements never are", "[extract][ar
   REQUIRE_FALSE(cut);
   CHECK(cut.error().kind == error_kind::truncated);
   CHECK(cut.error().message == "the output was cut: the array opened at 1:1 never closes");
+}
+
+// --- Rules v3, section 5: the fallback is a candidate no frame encloses -----------------------
+
+TEST_CASE("the fallback is never a piece of something bigger", "[extract][fallback]") {
+  const llmjson::any_key wanted{"user_id"};
+  SECTION("a dict inside a Python repr: no fallback, no_match says why") {
+    const std::string text =
+        "The call returned {'status': 404, 'headers': {\"type\": \"json\"}, 'ok': False}.";
+    auto r = llmjson::extract(text, wanted, with(policy::first));
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind == error_kind::no_match);
+    CHECK(r.error().message ==
+          "1 candidate, none qualifies: 1:46 prose: has none of the keys \"user_id\"; none can "
+          "be the fallback: every valid one lies inside a frame (a piece of something bigger)");
+    REQUIRE(r.error().candidates.size() == 1);
+    CHECK(r.error().candidates[0].enclosed);
+    // The fallback turned off: the message does not speak of it.
+    auto off = llmjson::extract(text, wanted, with(policy::first, false));
+    REQUIRE_FALSE(off);
+    CHECK(off.error().message ==
+          "1 candidate, none qualifies: 1:46 prose: has none of the keys "
+          "\"user_id\"");
+    // A piece still qualifies when the selector says so: only the fallback refuses it.
+    auto typed = llmjson::extract(text, llmjson::any_key({"type"}), with(policy::first));
+    REQUIRE(typed);
+    CHECK_FALSE(typed->fallback);
+    CHECK(typed->value() == json::parse(R"({"type": "json"})"));
+  }
+  SECTION("the fallback skips pieces for a later candidate that no frame encloses") {
+    const std::string text =
+        "The old client: {status: 'ok', data: {\"id\": 7}}; now:\n```json\n[\"id\"]\n```\n"
+        "and {\"id\": 8}";
+    auto r = llmjson::extract(text, wanted, with(policy::first));
+    REQUIRE(r);
+    CHECK(r->fallback);
+    CHECK(r->value() == json::parse(R"(["id"])"));
+    CHECK(r->chosen().source == llmjson::source::fence);
+  }
+  SECTION("inside a prose-like frame that never closes, or a JSON-like one that died") {
+    for (std::string_view text : {std::string_view("{note: {\"a\": 1} and then nothing"),
+                                  std::string_view("x {\"k\": oops {\"a\": 1}"),
+                                  std::string_view("> {\n>   \"c\": {\"id\": 1}\n> }\n")}) {
+      INFO(text);
+      auto r = llmjson::extract(text, wanted, with(policy::first));
+      REQUIRE_FALSE(r);
+      CHECK(r.error().kind == error_kind::no_match);
+      CHECK(r.error().message.find("none can be the fallback") != std::string::npos);
+    }
+  }
+  SECTION("a top-level object, a whole part, a whole output are the fallback") {
+    for (std::string_view text :
+         {std::string_view("Result: {\"a\": 1} ok"), std::string_view("<think>x</think>{\"a\": 1}"),
+          std::string_view("{\"a\": 1}"), std::string_view("[1, 2]")}) {
+      INFO(text);
+      auto r = llmjson::extract(text, wanted, with(policy::first));
+      REQUIRE(r);
+      CHECK(r->fallback);
+      CHECK_FALSE(r->chosen().enclosed);
+    }
+  }
+  SECTION("unique and last are unchanged: no_match, without a word on the fallback") {
+    const std::string text = "x {'a': {\"b\": 1}}";
+    for (policy p : {policy::unique, policy::last}) {
+      auto r = llmjson::extract(text, wanted, with(p));
+      REQUIRE_FALSE(r);
+      CHECK(r.error().kind == error_kind::no_match);
+      CHECK(r.error().message.find("fallback") == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("raw control characters in strings: the messages name the first one",
+          "[extract][control]") {
+  const std::string text =
+      "Here is the file as JSON:\n{\"name\": \"a.py\", \"code\": \"import os\n\nX = {\"k\": "
+      "1}\n\"}\n";
+  auto r = llmjson::extract(text);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == error_kind::no_json);
+  CHECK(r.error().message ==
+        "no JSON value in the output; 1 malformed candidate: 2:1 prose: malformed: line 2 col "
+        "36: a raw line break in a string");
+  REQUIRE(r.error().candidates.size() == 1);
+  CHECK(r.error().candidates[0].reason == "malformed: line 2 col 36: a raw line break in a string");
+  // Cut while such a string runs: truncated, never an answer from inside it.
+  auto cut = llmjson::extract(std::string_view("{\"code\": \"a = {\\\"k\\\": 1}\nb = 2"));
+  REQUIRE_FALSE(cut);
+  CHECK(cut.error().kind == error_kind::truncated);
+  // The first answer after a malformed one with raw line breaks.
+  const std::string again =
+      "{\"v\": \"2\", \"notes\": \"a\nsee {\"v\": 3}\"}\nCorrected: {\"v\": \"2\", \"notes\": "
+      "\"a\\nsee\"}";
+  auto ok = llmjson::extract(again, llmjson::any_key({"v"}), with(policy::first));
+  REQUIRE(ok);
+  CHECK(ok->value() == json::parse(R"({"v": "2", "notes": "a\nsee"})"));
 }

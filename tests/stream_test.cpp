@@ -550,3 +550,54 @@ TEST_CASE("fence bodies: extract()'s one-pass path for long bodies and the engin
     }
   }
 }
+
+TEST_CASE("a string that runs over raw line breaks holds the settlement back (rules v3)",
+          "[stream][settled][control]") {
+  const llmjson::options answer_start{.start = llmjson::output_start::answer};
+  // `{"a": "x` then a line break: the string may still run (its frame is open), so nothing in
+  // it settles, whatever it looks like; its closing quote and brace come later.
+  const std::string head = "Result: {\"a\": \"x\n{\\\"a\\\": 1} and {\\\"b\\\": 2}\n";
+  CHECK_FALSE(settles(head, llmjson::any_object{}, answer_start));
+  CHECK_FALSE(settles(head + "\"}", llmjson::any_object{}, answer_start));
+  CHECK_FALSE(settles(head + "\"} then", llmjson::any_object{}, answer_start));  // malformed
+  CHECK(settles(head + "\"} then {\"c\": 3} x", llmjson::any_object{}, answer_start) == 51u);
+  // Under v2 a line break ended the string and `{"k": 1}` became a closed object: now it is
+  // the string's text up to the quote before `k`, and the frame dies there.
+  const std::string v2_piece = "Result: {\"a\": \"x\n{\"k\": 1} tail\"} then {\"c\": 3} x";
+  CHECK(settles(v2_piece, llmjson::any_object{}, answer_start) == 38u);
+  for (const std::string& t : {head, head + "\"}", head + "\"} then {\"c\": 3} x", v2_piece,
+                               std::string("x [\"one\n{\"a\": 1} more")}) {
+    INFO(t);
+    every_chunking(t, llmjson::any_object{}, answer_start);
+    every_chunking(t, llmjson::any_key({"a", "c", "k"}), answer_start);
+  }
+  // A bracket frame's first string ended by a line break is no frame: what follows settles.
+  CHECK(settles("x [\"one\n{\"a\": 1} more", llmjson::any_object{}, answer_start) == 8u);
+}
+
+TEST_CASE("the fallback is never a piece, however the text arrives", "[stream][fallback]") {
+  const llmjson::options first{.policy = llmjson::policy::first};
+  for (std::string_view t :
+       {std::string_view("The call returned {'status': 404, 'h': {\"t\": \"j\"}}, so no."),
+        std::string_view("{x: {\"id\": 7}}\n```json\n[\"id\"]\n```\n"),
+        std::string_view("> {\n>   \"c\": {\"id\": 1}\n> }\n")}) {
+    INFO(t);
+    every_chunking(t, llmjson::any_key({"user_id"}), first);
+  }
+}
+
+TEST_CASE("1 MB of raw line breaks in an open string, synced every 16 bytes, stays linear",
+          "[stream][linear][control]") {
+  // The frame stays open all along (its string may still run): each sync must not walk it
+  // again. Quadratic work here would take minutes.
+  const std::string text = "x {\"a\": \"" + std::string(std::size_t{1} << 20, '\n');
+  llmjson::stream<> s(llmjson::any_object{}, {.start = llmjson::output_start::answer});
+  for (std::size_t at = 0; at < text.size(); at += 16) {
+    s.feed(std::string_view(text).substr(at, 16));
+    s.sync();
+    CHECK_FALSE(s.settled());
+  }
+  const auto r = s.finish();
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == llmjson::error_kind::truncated);
+}

@@ -384,7 +384,8 @@ const std::vector<llmjson::near_miss>& near_misses_of(const outcome& o) {
   return o.failure ? o.failure->near_misses : no_near_misses;
 }
 
-/// `prose`, `fence "json"`, `in fence "json"` or `whole`: where the candidate was found.
+/// `prose`, `fence "json"`, `in fence "json"` or `whole`: where the candidate was found, with
+/// ` (enclosed)` when a frame encloses it (a piece of something bigger, never the fallback).
 std::string source_label(const llmjson::candidate& c);
 
 using llmjson::detail::one_line;
@@ -401,7 +402,11 @@ std::string source_label(const llmjson::candidate& c) {
     case llmjson::source::whole: return "whole";
     case llmjson::source::part: return "part";
     case llmjson::source::fence: return with_info("fence");
-    case llmjson::source::prose: return c.in_fence ? with_info("in fence") : "prose";
+    case llmjson::source::prose: {
+      std::string label = c.in_fence ? with_info("in fence") : "prose";
+      if (c.enclosed) label += " (enclosed)";
+      return label;
+    }
   }
   return "unknown";
 }
@@ -481,6 +486,7 @@ nlohmann::ordered_json report(const outcome& o) {
                     {"source", llmjson::to_string(c.source)},
                     {"in_fence", c.in_fence},
                     {"info", fenced ? json(std::string(c.info)) : json(nullptr)},
+                    {"enclosed", c.enclosed},
                     {"verdict", verdict_of(o, i)},
                     {"qualifies", c.qualifies},
                     {"reason", reason_of(c)},

@@ -76,6 +76,11 @@ struct candidate {
   /// With `in_reasoning`: the marker that opened the region, as written in the text (`<think>`,
   /// `<|channel|>analysis`), or, when the prompt opened it, the marker that closed it (`</think>`).
   std::string_view marker;
+  /// Found inside a frame (a prose-like `{...}` such as a Python dict or a blockquoted object,
+  /// or a JSON-like one that died or never closed): a piece of something bigger. It may
+  /// qualify, but it is never the fallback of policy `first`. Whole outputs, whole parts and
+  /// fence bodies never are.
+  bool enclosed = false;
 };
 
 /// A closed `{...}` span in answer text that is not JSON but looks like an object the model

@@ -233,6 +233,7 @@ result<extraction> choose(scan_result&& scan, const S& sel, const options& opts,
     return error{error_kind::too_large, 0, std::move(scan.stopped), {}, std::nullopt, {}};
   std::vector<std::size_t> qualifying;
   std::optional<std::size_t> first_valid;
+  std::optional<std::size_t> first_free;  // the first valid one no frame encloses
   std::size_t malformed = 0, reasoning = 0, answer_text = 0;
   for (std::size_t i = 0; i < scan.candidates.size(); ++i) {
     candidate& c = scan.candidates[i];
@@ -247,6 +248,7 @@ result<extraction> choose(scan_result&& scan, const S& sel, const options& opts,
       continue;
     }
     if (!first_valid) first_valid = i;
+    if (!first_free && !c.enclosed) first_free = i;
     if (c.qualifies) qualifying.push_back(i);
   }
   const llmjson::policy pol = opts.policy.value_or(default_policy_of<S>());
@@ -302,10 +304,15 @@ result<extraction> choose(scan_result&& scan, const S& sel, const options& opts,
     if (!malformed && !scan.near_misses.empty()) at = scan.near_misses.front().offset;
     return fail(error_kind::no_json, at, std::move(m));
   }
-  if (pol == policy::first && opts.fallback && detail::allows_fallback_of<S>())
-    return take(*first_valid, true);
+  // The fallback (section 5): the first valid candidate that no frame encloses; a piece of
+  // something bigger (a dict inside a Python repr, an object inside a blockquote) never is.
+  const bool fallback = pol == policy::first && opts.fallback && detail::allows_fallback_of<S>();
+  if (fallback && first_free) return take(*first_free, true);
   std::string m = detail::count_of(answer_text, "candidate") + ", none qualifies: ";
   detail::append_candidates(m, scan.candidates, answer_candidate);
+  if (fallback)
+    m += "; none can be the fallback: every valid one lies inside a frame (a piece of something "
+         "bigger)";
   if (reasoning) m += "; " + detail::describe_reasoning(scan.candidates, reasoning);
   std::size_t at = scan.candidates[*first_valid].offset;
   return fail(error_kind::no_match, at, std::move(m));

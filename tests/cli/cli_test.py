@@ -185,7 +185,9 @@ def expected_source(cand):
         return "whole"
     if cand["source"] == "fence":
         return 'fence "%s"' % cand["info"]
-    return 'in fence "%s"' % cand["info"] if cand["in_fence"] else "prose"
+    label = 'in fence "%s"' % cand["info"] if cand["in_fence"] else "prose"
+    # A scan candidate a frame encloses: a piece of something bigger, never the fallback.
+    return label + " (enclosed)" if cand["enclosed"] else label
 
 
 def printable(s):
@@ -235,6 +237,10 @@ def check_report_against_explain(c, name, args, stdin=b""):
             c.check(row[5] == reason, where + ": reason %r vs %r" % (row[5], reason))
         for k in ("offset", "length", "line", "column"):
             c.check(isinstance(cand[k], int) and cand[k] >= (0 if k in ("offset", "length") else 1), where + ": bad " + k)
+        # Only scan candidates are ever enclosed, and an enclosed one is never the fallback.
+        c.check(isinstance(cand["enclosed"], bool)
+                and not (cand["enclosed"] and (cand["source"] != "prose" or cand["verdict"] == "fallback")),
+                where + ": enclosed %r with source %s, verdict %s" % (cand["enclosed"], cand["source"], cand["verdict"]))
     # The error message names the candidates' positions, and why each was rejected.
     err_ = rep["error"]
     named = []
@@ -303,6 +309,17 @@ def group_report_matches_explain(c, a):
     c.check(rc == 0 and ok and rep["value"] == {"a": 1} and rep["truncated"] is not None
             and rep["truncated"]["line"] == 2 and rep["truncated"]["column"] == 7,
             "answer then a cut: %r" % out[:300])
+    # Raw line breaks in a string (rules v3): the malformed owner names the first one, and a
+    # piece inside a frame is never the fallback.
+    rc, out, err = c.run(["--explain"], b'Here:\n{"name": "a.py", "code": "import os\nX = {"k": 1}\n"}\n')
+    c.check(rc == 1 and err.startswith(b"llmjson: no_json: no JSON value in the output; 1 malformed candidate: "
+                                       b"2:1 prose: malformed: line 2 col 36: a raw line break in a string\n"),
+            "a raw line break on stderr: %r" % err)
+    rc, out, err = c.run(["--explain", "--keys", "user_id"], b"It returned {'h': {\"a\": 1}} twice.")
+    c.check(rc == 1 and err.startswith(b"llmjson: no_match: 1 candidate, none qualifies: 1:19 prose: has none of "
+                                       b"the keys \"user_id\"; none can be the fallback: every valid one lies "
+                                       b"inside a frame (a piece of something bigger)\n")
+            and b"prose (enclosed)" in err, "no fallback inside a frame: %r" % err)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -39,7 +39,7 @@ constexpr std::string_view to_string(cut_by c) noexcept {
 
 /// A candidate as the scan first records it: a span, where it lies (an index into the scan's
 /// contexts), and a verdict on its validity. Positions are offsets (a stream's buffer moves);
-/// views, positions and reasons are made for the result. 24 bytes: a hostile text's records
+/// views, positions and reasons are made for the result. 32 bytes: a hostile text's records
 /// stay small.
 struct record {
   std::size_t begin = 0;
@@ -48,6 +48,9 @@ struct record {
   source src = source::prose;
   bool valid = false;         // valid JSON (its value may still be one nlohmann cannot hold)
   cut_by cut = cut_by::none;  // a frame the segment's end cut: malformed, for this reason
+  // Found inside a frame (its opener was read with the stack not empty): a piece of something
+  // bigger, never the fallback (section 5). Whole outputs, parts and fence bodies never are.
+  bool enclosed = false;
 };
 
 /// A near miss as the scan records it.
@@ -122,6 +125,7 @@ class frame_scanner {
     prose_run_ = 0;
     in_string_ = false;
     escaped_ = false;
+    strict_ = false;
     alive_from_ = 0;
     lazy_ = false;
   }
@@ -276,6 +280,7 @@ class frame_scanner {
       return;
     }
     // Settle a frame whose kind is still open; the byte is then read as in that kind.
+    bool first_string = false;  // a `"` that starts a bracket frame's first string
     for (;;) {
       frame& top = frames_.back();
       if (top.k == kind::brace_pending) {
@@ -298,6 +303,7 @@ class frame_scanner {
           continue;
         }
         top.k = kind::bracket;
+        first_string = c == '"';
       }
       break;
     }
@@ -305,7 +311,7 @@ class frame_scanner {
     switch (top.k) {
       case kind::bracket:
         if (c == '"') {
-          in_string_ = true;
+          start_string(first_string);
         } else if (c == '[') {
           ++top.nest;
         } else if (c == ']') {
@@ -320,7 +326,7 @@ class frame_scanner {
         break;
       case kind::brace_json:
         if (c == '"') {
-          in_string_ = true;
+          start_string(false);
         } else if (c == '{') {
           open_brace(i, joined);
         } else if (c == '}') {
@@ -384,7 +390,7 @@ class frame_scanner {
           return true;
         }
         if (c == '"') {
-          in_string_ = true;
+          start_string(true);
           top.looks = true;
           pend_ = pend::first_string;
           return false;
@@ -416,13 +422,22 @@ class frame_scanner {
     probe_ = probe::none;
   }
 
+  /// A string starts. A frame's first string (`strict`: a brace frame's while its kind is
+  /// undecided, a bracket frame's right after its `[`) ends at a raw control character too;
+  /// every other string ends only at a `"` no backslash escapes.
+  void start_string(bool strict) {
+    in_string_ = true;
+    escaped_ = false;
+    strict_ = strict;
+  }
+
   void string_byte(std::size_t i, char c) {
     const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20) {  // a JSON string holds no raw control character: the string ends here
+    if (strict_ && u < 0x20) {  // even after a backslash: that quote was punctuation
       in_string_ = false;
       escaped_ = false;
       string_ended(i, false);
-    } else if (escaped_) {
+    } else if (escaped_) {  // whatever the byte, a raw control character included
       escaped_ = false;
     } else if (c == '\\') {
       escaped_ = true;
@@ -434,6 +449,15 @@ class frame_scanner {
 
   void string_ended(std::size_t i, bool by_quote) {
     frame& top = frames_.back();
+    if (!by_quote && top.k == kind::bracket) {
+      // A bracket frame's first string that a raw control character ends: no frame at all.
+      // Its `[` and the string stay text; the scan goes on after this byte in the frame
+      // around it (a prose-like one, or none). The validator read the string relaxed (it
+      // is no key) and is retired with the chain this frame started.
+      frames_.pop_back();
+      after_pop();
+      return;
+    }
     if (top.k != kind::brace_pending) return;
     if (by_quote) {
       pend_ = pend::after_first_string;
@@ -481,6 +505,7 @@ class frame_scanner {
     alive_from_ = frames_.size();
     if (max_depth_ == 0) {  // every frame is too deep at once: the validator says so
       v_.reset(text_, std::numeric_limits<std::size_t>::max(), /*quiet=*/true);
+      v_.relax_strings();
       v_.feed(i);
       return;
     }
@@ -520,6 +545,7 @@ class frame_scanner {
   bool start_validator(std::size_t i) {
     lazy_ = false;
     v_.reset(text_, std::numeric_limits<std::size_t>::max(), /*quiet=*/true);
+    v_.relax_strings();  // the valid-prefix tests read strings as the scan does
     for (std::size_t k = lazy_from_; k < i; ++k) {
       if (!v_.feed(k)) {
         kill_chain(v_.error_offset());
@@ -559,15 +585,19 @@ class frame_scanner {
     near_misses_.resize(f.near_mark);
     // A frame inside one that is still a valid JSON prefix is a part of it, whatever comes.
     if (alive_from_ < frames_.size()) return;
-    push_record(f.open, i + 1, f.dead_at == alive, cut_by::none);
+    // A live frame's text was all read by the validator since the chain started (relaxed):
+    // a raw control character it took in a string inside the frame makes it invalid JSON.
+    const bool raw = f.dead_at == alive && v_.last_raw() != validator::no_raw &&
+                     v_.last_raw() >= f.open && v_.last_raw() < i;
+    push_record(f.open, i + 1, f.dead_at == alive && !raw, cut_by::none, !frames_.empty());
   }
 
-  void push_record(std::size_t begin, std::size_t end, bool valid, cut_by why) {
+  void push_record(std::size_t begin, std::size_t end, bool valid, cut_by why, bool enclosed) {
     if (ctx_ == no_context) {
       contexts_.push_back(where_);
       ctx_ = static_cast<std::uint32_t>(contexts_.size() - 1);
     }
-    out_.push_back(record{begin, end, ctx_, source::prose, valid, why});
+    out_.push_back(record{begin, end, ctx_, source::prose, valid, why, enclosed});
     note_record();
   }
 
@@ -614,7 +644,7 @@ class frame_scanner {
           k.offset = f.open;
           cut = k;
         } else {
-          push_record(f.open, e, false, why);
+          push_record(f.open, e, false, why, &f != &frames_.front());
         }
         break;
       }
@@ -666,6 +696,7 @@ class frame_scanner {
   std::size_t lazy_from_ = 0;
   bool in_string_ = false;
   bool escaped_ = false;
+  bool strict_ = false;  // the string is a frame's first one (string_byte)
 };
 
 }  // namespace llmjson::detail

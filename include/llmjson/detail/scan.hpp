@@ -113,6 +113,7 @@ candidate make_candidate(std::string_view text, const record& r, const context& 
   c.in_reasoning = where.in_reasoning;
   c.marker = text.substr(where.marker_at, where.marker_len);
   c.valid = r.valid;
+  c.enclosed = r.enclosed;
   if (!build) return c;  // valid, its value built already
   if (c.valid) c.valid = build_value(c.text, c.value, problem);
   if (!c.valid) {

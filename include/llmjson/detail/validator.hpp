@@ -37,6 +37,8 @@ class validator {
     quiet_ = quiet;
     text_ = text;
     max_depth_ = max_depth;
+    relaxed_ = false;
+    last_raw_ = no_raw;
     stack_.clear();
     keys_.clear();
     dropped_levels_ = 0;
@@ -50,6 +52,17 @@ class validator {
 
   /// Points at the same text, moved or grown (a stream's buffer): offsets keep their meaning.
   void rebind(std::string_view text) noexcept { text_ = text; }
+
+  /// Reads strings as the frame scan does (section 3 of the rules, the valid-prefix tests of a
+  /// frame): in every string but an object's first key, a raw control character is an ordinary
+  /// string byte, alone or right after a backslash (the pair stands for that character). Such
+  /// a text is never valid JSON: `last_raw()` says where the last such byte was, so a closed
+  /// value that holds one is known to be invalid. Set after `reset`, before the first byte.
+  void relax_strings() noexcept { relaxed_ = true; }
+  static constexpr std::size_t no_raw = static_cast<std::size_t>(-1);
+  /// With `relax_strings`: the offset of the last raw control character taken in a string,
+  /// or `no_raw`.
+  [[nodiscard]] std::size_t last_raw() const noexcept { return last_raw_; }
 
   /// Takes `text[i]`. Returns false once the text seen is no valid JSON prefix.
   bool feed(std::size_t i) {
@@ -307,7 +320,19 @@ class validator {
 
   // --- strings ---------------------------------------------------------------------------
 
+  /// Why a raw control character makes a string invalid: `a raw line break in a string`.
+  static std::string raw_control(unsigned char c) {
+    if (c == '\n' || c == '\r') return "a raw line break in a string";
+    if (c == '\t') return "a raw tab in a string";
+    constexpr char hex[] = "0123456789ABCDEF";
+    return std::string("a raw control character (U+00") + hex[c >> 4] + hex[c & 15] +
+           ") in a string";
+  }
+
   void begin_string(std::size_t i, bool is_key) {
+    // An object's first key is read strictly even when strings are relaxed (as the scan reads
+    // a brace frame's first string).
+    strict_string_ = is_key && state_ == state::key_or_close;
     state_ = state::string;
     is_key_ = is_key;
     escape_ = 0;
@@ -345,12 +370,14 @@ class validator {
       return true;
     }
     if (c < 0x20) {
-      constexpr char hex[] = "0123456789ABCDEF";
-      if (c == '\n' || c == '\r') return fail(i, "unescaped line break in a string");
-      return fail_with(i, [&] {
-        return std::string("unescaped control character U+00") + hex[c >> 4] + hex[c & 15] +
-               " in string";
-      });
+      if (relaxed_ && !strict_string_ && escape_ <= 1) {  // a string byte, or an escaped one
+        last_raw_ = i;
+        escape_ = 0;
+        key_byte(c);
+        return true;
+      }
+      // Relaxed, inside a \u escape: an ordinary byte that is no hex digit (below).
+      if (!relaxed_ || strict_string_) return fail_with(i, [&] { return raw_control(c); });
     }
     if (escape_ >= 6) {
       if (escape_ == 6 && c == '\\') return escape_ = 7, true;
@@ -554,6 +581,9 @@ class validator {
   std::size_t error_offset_ = 0;
   std::string reason_;
   bool quiet_ = false;
+  bool relaxed_ = false;        // relax_strings()
+  bool strict_string_ = false;  // this string is an object's first key
+  std::size_t last_raw_ = no_raw;
 };
 
 }  // namespace llmjson::detail
