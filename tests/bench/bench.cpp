@@ -13,9 +13,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <initializer_list>
 #include <new>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "inputs.hpp"
 
@@ -90,15 +92,35 @@ void run_memchr(benchmark::State& state, const std::string& text) {
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
 }
 
-void run_extract(benchmark::State& state, const std::string& text) {
-  const llmjson::any_key sel({"orders"});
+/// The options of a measure: the whole text within `max_input_bytes`; with `raised`, the
+/// frame and candidate limits at the text's size too, so that no limit stops the work early.
+llmjson::options options_for(const std::string& text, bool raised) {
   llmjson::options opts;
   opts.max_input_bytes = text.size() + 1;
+  if (raised) {
+    opts.max_open_frames = text.size();
+    opts.max_candidates = text.size();
+  }
+  return opts;
+}
+
+/// With raised limits the measure must do the whole work: a `too_large` result says it did not.
+template <class R>
+bool stopped_early(benchmark::State& state, const R& r, bool raised) {
+  if (!raised || r.has_value() || r.error().kind != llmjson::error_kind::too_large) return false;
+  state.SkipWithError("too_large: a resource limit stopped the scan");
+  return true;
+}
+
+void run_extract(benchmark::State& state, const std::string& text, bool raised = false) {
+  const llmjson::any_key sel({"orders"});
+  const llmjson::options opts = options_for(text, raised);
   // The peak memory of one call, before timing.
   const std::size_t before = live_bytes;
   peak_bytes = live_bytes;
   {
     auto r = llmjson::extract(text, sel, opts);
+    if (stopped_early(state, r, raised)) return;
     benchmark::DoNotOptimize(r);
   }
   const double peak = static_cast<double>(peak_bytes - before);
@@ -112,19 +134,30 @@ void run_extract(benchmark::State& state, const std::string& text) {
   state.counters["input_MB"] = static_cast<double>(text.size()) / static_cast<double>(mb);
 }
 
-/// The same text through llmjson::stream, fed in chunks of `chunk` bytes, then finish().
-void run_stream(benchmark::State& state, const std::string& text, std::size_t chunk) {
+/// The same text through llmjson::stream, fed in chunks of `chunk` bytes (with `sync()` after
+/// every feed when `sync`), then finish().
+void run_stream(benchmark::State& state, const std::string& text, std::size_t chunk, bool sync,
+                bool raised = false) {
   const llmjson::any_key sel({"orders"});
-  llmjson::options opts;
-  opts.max_input_bytes = text.size() + 1;
+  const llmjson::options opts = options_for(text, raised);
   const std::string_view view = text;
-  for (auto _ : state) {
+  auto once = [&] {
     llmjson::stream<llmjson::any_key> s(sel, opts);
-    for (std::size_t at = 0; at < view.size(); at += chunk) s.feed(view.substr(at, chunk));
+    for (std::size_t at = 0; at < view.size(); at += chunk) {
+      s.feed(view.substr(at, chunk));
+      if (sync) s.sync();
+    }
     auto r = s.finish();
     benchmark::DoNotOptimize(r);
+    return r.has_value() || r.error().kind != llmjson::error_kind::too_large;
+  };
+  if (raised && !once()) {
+    state.SkipWithError("too_large: a resource limit stopped the stream");
+    return;
   }
+  for (auto _ : state) once();
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
+  state.counters["input_MB"] = static_cast<double>(text.size()) / static_cast<double>(mb);
 }
 
 void run_nlohmann(benchmark::State& state, const std::string& text) {
@@ -143,8 +176,9 @@ const std::string* keep(std::string text) {
 }
 
 /// Registers the three measurements of one input: `extract/NAME`, `memchr/NAME`, and
-/// `nlohmann/NAME` on `json` (the answer alone, or the whole output) when given.
-void add(const std::string& name, std::string text, std::string json = {}) {
+/// `nlohmann/NAME` on `json` (the answer alone, or the whole output) when given. Returns the
+/// kept text, for the stream's measures of the same bytes.
+const std::string* add(const std::string& name, std::string text, std::string json = {}) {
   const std::string* t = keep(std::move(text));
   benchmark::RegisterBenchmark(("extract/" + name).c_str(), [t](benchmark::State& s) {
     run_extract(s, *t);
@@ -158,37 +192,71 @@ void add(const std::string& name, std::string text, std::string json = {}) {
       run_nlohmann(s, *j);
     })->Unit(benchmark::kMillisecond);
   }
+  return t;
+}
+
+/// Registers the stream's measures of an input kept by `add` (issue 16: every shape against
+/// one extract() of the same text): `stream/1-byte chunks/NAME`, `stream/4096-byte
+/// chunks/NAME`, `stream/1-byte chunks, sync/NAME`, and the `extra` chunk sizes.
+void add_stream(const std::string& name, const std::string* t,
+                std::initializer_list<std::size_t> extra = {}) {
+  struct way {
+    std::size_t chunk;
+    bool sync;
+  };
+  std::vector<way> ways{{1, false}, {4096, false}, {1, true}};
+  for (const std::size_t chunk : extra) ways.push_back({chunk, false});
+  for (const way w : ways) {
+    const std::string label = std::to_string(w.chunk) + "-byte chunks" + (w.sync ? ", sync" : "");
+    benchmark::RegisterBenchmark(
+        ("stream/" + label + "/" + name).c_str(),
+        [t, w](benchmark::State& s) { run_stream(s, *t, w.chunk, w.sync); })
+        ->Unit(benchmark::kMillisecond);
+  }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::size_t k = scale();
+  // Each stream measure follows the extract() of the same text (issue 11: the mixed trace
+  // within 3x of one call; issue 16: every shape).
   for (const std::size_t size : {std::size_t{1}, std::size_t{10}}) {
     const std::string tag = std::to_string(size) + " MB";
-    add("mixed " + tag, mixed(size * mb / k, true));
-    add("mixed, no markers " + tag, mixed(size * mb / k, false));
-    add("clean " + tag, clean(size * mb / k));
+    const std::string* m = add("mixed " + tag, mixed(size * mb / k, true));
+    if (size == 1) add_stream("mixed " + tag, m, {16});
+    const std::string* n = add("mixed, no markers " + tag, mixed(size * mb / k, false));
+    if (size == 1) add_stream("mixed, no markers " + tag, n);
+    const std::string* c = add("clean " + tag, clean(size * mb / k));
+    if (size == 1) add_stream("clean " + tag, c);
   }
   {
     std::string w = whole(10 * mb / k);
     std::string copy = w;
     add("whole value 10 MB", std::move(w), std::move(copy));
   }
-  add("typical 2 KB", typical_reply(), typical_answer());
-  {
-    // The stream against one extract() call on the same 1 MB trace (issue 11: within 3x).
-    const std::string* t = keep(mixed(mb / k, true));
-    for (const std::size_t chunk : {std::size_t{1}, std::size_t{16}, std::size_t{4096}})
-      benchmark::RegisterBenchmark(
-          ("stream/" + std::to_string(chunk) + "-byte chunks/mixed 1 MB").c_str(),
-          [t, chunk](benchmark::State& s) { run_stream(s, *t, chunk); })
-          ->Unit(benchmark::kMillisecond);
-  }
+  add_stream("whole value 1 MB", add("whole value 1 MB", whole(mb / k)));
+  add_stream("typical 2 KB", add("typical 2 KB", typical_reply(), typical_answer()));
+  add_stream("prose 1 MB", add("prose 1 MB", prose(mb / k)));
+  add_stream("reasoning then answer 1 MB",
+             add("reasoning then answer 1 MB", reasoning_then_answer(mb / k)));
   add("prose 64 MB", prose(64 * mb / k));
   for (const auto& [name, make] : hostile()) {
-    add(name + " 2 MB", make(2 * mb / k));
+    add_stream(name + " 2 MB", add(name + " 2 MB", make(2 * mb / k)));
     add(name + " 8 MB", make(8 * mb / k));
+  }
+  // The stream's linearity (issue 16): prose frames that never close, then objects, fed in
+  // 16-byte chunks with sync() after each. The limits are raised to the text's size so that
+  // no resource limit stops the work early; extract() on the same texts, same limits.
+  for (const std::size_t size : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{8}}) {
+    const std::string name = "open {'x, then objects " + std::to_string(size) + " MB";
+    const std::string* t = keep(open_frames_then_objects(size * mb / k));
+    benchmark::RegisterBenchmark(("extract/" + name).c_str(), [t](benchmark::State& s) {
+      run_extract(s, *t, true);
+    })->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("stream/16-byte chunks, sync/" + name).c_str(),
+                                 [t](benchmark::State& s) { run_stream(s, *t, 16, true, true); })
+        ->Unit(benchmark::kMillisecond);
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -154,6 +154,28 @@ inline std::string repeat(std::string_view unit, std::size_t bytes) {
   return s;
 }
 
+/// "reasoning then answer": a long reasoning region without a brace, then the answer.
+inline std::string reasoning_then_answer(std::size_t bytes) {
+  std::string out = "<think>\n";
+  out += prose(bytes);
+  out += "\n</think>\n";
+  out += answer;
+  out += "\n";
+  return out;
+}
+
+/// The stream's linearity input (issue 16): a first quarter of `{'x ` (prose frames that never
+/// close), then prose with a small object in every sentence. Each read of the stream sees all
+/// those frames open, and every object makes a candidate.
+inline std::string open_frames_then_objects(std::size_t bytes) {
+  std::string out = repeat("{'x ", bytes / 4);
+  out.reserve(bytes + 64);
+  static constexpr std::string_view sentence =
+      "some prose with an object {\"a\": 1} and more words here. ";
+  while (out.size() < bytes) out += sentence;
+  return out;
+}
+
 /// The hostile families: the linearity tests' inputs, and more. Each makes `bytes` bytes.
 inline std::vector<std::pair<std::string, std::function<std::string(std::size_t)>>> hostile() {
   using gen = std::function<std::string(std::size_t)>;
