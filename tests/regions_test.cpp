@@ -362,7 +362,8 @@ TEST_CASE("stripped harmony: analysis...assistantfinal without harmony tokens", 
   REQUIRE_FALSE(r);
   CHECK(r.error().kind == llmjson::error_kind::no_json);
   CHECK(r.error().message ==
-        "no JSON value outside the reasoning; 1 candidate inside analysis at 1:10");
+        "no JSON value outside the reasoning; 1 candidate inside the analysis before "
+        "assistantfinal (harmony without its special tokens) at 1:10");
   // After the BOM and JSON white space; letters case-insensitively; the words may be glued.
   CHECK(first("\xEF\xBB\xBF \r\n\tAnalysis {\"a\": 1} AssistantFinal {\"a\": 2}") == R"({"a":2})");
   CHECK(first("analysisassistantfinal{\"b\": 2}") == R"({"b":2})");

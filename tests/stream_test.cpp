@@ -395,7 +395,8 @@ TEST_CASE("stripped harmony: nothing settles while a later byte could change the
   CHECK(s.completed().empty());
   REQUIRE(s.seen().size() == 2);  // read again: the draft is reasoning now
   CHECK(s.seen()[0].in_reasoning);
-  CHECK(s.seen()[0].reason == "inside analysis");
+  CHECK(s.seen()[0].reason ==
+        "inside the analysis before assistantfinal (harmony without its special tokens)");
   CHECK(s.seen()[1].text == "{\"a\": 2}");
   auto r = s.finish();
   REQUIRE(r);

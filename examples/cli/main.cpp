@@ -51,7 +51,8 @@ Which candidate qualifies (default: any JSON object):
 How one is chosen:
   --policy P         first: the first that qualifies (the default, unique with --schema);
                      unique: exactly one qualifies, else an error; last: the last that qualifies
-  --no-fallback      with first: when none qualifies, fail instead of taking the first valid one
+  --no-fallback      with first: when none qualifies, fail instead of taking the first valid
+                     one that no frame encloses
 Reasoning (<think>...</think>, [THINK], <details type="reasoning">, harmony analysis, gpt-oss's
 stripped analysis...assistantfinal, ...: never the answer):
   --include-reasoning  treat reasoning markers as text: the whole output is answer text

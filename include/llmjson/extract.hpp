@@ -117,6 +117,9 @@ void append_candidates(std::string& out, const std::vector<candidate>& cs, Pick 
 /// one in a region the prompt opened (its marker is the closing one, after the candidate).
 inline std::string region_label(const candidate& c) {
   if (c.marker.empty()) return "the reasoning that the prompt opened";
+  // Stripped harmony: the region's opening marker is the leading word `analysis` alone.
+  if (c.marker.size() == 8 && detail::marker_at(c.marker, 0, "analysis"))
+    return "the analysis before assistantfinal (harmony without its special tokens)";
   const bool closing = c.marker.data() >= c.text.data() + c.text.size();
   return (closing ? "the reasoning before " : "") + one_line(c.marker);
 }

@@ -13,7 +13,8 @@ namespace llmjson {
 
 /// How one answer is chosen among the qualifying candidates.
 enum class policy {
-  first,   ///< the first qualifying candidate in document order (fallback: the first valid one)
+  first,   ///< the first qualifying candidate in document order (fallback: the first valid one
+           ///< that no frame encloses)
   unique,  ///< exactly one qualifies, else `ambiguous` / `no_match`: never a guess
   last,    ///< the last qualifying candidate (self-correcting models)
 };
@@ -76,8 +77,10 @@ struct options {
   /// How to choose. Unset: the selector's own default — `unique` for typed decoders and JSON
   /// Schemas (strict selectors: exactly one should pass), `first` for key sets and predicates.
   std::optional<llmjson::policy> policy{};
-  /// With `first`: when nothing qualifies, return the first valid candidate, flagged as a
-  /// fallback. Never used when the output is truncated, and never by typed decoders.
+  /// With `first`: when nothing qualifies, return the first valid candidate that no frame
+  /// encloses (never a piece of something bigger: `candidate::enclosed`), flagged as a
+  /// fallback; with none such, `no_match`. Never used when the output is truncated, and never
+  /// by typed decoders.
   bool fallback = true;
   /// Nesting deeper than this (an object or array is one level) disqualifies a candidate
   /// ("too deep"). Values above `max_depth_limit` count as `max_depth_limit`.
