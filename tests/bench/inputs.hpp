@@ -202,6 +202,12 @@ inline std::vector<std::pair<std::string, std::function<std::string(std::size_t)
       {"<|channel|>analysis repeated", rep("<|channel|>analysis")},
       {"markers and braces", rep("<think>{</think>{")},
       {"prose braces", rep("set {x | x > \"0} and {{name}} \\frac{a}{b} ")},
+      // Rules v3 (issue 17): strings that run over raw line breaks, stripped harmony, Open
+      // WebUI's reasoning blocks.
+      {"{\"a\": \" and raw line breaks",
+       [](std::size_t n) { return "x {\"a\": \"" + repeat("code line\n", n); }},
+      {"analysis and assistantfinal", rep("analysis assistantfinal ")},
+      {"<details type=\"reasoning\"> repeated", rep("<details type=\"reasoning\">")},
   };
 }
 
