@@ -194,6 +194,14 @@ class marker_set {
   [[nodiscard]] marker_match next(std::string_view text, std::size_t i, bool ended,
                                   bool details = true) const noexcept {
     for (; (i = t_->starts.next(text, i, text.size())) < text.size(); ++i) {
+      // Most bytes a marker starts with start none here (`[[`, `<b>`): two bytes tell, without
+      // the call (hostile runs of `[` or `<` are that, byte after byte).
+      if (!t_->has_short && i + 1 < text.size()) {
+        const std::uint8_t slot = t_->follow[static_cast<unsigned char>(ascii_lower(text[i]))];
+        if (slot == 0 ||
+            !t_->seconds[slot - 1U].test(static_cast<unsigned char>(ascii_lower(text[i + 1]))))
+          continue;
+      }
       const marker_match m = here(text, i, ended, details);
       if (m.kind != marker_kind::none || !m.decided) return m;
     }
