@@ -337,6 +337,24 @@ TEST_CASE("every accessor returns views into the current buffer, whatever was ca
   }
 }
 
+TEST_CASE("a chunk taken from the stream's own text is appended whole when the buffer moves",
+          "[stream][views]") {
+  llmjson::stream s(llmjson::any_object{});
+  s.feed("ab {\"a\": 1} cd ");
+  std::string expected(s.text());
+  for (int k = 0; k < 12; ++k) {  // each feed doubles the text: the buffer moves every time
+    const std::string_view own = s.text();
+    expected += std::string(own);
+    s.feed(own);
+  }
+  CHECK(s.text() == expected);
+  auto r = s.finish();
+  REQUIRE(r);
+  CHECK(r->chosen().offset == 3);
+  CHECK(r->candidates.size() == 4096);
+  CHECK(llmjson_test::differs(r, llmjson::extract(expected)).empty());
+}
+
 TEST_CASE("completed() holds back what a later closing marker could make reasoning",
           "[stream][completed]") {
   // Issue 16: under output_start::unknown, `</think>` after a draft makes the draft reasoning

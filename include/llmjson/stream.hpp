@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -76,11 +77,17 @@ class stream {
     }
     if (chunk.size() > s.buf.capacity() - s.buf.size()) {
       // The buffer moves: grown here (doubling, as append would), so that the views follow
-      // it exactly when it moves.
+      // it exactly when it moves. A chunk taken from the stream's own text is copied first.
+      const std::less<const char*> before;
+      std::string own;
+      if (!before(chunk.data(), s.buf.data()) && before(chunk.data(), s.buf.data() + s.buf.size()))
+        chunk = own.assign(chunk);
       s.buf.reserve(std::max(s.buf.size() + chunk.size(), 2 * s.buf.capacity()));
       follow_buffer();
+      s.buf.append(chunk);
+    } else {
+      s.buf.append(chunk);
     }
-    s.buf.append(chunk);
     if (s.buf.size() >= s.read_at) read(false);
   }
 
@@ -114,18 +121,19 @@ class stream {
   [[nodiscard]] std::size_t size() const noexcept { return s_->total; }
 
   /// The candidates read so far that nothing later can drop or change (within the resource
-  /// limits), in document order, each with its verdict (`qualifies`, `reason`). Under
-  /// `output_start::unknown`, until a reasoning marker has come, a later closing marker
-  /// (`</think>`) could still make all the text so far reasoning: this holds them all back,
-  /// as `settled()` does (`seen()` shows them). Valid until the next `feed`.
+  /// limits), in document order, each with its verdict (`qualifies`, `reason`). While a later
+  /// byte could still change how all the text so far is read — under `output_start::unknown`
+  /// before any reasoning marker (a `</think>` would make it reasoning), or while a leading
+  /// `analysis` could still turn out to be stripped harmony — this holds them all back, as
+  /// `settled()` does (`seen()` shows them). Valid until the next `feed`.
   [[nodiscard]] std::span<const candidate> completed() const {
     if (s_->engine.provisional()) return {};
     return seen();
   }
 
   /// Every candidate read so far, in document order, each with its verdict: `completed()`,
-  /// and those it holds back because a later closing marker could still make them reasoning
-  /// (under `output_start::unknown`, before any marker). For a progress display of drafts as
+  /// and those it holds back because a later byte could still make them reasoning. For a
+  /// progress display of drafts as
   /// they come; an entry may later change its verdict, or vanish with the whole list when a
   /// resource limit is crossed. Valid until the next `feed`.
   [[nodiscard]] std::span<const candidate> seen() const {
