@@ -24,8 +24,8 @@ void require(bool ok, const char* property) {
 // where llmjson is stricter on purpose (duplicate keys, depth, NUL bytes) or nlohmann cannot hold
 // a number; extract() returns a valid candidate or an error of a known kind. Reasoning: a
 // candidate in a region never qualifies and is never the answer; with regions switched off no
-// candidate is in one; and on a text whose only part is all of it (no marker), switching regions
-// off changes nothing.
+// candidate is in one; and on a text whose only part is all of it (no marker, and no leading
+// `analysis` that stripped harmony could make reasoning), switching regions off changes nothing.
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const llmjson::scan_result scan = llmjson::candidates(text);
@@ -37,8 +37,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   require(!plain.truncation || !plain.truncation->reasoning, "with regions off, no reasoning cut");
   const std::size_t first = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
   const llmjson::options defaults;
+  // Stripped harmony (a leading `analysis`, then `assistantfinal`) is read from the text and
+  // not from the marker table: a text that begins with the word may be that.
+  std::size_t word = first;
+  while (word < size && llmjson::detail::is_json_ws(text[word])) ++word;
   const bool no_marker = llmjson::detail::marker_set(defaults).next(text, first, size).kind ==
-                         llmjson::detail::marker_kind::none;
+                             llmjson::detail::marker_kind::none &&
+                         !llmjson::detail::marker_at(text, word, "analysis");
   if (no_marker) {
     require(plain.candidates.size() == scan.candidates.size(),
             "without markers, regions off finds the same candidates");
