@@ -188,8 +188,9 @@ class engine {
     }
   }
 
-  /// All of the text so far is read again from its start (how it is read changed).
-  void reread() {
+  /// What the stages below made of the text so far is dropped: it is about to be read again
+  /// (`generation()` changes).
+  void forget_reading() {
     ++generation_;
     records.clear();
     built.clear();
@@ -197,6 +198,11 @@ class engine {
     near.clear();
     cut.reset();
     part_ = part_state{};
+  }
+
+  /// All of the text so far is read again from its start (how it is read changed).
+  void reread() {
+    forget_reading();
     seen_harmony_ = false;
     begin_reading();
   }
@@ -359,13 +365,7 @@ class engine {
   /// A closing marker before any opening one: the prompt opened a region that it closes. What
   /// was read so far as answer text is read again, once, as that region.
   void already_open(const marker_match& m) {
-    ++generation_;
-    records.clear();
-    built.clear();
-    contexts.clear();
-    near.clear();
-    cut.reset();
-    part_ = part_state{};
+    forget_reading();
     mode_ = mode::answer;
     part_begin(true, start_, m.at, m.len);
     part_text(m.at);
