@@ -1,0 +1,20 @@
+// llmjson: the bodies of every non-template function, for a program built with
+// LLMJSON_SEPARATE_COMPILATION
+// SPDX-License-Identifier: MIT
+//
+// Include this header in exactly one source file of a program whose every translation unit
+// defines LLMJSON_SEPARATE_COMPILATION (see <llmjson/detail/config.hpp>). Without that macro the
+// library is header-only and this file is not needed.
+#ifndef LLMJSON_SRC_HPP_INCLUDED
+#define LLMJSON_SRC_HPP_INCLUDED
+
+#ifndef LLMJSON_SEPARATE_COMPILATION
+#error "<llmjson/src.hpp> is for builds with LLMJSON_SEPARATE_COMPILATION defined everywhere"
+#endif
+
+#include <llmjson/llmjson.hpp>
+#include <llmjson/schema.hpp>
+
+// The bodies, one -inl.hpp per public header that declares non-template functions.
+
+#endif  // LLMJSON_SRC_HPP_INCLUDED
