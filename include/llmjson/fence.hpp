@@ -50,6 +50,6 @@ std::vector<fence> fences(S&&) = delete;
 
 }  // namespace llmjson
 
-#include <llmjson/detail/fences.hpp>
+#include <llmjson/detail/scan/fences.hpp>
 
 #endif  // LLMJSON_FENCE_HPP_INCLUDED

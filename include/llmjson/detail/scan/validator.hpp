@@ -1,7 +1,7 @@
 // llmjson: an incremental JSON validator (RFC 8259 + unique keys), one byte at a time, no recursion
 // SPDX-License-Identifier: MIT
-#ifndef LLMJSON_DETAIL_VALIDATOR_HPP_INCLUDED
-#define LLMJSON_DETAIL_VALIDATOR_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_SCAN_VALIDATOR_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_VALIDATOR_HPP_INCLUDED
 
 #include <cstddef>
 #include <cstdint>
@@ -13,7 +13,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include <llmjson/detail/utf8.hpp>
+#include <llmjson/detail/scan/utf8.hpp>
 
 namespace llmjson::detail {
 
@@ -588,4 +588,4 @@ class validator {
 
 }  // namespace llmjson::detail
 
-#endif  // LLMJSON_DETAIL_VALIDATOR_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_SCAN_VALIDATOR_HPP_INCLUDED

@@ -4,8 +4,8 @@
 // implementation (this file among it) after its declarations.
 #include <llmjson/candidate.hpp>
 
-#ifndef LLMJSON_DETAIL_ENGINE_HPP_INCLUDED
-#define LLMJSON_DETAIL_ENGINE_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_SCAN_ENGINE_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_ENGINE_HPP_INCLUDED
 
 #include <algorithm>
 #include <cstddef>
@@ -15,12 +15,13 @@
 #include <utility>
 #include <vector>
 
-#include <llmjson/detail/fences.hpp>
-#include <llmjson/detail/find.hpp>
-#include <llmjson/detail/frames.hpp>
-#include <llmjson/detail/regions.hpp>
-#include <llmjson/detail/validator.hpp>
-#include <llmjson/detail/whole.hpp>
+#include <llmjson/detail/scan/fences.hpp>
+#include <llmjson/detail/scan/find.hpp>
+#include <llmjson/detail/scan/frames.hpp>
+#include <llmjson/detail/scan/records.hpp>
+#include <llmjson/detail/scan/regions.hpp>
+#include <llmjson/detail/scan/validator.hpp>
+#include <llmjson/detail/scan/whole.hpp>
 #include <llmjson/options.hpp>
 
 namespace llmjson::detail {
@@ -787,4 +788,4 @@ class engine {
 
 }  // namespace llmjson::detail
 
-#endif  // LLMJSON_DETAIL_ENGINE_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_SCAN_ENGINE_HPP_INCLUDED

@@ -1,7 +1,7 @@
 // llmjson: UTF-8 helpers shared by the validator, the regex engine and the tool
 // SPDX-License-Identifier: MIT
-#ifndef LLMJSON_DETAIL_UTF8_HPP_INCLUDED
-#define LLMJSON_DETAIL_UTF8_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_SCAN_UTF8_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_UTF8_HPP_INCLUDED
 
 #include <cstddef>
 #include <string>
@@ -132,4 +132,4 @@ inline std::string one_line(std::string_view s) {
 
 }  // namespace llmjson::detail
 
-#endif  // LLMJSON_DETAIL_UTF8_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_SCAN_UTF8_HPP_INCLUDED

@@ -1,7 +1,7 @@
 // llmjson: a whole output that is one JSON value, validated and built in one nlohmann pass
 // SPDX-License-Identifier: MIT
-#ifndef LLMJSON_DETAIL_WHOLE_HPP_INCLUDED
-#define LLMJSON_DETAIL_WHOLE_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_SCAN_WHOLE_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_WHOLE_HPP_INCLUDED
 
 #include <cstddef>
 #include <cstdint>
@@ -103,4 +103,4 @@ inline bool parse_whole(std::string_view text, std::size_t b, std::size_t e, std
 
 }  // namespace llmjson::detail
 
-#endif  // LLMJSON_DETAIL_WHOLE_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_SCAN_WHOLE_HPP_INCLUDED

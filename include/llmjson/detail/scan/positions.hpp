@@ -1,7 +1,7 @@
 // llmjson: byte offsets to lines and columns, 16 or 32 bytes at a time
 // SPDX-License-Identifier: MIT
-#ifndef LLMJSON_DETAIL_POSITIONS_HPP_INCLUDED
-#define LLMJSON_DETAIL_POSITIONS_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_SCAN_POSITIONS_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_POSITIONS_HPP_INCLUDED
 
 #include <algorithm>
 #include <bit>
@@ -9,7 +9,7 @@
 #include <string_view>
 #include <utility>
 
-#include <llmjson/detail/find.hpp>
+#include <llmjson/detail/scan/find.hpp>
 
 namespace llmjson::detail {
 
@@ -214,4 +214,4 @@ class position_finder {
 
 }  // namespace llmjson::detail
 
-#endif  // LLMJSON_DETAIL_POSITIONS_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_SCAN_POSITIONS_HPP_INCLUDED

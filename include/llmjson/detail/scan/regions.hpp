@@ -1,7 +1,7 @@
 // llmjson: the reasoning markers (section 2 of the rules) and how they are matched
 // SPDX-License-Identifier: MIT
-#ifndef LLMJSON_DETAIL_REGIONS_HPP_INCLUDED
-#define LLMJSON_DETAIL_REGIONS_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_SCAN_REGIONS_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_REGIONS_HPP_INCLUDED
 
 #include <algorithm>
 #include <array>
@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include <llmjson/detail/find.hpp>
+#include <llmjson/detail/scan/find.hpp>
 #include <llmjson/options.hpp>
 
 namespace llmjson::detail {
@@ -433,4 +433,4 @@ class marker_set {
 
 }  // namespace llmjson::detail
 
-#endif  // LLMJSON_DETAIL_REGIONS_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_SCAN_REGIONS_HPP_INCLUDED

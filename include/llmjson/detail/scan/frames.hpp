@@ -4,8 +4,8 @@
 // implementation (this file among it) after its declarations.
 #include <llmjson/candidate.hpp>
 
-#ifndef LLMJSON_DETAIL_FRAMES_HPP_INCLUDED
-#define LLMJSON_DETAIL_FRAMES_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_SCAN_FRAMES_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_FRAMES_HPP_INCLUDED
 
 #include <algorithm>
 #include <cstddef>
@@ -17,71 +17,11 @@
 #include <utility>
 #include <vector>
 
-#include <llmjson/detail/find.hpp>
-#include <llmjson/detail/validator.hpp>
+#include <llmjson/detail/scan/find.hpp>
+#include <llmjson/detail/scan/records.hpp>
+#include <llmjson/detail/scan/validator.hpp>
 
 namespace llmjson::detail {
-
-/// What cut a frame that never closed inside the text (its record says so: malformed).
-enum class cut_by : unsigned char { none, fence_line, closing_line, reasoning_end, marker };
-
-/// The words for `cut_by` in a reason: `a fence line`.
-constexpr std::string_view to_string(cut_by c) noexcept {
-  switch (c) {
-    case cut_by::fence_line: return "a fence line";
-    case cut_by::closing_line: return "the fence's closing line";
-    case cut_by::reasoning_end: return "the end of the reasoning";
-    case cut_by::marker: return "a reasoning or harmony marker";
-    case cut_by::none: break;
-  }
-  return "";
-}
-
-/// A candidate as the scan first records it: a span, where it lies (an index into the scan's
-/// contexts), and a verdict on its validity. Positions are offsets (a stream's buffer moves);
-/// views, positions and reasons are made for the result. 32 bytes: a hostile text's records
-/// stay small.
-struct record {
-  std::size_t begin = 0;
-  std::size_t end = 0;
-  std::uint32_t ctx = 0;  // contexts[ctx] says where it lies
-  source src = source::prose;
-  bool valid = false;         // valid JSON (its value may still be one nlohmann cannot hold)
-  cut_by cut = cut_by::none;  // a frame the segment's end cut: malformed, for this reason
-  // Found inside a frame (its opener was read with the stack not empty): a piece of something
-  // bigger, never the fallback (section 5). Whole outputs, parts and fence bodies never are.
-  bool enclosed = false;
-};
-
-/// A near miss as the scan records it.
-struct span {
-  std::size_t begin = 0;
-  std::size_t end = 0;
-};
-
-/// Where the scan found the output cut, before positions are known.
-struct pending_cut {
-  enum class what : unsigned char { object, array, value, fence, region };
-  what kind = what::object;
-  std::size_t offset = 0;
-  std::size_t fence_offset = 0;               // fences: where the opening line starts
-  std::size_t info_at = 0, info_len = 0;      // fences: the info string
-  std::string_view body;                      // fences: "is empty", ... (a literal)
-  std::size_t marker_at = 0, marker_len = 0;  // regions: the opening marker (none: the prompt's)
-};
-
-/// What every record of a segment shares: where it lies.
-struct context {
-  std::size_t info_at = 0;       // the fence's info string
-  std::size_t marker_at = 0;     // the reasoning region's marker
-  std::uint32_t info_len = 0;    // (an info string is one line; a marker is at most a few dozen
-  std::uint32_t marker_len = 0;  // bytes, or a caller's marker)
-  bool in_fence = false;
-  bool in_reasoning = false;
-};
-
-/// Where the scan stopped short, on a resource limit that no real output comes near.
-enum class overflow : unsigned char { none, candidates, frames };
 
 constexpr bool is_json_ws(char c) noexcept {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
@@ -701,4 +641,4 @@ class frame_scanner {
 
 }  // namespace llmjson::detail
 
-#endif  // LLMJSON_DETAIL_FRAMES_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_SCAN_FRAMES_HPP_INCLUDED

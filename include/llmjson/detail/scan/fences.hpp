@@ -1,7 +1,7 @@
 // llmjson: the fence scanner behind fences(), line by line in one pass
 // SPDX-License-Identifier: MIT
-#ifndef LLMJSON_DETAIL_FENCES_HPP_INCLUDED
-#define LLMJSON_DETAIL_FENCES_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_SCAN_FENCES_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_FENCES_HPP_INCLUDED
 
 #include <cstddef>
 #include <string_view>
@@ -127,4 +127,4 @@ inline std::vector<fence> fences(std::string_view text) {
 
 }  // namespace llmjson
 
-#endif  // LLMJSON_DETAIL_FENCES_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_SCAN_FENCES_HPP_INCLUDED
