@@ -20,6 +20,7 @@
 #include <llmjson/detail/scan/frames.hpp>
 #include <llmjson/detail/scan/records.hpp>
 #include <llmjson/detail/scan/regions.hpp>
+#include <llmjson/detail/scan/text.hpp>
 #include <llmjson/detail/scan/validator.hpp>
 #include <llmjson/detail/scan/whole.hpp>
 #include <llmjson/options.hpp>
@@ -123,10 +124,9 @@ class engine {
 
   /// One leading UTF-8 BOM is removed before anything else.
   bool find_start() {
-    constexpr std::string_view bom = "\xEF\xBB\xBF";
-    const std::size_t n = std::min(t_.size(), bom.size());
-    if (t_.substr(0, n) == bom.substr(0, n) && n < bom.size() && !ended_) return false;
-    start_ = t_.substr(0, 3) == bom ? 3 : 0;
+    const std::size_t n = std::min(t_.size(), utf8_bom.size());
+    if (t_.substr(0, n) == utf8_bom.substr(0, n) && n < utf8_bom.size() && !ended_) return false;
+    start_ = bom_length(t_);
     started_ = true;
     sh_ws_ = start_;
     if (!opts_.reasoning_regions) sh_ = stripped::no;
@@ -339,7 +339,7 @@ class engine {
       cname_at_ = after;
       cname_end_ = after;
     }
-    while (cname_end_ < t_.size() && is_channel_name_byte(t_[cname_end_])) ++cname_end_;
+    while (cname_end_ < t_.size() && is_word_byte(t_[cname_end_])) ++cname_end_;
     return cname_end_;
   }
 

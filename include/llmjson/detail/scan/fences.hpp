@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include <llmjson/detail/scan/text.hpp>
 #include <llmjson/fence.hpp>
 
 namespace llmjson::detail {
@@ -122,7 +123,7 @@ namespace llmjson {
 
 inline std::vector<fence> fences(std::string_view text) {
   // A leading UTF-8 BOM is no part of the first line (as CommonMark implementations strip it).
-  return detail::fences_in(text, text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0, text.size());
+  return detail::fences_in(text, bom_length(text), text.size());
 }
 
 }  // namespace llmjson

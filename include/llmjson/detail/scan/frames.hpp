@@ -19,13 +19,10 @@
 
 #include <llmjson/detail/scan/find.hpp>
 #include <llmjson/detail/scan/records.hpp>
+#include <llmjson/detail/scan/text.hpp>
 #include <llmjson/detail/scan/validator.hpp>
 
 namespace llmjson::detail {
-
-constexpr bool is_json_ws(char c) noexcept {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
 
 /// The scan of section 3 of the rules, over one segment at a time, with a stack of brace and
 /// bracket frames and one validator shared by the chain of nested frames it is validating.
@@ -316,10 +313,6 @@ class frame_scanner {
     return true;
   }
 
-  static bool is_name_byte(char c) noexcept {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-  }
-
   /// Settles a pending brace frame's kind on `c`. Returns false when `c` was used up doing so.
   bool decide_kind(frame& top, char c) {
     switch (pend_) {
@@ -336,7 +329,7 @@ class frame_scanner {
           return false;
         }
         top.looks = c == '\'';
-        if (is_name_byte(c) && !(c >= '0' && c <= '9')) probe_ = probe::name;
+        if (is_word_start(c)) probe_ = probe::name;
         break;
       case pend::after_first_string:
         if (is_json_ws(c)) return false;
@@ -353,7 +346,7 @@ class frame_scanner {
 
   /// `{name :` in a prose-like frame: it starts like an object with an unquoted key.
   void near_miss_byte(frame& top, char c) {
-    if (probe_ == probe::name && is_name_byte(c)) return;
+    if (probe_ == probe::name && is_word_byte(c)) return;
     if (is_json_ws(c)) {
       probe_ = probe::after_name;
       return;

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include <llmjson/detail/scan/find.hpp>
+#include <llmjson/detail/scan/text.hpp>
 
 namespace llmjson::detail {
 
@@ -186,9 +187,7 @@ inline line_counts count_lines(std::string_view text, std::size_t b, std::size_t
 /// offsets in non-decreasing order. LF, CR and CRLF end lines; a leading BOM takes no column.
 class position_finder {
  public:
-  explicit position_finder(std::string_view text) : text_(text) {
-    if (text_.substr(0, 3) == "\xEF\xBB\xBF") at_ = 3;
-  }
+  explicit position_finder(std::string_view text) : text_(text) { at_ = bom_length(text_); }
   /// Points at the same text, moved or grown (a stream's buffer).
   void rebind(std::string_view text) noexcept { text_ = text; }
 

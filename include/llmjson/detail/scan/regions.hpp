@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <llmjson/detail/scan/find.hpp>
+#include <llmjson/detail/scan/text.hpp>
 #include <llmjson/options.hpp>
 
 namespace llmjson::detail {
@@ -55,20 +56,12 @@ inline constexpr std::array<std::string_view, 7> harmony_tokens{
 /// How many bytes of a harmony channel name a marker shows (`<|channel|>analysis`).
 inline constexpr std::size_t channel_name_shown = 32;
 
-constexpr char ascii_lower(char c) noexcept {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
 /// Whether `text` holds `marker` at `i`, ASCII letters compared case-insensitively.
 constexpr bool marker_at(std::string_view text, std::size_t i, std::string_view marker) noexcept {
   if (marker.empty() || i > text.size() || text.size() - i < marker.size()) return false;
   for (std::size_t k = 0; k < marker.size(); ++k)
     if (ascii_lower(text[i + k]) != ascii_lower(marker[k])) return false;
   return true;
-}
-
-constexpr bool is_channel_name_byte(char c) noexcept {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
 /// What a marker is.
@@ -223,10 +216,7 @@ class marker_set {
                                          std::string_view text, std::size_t i,
                                          bool ended) noexcept {
     const char c0 = close[0];
-    const char both[2] = {ascii_lower(c0), c0 >= 'a' && c0 <= 'z'
-                                               ? static_cast<char>(c0 - 'a' + 'A')
-                                           : c0 >= 'A' && c0 <= 'Z' ? c0
-                                                                    : ascii_lower(c0)};
+    const char both[2] = {ascii_lower(c0), ascii_upper(c0)};
     const byte_finder first(std::string_view(both, 2));
     for (; (i = first.next(text, i, text.size())) < text.size(); ++i) {
       const std::size_t have = std::min(close.size(), text.size() - i);
@@ -278,14 +268,13 @@ class marker_set {
 
   /// Whether the harmony channel name at `i` is `final`, ASCII case-insensitively.
   [[nodiscard]] static bool is_final(std::string_view text, std::size_t i) noexcept {
-    return marker_at(text, i, "final") &&
-           (i + 5 == text.size() || !is_channel_name_byte(text[i + 5]));
+    return marker_at(text, i, "final") && (i + 5 == text.size() || !is_word_byte(text[i + 5]));
   }
 
   /// The end of the channel name at `i`, as far as a marker shows it.
   [[nodiscard]] static std::size_t name_end(std::string_view text, std::size_t i) noexcept {
     const std::size_t stop = std::min(text.size(), i + channel_name_shown);
-    while (i < stop && is_channel_name_byte(text[i])) ++i;
+    while (i < stop && is_word_byte(text[i])) ++i;
     return i;
   }
 
@@ -366,9 +355,8 @@ class marker_set {
     std::string out;
     auto add = [&](std::string_view m) {
       if (m.empty()) return;
-      out += m[0];
-      if (m[0] >= 'a' && m[0] <= 'z') out += static_cast<char>(m[0] - 'a' + 'A');
-      if (m[0] >= 'A' && m[0] <= 'Z') out += static_cast<char>(m[0] - 'A' + 'a');
+      out += ascii_lower(m[0]);
+      out += ascii_upper(m[0]);
     };
     for (const auto& p : builtin_tag_pairs) add(p[0]), add(p[1]);
     for (const auto& h : harmony_tokens) add(h);

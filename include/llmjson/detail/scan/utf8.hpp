@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include <llmjson/detail/scan/text.hpp>
+
 namespace llmjson::detail {
 
 /// What a UTF-8 lead byte asks of the bytes after it: `length` bytes in all (0: not a lead
@@ -106,7 +108,6 @@ inline std::string one_line(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
     const auto b = static_cast<unsigned char>(s[i]);
     if (b < 0x20 || b == 0x7F) {
-      constexpr char hex[] = "0123456789abcdef";
       if (b == '\n') {
         out += "\\n";
       } else if (b == '\t') {
@@ -115,8 +116,8 @@ inline std::string one_line(std::string_view s) {
         out += "\\r";
       } else {
         out += "\\x";
-        out += hex[b >> 4];
-        out += hex[b & 0xF];
+        out += hex_digit(b >> 4, /*upper=*/false);
+        out += hex_digit(b, /*upper=*/false);
       }
       ++i;
     } else if (const std::size_t n = utf8_sequence_at(s, i); n != 0) {

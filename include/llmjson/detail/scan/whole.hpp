@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <llmjson/detail/scan/text.hpp>
+
 namespace llmjson::detail {
 
 /// nlohmann's SAX events into a `json`, refusing what the rules add to RFC 8259: a repeated key
@@ -89,7 +91,7 @@ class checked_dom {
 /// input, so a text starting with a BOM, or holding a NUL, is refused here.
 inline bool parse_whole(std::string_view text, std::size_t b, std::size_t e, std::size_t max_depth,
                         nlohmann::json& out) {
-  if (text.substr(b, 3) == "\xEF\xBB\xBF") return false;
+  if (bom_length(text.substr(b)) != 0) return false;
   if (std::memchr(text.data() + b, '\0', e - b) != nullptr) return false;
   checked_dom dom(out, max_depth);
   const char* first = text.data() + b;
