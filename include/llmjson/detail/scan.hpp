@@ -18,6 +18,7 @@
 
 #include <llmjson/candidate.hpp>
 #include <llmjson/detail/scan/engine.hpp>
+#include <llmjson/detail/scan/fences.hpp>
 #include <llmjson/detail/scan/frames.hpp>
 #include <llmjson/detail/scan/positions.hpp>
 #include <llmjson/detail/scan/utf8.hpp>

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include <llmjson/detail/scan/fences.hpp>
+#include <llmjson/detail/scan/fence_walker.hpp>
 #include <llmjson/detail/scan/find.hpp>
 #include <llmjson/detail/scan/frames.hpp>
 #include <llmjson/detail/scan/records.hpp>
@@ -95,6 +95,12 @@ class engine {
   /// Changes when the text is read again (the already-open rule, stripped harmony): the records
   /// made before are gone.
   [[nodiscard]] std::size_t generation() const noexcept { return generation_; }
+
+  /// From now on, every fence the engine reads (§2 Fences: per part, in document order) is
+  /// added to `out`, which must outlive the engine's use; a reading again (`generation()`)
+  /// clears it. For `fences()`: collected fences are complete only if no limit stops the
+  /// reading (`overflowed()`).
+  void collect_fences(std::vector<fence_span>& out) noexcept { fence_spans_ = &out; }
 
   /// Takes all the text so far (the bytes given before, and maybe more) and processes what it
   /// can decide. `ended`: no more text will come; the results are then final.
@@ -198,6 +204,7 @@ class engine {
     contexts.clear();
     near.clear();
     cut.reset();
+    if (fence_spans_) fence_spans_->clear();
     part_ = part_state{};
   }
 
@@ -406,7 +413,7 @@ class engine {
     // Lines and frames start at the part's first byte, which starts a line.
     l_pos_ = at;
     held_ = false;
-    fence_open_ = false;
+    fences_.reset();
     prose_begin(at);
   }
 
@@ -449,7 +456,8 @@ class engine {
       }
     }
     lines(e, true);
-    if (fence_open_) {
+    if (fences_.in_fence()) {
+      note_fence_end(e, e, false);
       fence_body_end(e, at_end, part_.region ? cut_by::reasoning_end : cut_by::marker);
     } else {
       segment_end(e, at_end, part_.region ? cut_by::reasoning_end : cut_by::marker);
@@ -574,23 +582,24 @@ class engine {
   /// The held line `[s, eol)` is complete; the next line starts at `next`.
   void held_line(std::size_t s, std::size_t eol, std::size_t next, std::size_t upto) {
     held_ = false;
-    const std::string_view line = t_.substr(s, eol - s);
-    if (!fence_open_) {
-      std::string_view info;
-      if (opens_fence(line, run_, info)) {
-        segment_end(s, false, cut_by::fence_line);
-        fence_at_ = s;
-        info_at_ = static_cast<std::size_t>(info.data() - t_.data());
-        info_len_ = info.size();
-        if (ended_ && whole_body(next, upto)) return;
-        fence_open_ = true;
-        body_begin(next);
-        l_pos_ = next;
-        return;
+    const fence_walker::line_read read = fences_.feed(t_.substr(s, eol - s));
+    if (read.kind == fence_walker::line_kind::opens) {
+      segment_end(s, false, cut_by::fence_line);
+      fence_at_ = s;
+      info_at_ = static_cast<std::size_t>(read.info.data() - t_.data());
+      info_len_ = read.info.size();
+      if (fence_spans_) {
+        fence_spans_->push_back(fence_span{s, next, next, next, info_at_, info_len_,
+                                           fences_.marker_length(), fences_.marker(), false});
       }
-    } else if (closes_fence(line, run_)) {
+      if (ended_ && whole_body(next, upto)) return;
+      body_begin(next);
+      l_pos_ = next;
+      return;
+    }
+    if (read.kind == fence_walker::line_kind::closes) {
       fence_body_end(s, false, cut_by::closing_line);
-      fence_open_ = false;
+      note_fence_end(s, eol, true);
       // The closing line's end: the prose after it starts there (its line ending included).
       prose_begin(eol);
       l_pos_ = eol;
@@ -615,7 +624,7 @@ class engine {
       const std::size_t s = fence_line_start(i);
       const std::size_t eol = line_ends.next(t_, i, upto);
       if (eol == upto) return false;  // the closing line must end before the part does
-      if (s == none || !closes_fence(t_.substr(s, eol - s), run_)) {
+      if (s == none || !fences_.closes(t_.substr(s, eol - s))) {
         i = eol;
         continue;
       }
@@ -628,11 +637,22 @@ class engine {
       if (!parse_whole(t_, body, s, max_depth_, value)) return false;
       add_record(b, e, source::fence, where(true));
       built.emplace_back(records.size() - 1, std::move(value));
+      fences_.close();
+      note_fence_end(s, eol, true);
       prose_begin(eol);  // the closing line's end: the prose after it starts there
       l_pos_ = eol;
       return true;
     }
     return false;
+  }
+
+  /// The open fence's body ends at `body_end` and the fence at `end`, for `collect_fences`.
+  void note_fence_end(std::size_t body_end, std::size_t end, bool closed) {
+    if (!fence_spans_ || fence_spans_->empty()) return;
+    fence_span& f = fence_spans_->back();
+    f.body_end = body_end;
+    f.end = end;
+    f.closed = closed;
   }
 
   // --- segments: prose between fences, and fence bodies ----------------------------------------
@@ -776,8 +796,8 @@ class engine {
 
   bool held_ = false;  // the line from held_at_ may be a fence line: it waits for its end
   std::size_t l_pos_ = 0, held_at_ = 0;
-  bool fence_open_ = false;
-  marker_run run_{};
+  fence_walker fences_;
+  std::vector<fence_span>* fence_spans_ = nullptr;  // collect_fences()
   std::size_t fence_at_ = 0, info_at_ = 0, info_len_ = 0;
 
   bool in_body_ = false;

@@ -72,6 +72,19 @@ struct context {
   bool in_reasoning = false;
 };
 
+/// A fence as the engine reads it (§2 Fences), for `fences()`. Offsets, as in a record.
+struct fence_span {
+  std::size_t begin = 0;       // the opening line
+  std::size_t body_begin = 0;  // the line after it
+  std::size_t body_end = 0;    // the closing line's start, or the part's end
+  std::size_t end = 0;         // the closing line's end (its line ending aside), or the part's end
+  std::size_t info_at = 0;
+  std::size_t info_len = 0;
+  std::size_t marker_length = 0;
+  char marker = 0;
+  bool closed = false;
+};
+
 /// Where the scan stopped short, on a resource limit that no real output comes near.
 enum class overflow : unsigned char { none, candidates, frames };
 
