@@ -18,6 +18,7 @@
 #include <llmjson/detail/scan/fence_walker.hpp>
 #include <llmjson/detail/scan/find.hpp>
 #include <llmjson/detail/scan/frames.hpp>
+#include <llmjson/detail/scan/prefix_watch.hpp>
 #include <llmjson/detail/scan/records.hpp>
 #include <llmjson/detail/scan/regions.hpp>
 #include <llmjson/detail/scan/text.hpp>
@@ -108,9 +109,9 @@ class engine {
     t_ = text;
     ended_ = ended;
     frames_.rebind(text);
-    wv_.rebind(text);
-    pv_.rebind(text);
-    bv_.rebind(text);
+    whole_watch_.rebind(text);
+    part_watch_.rebind(text);
+    body_watch_.rebind(text);
     if (frames_.overflowed() != overflow::none) return;
     if (!started_ && !find_start()) return;
     if (sh_ != stripped::no) stripped_harmony();
@@ -136,37 +137,26 @@ class engine {
     started_ = true;
     sh_ws_ = start_;
     if (!opts_.reasoning_regions) sh_ = stripped::no;
-    w_pos_ = start_;
-    wv_.reset(t_, max_depth_, /*quiet=*/true);
+    whole_watch_.start(t_, start_, max_depth_);
     return true;
   }
 
-  /// Section 3's first rule. Returns whether the stages below may run.
+  /// §3 Whole output. Returns whether the stages below may run.
   bool whole_output() {
-    if (w_done_) return reading_;
-    for (; w_pos_ < t_.size(); ++w_pos_) {
-      const char c = t_[w_pos_];
-      if (!is_json_ws(c)) {
-        if (w_first_ == none) w_first_ = w_pos_;
-        w_last_ = w_pos_ + 1;
-      }
-      if (!wv_.feed(w_pos_)) {
-        w_done_ = true;  // not one value: the stages below read the text from its start
-        begin_reading();
-        return true;
+    if (whole_decided_) return reading_;
+    if (whole_watch_.feed(t_.size())) {
+      if (!ended_) return false;
+      whole_decided_ = true;
+      switch (whole_watch_.finish(t_.size())) {
+        case prefix_watch::ending::value:
+          add_record(whole_watch_.first(), whole_watch_.last(), source::whole, context{});
+          return false;
+        case prefix_watch::ending::cut: value_cut(whole_watch_.first()); return false;
+        case prefix_watch::ending::blank: break;  // a region the prompt opened may hold it
       }
     }
-    if (!ended_) return false;
-    w_done_ = true;
-    if (w_first_ != none) {
-      if (wv_.finish(t_.size())) {
-        add_record(w_first_, w_last_, source::whole, context{});
-      } else {
-        value_cut(w_first_);
-      }
-      return false;
-    }
-    begin_reading();  // nothing but white space: a region the prompt opened may still hold it
+    whole_decided_ = true;  // not one value: the stages below read the text from its start
+    begin_reading();
     return true;
   }
 
@@ -392,9 +382,6 @@ class engine {
     std::size_t contexts_from = 0;                 // and its contexts contexts[contexts_from..]
     std::size_t marker_at = none, marker_len = 0;  // regions: the marker (none: the prompt's)
     std::size_t released = 0;                      // the part's bytes known so far end here
-    bool whole = false;                  // answer parts: the part is a valid JSON prefix so far
-    std::size_t pv_pos = 0;              // the next byte for the part's validator
-    std::size_t first = none, last = 0;  // its first and last bytes that are not white space
   };
 
   void part_begin(bool region, std::size_t at, std::size_t marker_at, std::size_t marker_len) {
@@ -407,9 +394,11 @@ class engine {
     part_.records_from = records.size();
     part_.contexts_from = contexts.size();
     part_.released = at;
-    part_.whole = !region;
-    part_.pv_pos = at;
-    if (part_.whole) pv_.reset(t_, max_depth_, /*quiet=*/true);
+    if (region) {
+      part_watch_.stop();  // §3 Whole parts: answer parts only
+    } else {
+      part_watch_.start(t_, at, max_depth_);
+    }
     // Lines and frames start at the part's first byte, which starts a line.
     l_pos_ = at;
     held_ = false;
@@ -421,21 +410,8 @@ class engine {
   void part_text(std::size_t upto) {
     if (!part_.active || upto <= part_.released || frames_.overflowed() != overflow::none) return;
     part_.released = upto;
-    if (part_.whole) {
-      for (; part_.pv_pos < upto; ++part_.pv_pos) {
-        const char c = t_[part_.pv_pos];
-        if (!is_json_ws(c)) {
-          if (part_.first == none) part_.first = part_.pv_pos;
-          part_.last = part_.pv_pos + 1;
-        }
-        if (!pv_.feed(part_.pv_pos)) {
-          part_.whole = false;  // not one value: its lines and frames catch up from its start
-          break;
-        }
-      }
-      if (part_.whole) return;
-    }
-    lines(upto, false);
+    if (part_watch_.feed(upto)) return;
+    lines(upto, false);  // not one value: its lines and frames catch up from its start
   }
 
   /// The part ends at `e` (a marker, or the end of the text).
@@ -443,16 +419,16 @@ class engine {
     if (frames_.overflowed() != overflow::none) return finish_part();
     part_text(e);
     const bool at_end = ended_ && e == t_.size();
-    if (part_.whole) {  // still a valid JSON prefix: one value, a cut value, or neither
-      part_.whole = false;
-      if (part_.first == none) return finish_part();  // empty or white space: nothing
-      if (pv_.finish(e)) {
-        add_record(part_.first, part_.last, source::part, where(false));
-        return finish_part();
-      }
-      if (at_end) {
-        value_cut(part_.first);
-        return finish_part();
+    if (part_watch_.watching()) {  // still a valid JSON prefix: one value, a cut value, or neither
+      switch (part_watch_.finish(e)) {
+        case prefix_watch::ending::blank: return finish_part();
+        case prefix_watch::ending::value:
+          add_record(part_watch_.first(), part_watch_.last(), source::part, where(false));
+          return finish_part();
+        case prefix_watch::ending::cut:
+          if (!at_end) break;  // cut by a marker: its lines and frames read it
+          value_cut(part_watch_.first());
+          return finish_part();
       }
     }
     lines(e, true);
@@ -665,30 +641,17 @@ class engine {
 
   void body_begin(std::size_t at) {
     in_body_ = true;
-    body_ = body_state{};
-    body_.begin = at;
-    body_.pos = at;
-    bv_.reset(t_, max_depth_, /*quiet=*/true);
+    body_begin_ = at;
+    body_watch_.start(t_, at, max_depth_);
     f_pos_ = at;
     frames_.begin(where(true));
   }
 
   /// The current segment's bytes are known up to `upto`.
   void segment_text(std::size_t upto) {
-    if (in_body_ && body_.whole) {
-      for (; body_.pos < upto; ++body_.pos) {
-        const char c = t_[body_.pos];
-        if (!is_json_ws(c)) {
-          if (body_.first == none) body_.first = body_.pos;
-          body_.last = body_.pos + 1;
-        }
-        if (!bv_.feed(body_.pos)) {
-          body_.whole = false;  // not one value: its frames catch up from its start
-          break;
-        }
-      }
-      if (body_.whole) return;
-    }
+    // §3 Fence bodies: while the body is a valid JSON prefix, the frames wait; then they catch
+    // up from its start.
+    if (in_body_ && body_watch_.feed(upto)) return;
     if (upto > f_pos_) {
       frames_.feed(f_pos_, upto);
       f_pos_ = upto;
@@ -703,27 +666,29 @@ class engine {
   /// A fence body ends at `e` (its closing line, or the end of its part).
   void fence_body_end(std::size_t e, bool at_end, cut_by why) {
     segment_text(e);
-    if (body_.whole) {
-      body_.whole = false;
-      if (body_.first == none) {
-        // `` ```json `` and nothing after it was cut; a bare ``` is a prefilled fence's closer.
-        if (at_end && info_len_ > 0) fence_cut("is empty");
-        in_body_ = false;
-        return;
+    if (body_watch_.watching()) {
+      const std::size_t first = body_watch_.first();
+      switch (body_watch_.finish(e)) {
+        case prefix_watch::ending::blank:
+          // `` ```json `` and nothing after it was cut; a bare ``` is a prefilled fence's closer.
+          if (at_end && info_len_ > 0) fence_cut("is empty");
+          in_body_ = false;
+          return;
+        case prefix_watch::ending::value:
+          add_record(first, body_watch_.last(), source::fence, where(true));
+          in_body_ = false;
+          return;
+        case prefix_watch::ending::cut:
+          if (at_end && t_[first] != '{') {
+            // An unfinished array or scalar owns all inside it, as an unfinished object does.
+            fence_cut(t_[first] == '[' ? "is an unfinished JSON array"
+                                       : "is an unfinished JSON value");
+            in_body_ = false;
+            return;
+          }
+          segment_text(e);  // catch up: the frames read the body from its start
+          break;
       }
-      if (bv_.finish(e)) {
-        add_record(body_.first, body_.last, source::fence, where(true));
-        in_body_ = false;
-        return;
-      }
-      if (at_end && t_[body_.first] != '{') {
-        // An unfinished array or scalar owns all inside it, as an unfinished object does.
-        fence_cut(t_[body_.first] == '[' ? "is an unfinished JSON array"
-                                         : "is an unfinished JSON value");
-        in_body_ = false;
-        return;
-      }
-      segment_text(e);  // catch up: the frames read the body from its start
     }
     segment_end(e, at_end, why);
     in_body_ = false;
@@ -743,20 +708,13 @@ class engine {
   void fence_cut(std::string_view body) {
     pending_cut k;
     k.kind = pending_cut::what::fence;
-    k.offset = body_.begin;
+    k.offset = body_begin_;
     k.fence_offset = fence_at_;
     k.info_at = info_at_;
     k.info_len = info_len_;
     k.body = body;
     cut = k;
   }
-
-  struct body_state {
-    std::size_t begin = 0;
-    std::size_t pos = 0;  // the next byte for the body's validator
-    bool whole = true;    // the body is a valid JSON prefix so far
-    std::size_t first = none, last = 0;
-  };
 
   const options& opts_;
   std::size_t max_depth_;
@@ -768,10 +726,9 @@ class engine {
   bool started_ = false;
   std::size_t start_ = 0;
 
-  validator wv_;  // the whole output
-  std::size_t w_pos_ = 0, w_first_ = none, w_last_ = 0;
-  bool w_done_ = false;   // the whole-output rule has decided
-  bool reading_ = false;  // ... that the stages below read the text
+  prefix_watch whole_watch_;    // §3 Whole output
+  bool whole_decided_ = false;  // the whole-output rule has decided
+  bool reading_ = false;        // ... that the stages below read the text
 
   mode mode_ = mode::pre;
   region_kind region_ = region_kind::tags;
@@ -792,7 +749,7 @@ class engine {
   std::size_t sh_final_ = 0;    // `assistantfinal` starts at none before this byte (yes: here)
 
   part_state part_;
-  validator pv_;  // the current answer part
+  prefix_watch part_watch_;  // §3 Whole parts: the current answer part
 
   bool held_ = false;  // the line from held_at_ may be a fence line: it waits for its end
   std::size_t l_pos_ = 0, held_at_ = 0;
@@ -801,9 +758,9 @@ class engine {
   std::size_t fence_at_ = 0, info_at_ = 0, info_len_ = 0;
 
   bool in_body_ = false;
-  body_state body_;
-  validator bv_;           // the current fence body
-  std::size_t f_pos_ = 0;  // the next byte for the frames
+  std::size_t body_begin_ = 0;  // the current fence body's
+  prefix_watch body_watch_;     // §3 Fence bodies: the current fence body
+  std::size_t f_pos_ = 0;       // the next byte for the frames
 };
 
 }  // namespace llmjson::detail

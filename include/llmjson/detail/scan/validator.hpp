@@ -179,10 +179,6 @@ class validator {
     std::unique_ptr<std::unordered_set<std::string_view>> index;  // once an object has many keys
   };
 
-  static constexpr bool is_ws(unsigned char c) noexcept {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-  }
-
   static std::string show(unsigned char c) {
     if (c >= 0x20 && c < 0x7F) return std::string("'") + static_cast<char>(c) + "'";
     return std::string("byte 0x") + hex_digit(c >> 4) + hex_digit(c);
@@ -278,7 +274,7 @@ class validator {
   }
 
   bool structural_byte(std::size_t i, unsigned char c) {
-    if (is_ws(c)) return true;
+    if (is_json_ws(static_cast<char>(c))) return true;
     switch (state_) {
       case state::value: return begin_value(i, c);
       case state::value_or_close:
