@@ -187,7 +187,7 @@ inline line_counts count_lines(std::string_view text, std::size_t b, std::size_t
 /// offsets in non-decreasing order. LF, CR and CRLF end lines; a leading BOM takes no column.
 class position_finder {
  public:
-  explicit position_finder(std::string_view text) : text_(text) { at_ = bom_length(text_); }
+  explicit position_finder(std::string_view text) : text_(text) { counted_to_ = bom_length(text_); }
   /// Points at the same text, moved or grown (a stream's buffer).
   void rebind(std::string_view text) noexcept { text_ = text; }
 
@@ -195,18 +195,18 @@ class position_finder {
   /// byte after `offset` must be there when the one at `offset - 1` is a CR.
   std::pair<std::size_t, std::size_t> at(std::size_t offset) noexcept {
     offset = std::min(offset, text_.size());
-    if (offset > at_) {
-      const line_counts c = count_lines(text_, at_, offset);
+    if (offset > counted_to_) {
+      const line_counts c = count_lines(text_, counted_to_, offset);
       line_ += c.lines;
       column_ = c.ended ? 1 + c.columns : column_ + c.columns;
-      at_ = offset;
+      counted_to_ = offset;
     }
     return {line_, column_};
   }
 
  private:
   std::string_view text_;
-  std::size_t at_ = 0;
+  std::size_t counted_to_ = 0;
   std::size_t line_ = 1;
   std::size_t column_ = 1;
 };

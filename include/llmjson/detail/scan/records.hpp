@@ -1,4 +1,4 @@
-// llmjson: the scan's data model: records, their contexts, near misses, cuts and overflow
+// llmjson: the engine's data model: records, their contexts, near misses, cuts, overflow
 // SPDX-License-Identifier: MIT
 // The public header first, outside the guard: it declares `source` and includes the scanner
 // (this file among it) after its declarations.
@@ -28,7 +28,7 @@ constexpr std::string_view to_string(cut_by c) noexcept {
   return "";
 }
 
-/// A candidate as the scan first records it: a span, where it lies (an index into the scan's
+/// A candidate as the engine first records it: a span, where it lies (an index into the engine's
 /// contexts), and a verdict on its validity. Positions are offsets (a stream's buffer moves);
 /// views, positions and reasons are made for the result. Four words at most (static_assert
 /// below): a hostile text's records stay small.
@@ -40,18 +40,19 @@ struct record {
   bool valid = false;         // valid JSON (its value may still be one nlohmann cannot hold)
   cut_by cut = cut_by::none;  // a frame the segment's end cut: malformed, for this reason
   // Found inside a frame (its opener was read with the stack not empty): a piece of something
-  // bigger, never the fallback (section 5). Whole outputs, parts and fence bodies never are.
+  // bigger, never the fallback (§5 Selection and policies). Whole outputs, parts and fence bodies
+  // never are.
   bool enclosed = false;
 };
 static_assert(sizeof(record) <= 4 * sizeof(std::size_t), "a record is four words at most");
 
-/// A near miss as the scan records it.
+/// A near miss (§3 The scan: `{name: 1}` in prose), as the engine records it.
 struct span {
   std::size_t begin = 0;
   std::size_t end = 0;
 };
 
-/// Where the scan found the output cut, before positions are known.
+/// §4 Truncation: where the engine found the output cut, before positions are known.
 struct pending_cut {
   enum class what : unsigned char { object, array, value, fence, region };
   what kind = what::object;
@@ -85,7 +86,7 @@ struct fence_span {
   bool closed = false;
 };
 
-/// Where the scan stopped short, on a resource limit that no real output comes near.
+/// Where the engine stopped short, on a resource limit that no real output comes near.
 enum class overflow : unsigned char { none, candidates, frames };
 
 }  // namespace llmjson::detail

@@ -1,4 +1,4 @@
-// llmjson: the reasoning markers (section 2 of the rules) and how they are matched
+// llmjson: the reasoning markers (§2 Reasoning regions, §2 Parts) and how they are matched
 // SPDX-License-Identifier: MIT
 #ifndef LLMJSON_DETAIL_SCAN_REGIONS_HPP_INCLUDED
 #define LLMJSON_DETAIL_SCAN_REGIONS_HPP_INCLUDED
@@ -20,7 +20,7 @@
 
 namespace llmjson::detail {
 
-/// The built-in tag pairs (section 2). ASCII letters match case-insensitively.
+/// The built-in tag pairs (§2 Reasoning regions). ASCII letters match case-insensitively.
 inline constexpr std::array<std::array<std::string_view, 2>, 9> builtin_tag_pairs{{
     {"<think>", "</think>"},
     {"<thinking>", "</thinking>"},
@@ -91,13 +91,13 @@ class marker_set {
     for (const auto& p : opts.reasoning_markers) own = own || (!p.open.empty() && !p.close.empty());
     if (own) {
       own_.emplace(make_table(opts));
-      t_ = &*own_;
+      table_ = &*own_;
     } else {
       static const table builtin = make_table(options{});
-      t_ = &builtin;
+      table_ = &builtin;
     }
   }
-  marker_set(const marker_set&) = delete;  // t_ may point into own_
+  marker_set(const marker_set&) = delete;  // table_ may point into own_
   marker_set& operator=(const marker_set&) = delete;
 
   /// The pair index of Open WebUI's `<details type="reasoning">`...`</details>`.
@@ -163,17 +163,17 @@ class marker_set {
     if (left < 2) {
       // One byte left: every marker it could start is still open, unless the text ended.
       if (!ended) {
-        best.decided = !t_->starts.contains(text[i]);
+        best.decided = !table_->starts.contains(text[i]);
         return best;
       }
-      for (const entry& e : t_->entries) consider(e);
+      for (const entry& e : table_->entries) consider(e);
     } else {
       // Most bytes a marker starts with (`[`, `<`) start no marker: two bytes tell.
-      const std::uint8_t slot = t_->follow[static_cast<unsigned char>(ascii_lower(text[i]))];
+      const std::uint8_t slot = table_->follow[static_cast<unsigned char>(ascii_lower(text[i]))];
       if (slot != 0 &&
-          t_->seconds[slot - 1U].test(static_cast<unsigned char>(ascii_lower(text[i + 1]))))
+          table_->seconds[slot - 1U].test(static_cast<unsigned char>(ascii_lower(text[i + 1]))))
         for (auto [it, last] = group(key_of(text.substr(i, 2))); it != last; ++it) consider(*it);
-      if (t_->has_short)
+      if (table_->has_short)
         for (auto [it, last] = group(key_of(text.substr(i, 1))); it != last; ++it) consider(*it);
     }
     best.decided =
@@ -186,13 +186,13 @@ class marker_set {
   /// at the first place the bytes so far cannot decide (`at`), with `decided` true means none.
   [[nodiscard]] marker_match next(std::string_view text, std::size_t i, bool ended,
                                   bool details = true) const noexcept {
-    for (; (i = t_->starts.next(text, i, text.size())) < text.size(); ++i) {
+    for (; (i = table_->starts.next(text, i, text.size())) < text.size(); ++i) {
       // Most bytes a marker starts with start none here (`[[`, `<b>`): two bytes tell, without
       // the call (hostile runs of `[` or `<` are that, byte after byte).
-      if (!t_->has_short && i + 1 < text.size()) {
-        const std::uint8_t slot = t_->follow[static_cast<unsigned char>(ascii_lower(text[i]))];
+      if (!table_->has_short && i + 1 < text.size()) {
+        const std::uint8_t slot = table_->follow[static_cast<unsigned char>(ascii_lower(text[i]))];
         if (slot == 0 ||
-            !t_->seconds[slot - 1U].test(static_cast<unsigned char>(ascii_lower(text[i + 1]))))
+            !table_->seconds[slot - 1U].test(static_cast<unsigned char>(ascii_lower(text[i + 1]))))
           continue;
       }
       const marker_match m = here(text, i, ended, details);
@@ -293,8 +293,8 @@ class marker_set {
   [[nodiscard]] std::optional<std::size_t> details_end(std::string_view text, std::size_t c,
                                                        bool ended) const noexcept {
     static constexpr byte_finder quote_or_gt{"\">"};
-    details_scan& d = ds_;
-    if (!d.used || c < d.from || c > d.to) d = details_scan{true, c, c, false, nowhere};
+    details_read& d = details_;
+    if (!d.used || c < d.from || c > d.to) d = details_read{true, c, c, false, nowhere};
     if (!d.gt) {
       std::size_t p = d.to;
       for (; (p = quote_or_gt.next(text, p, text.size())) < text.size(); ++p) {
@@ -316,7 +316,7 @@ class marker_set {
   static constexpr std::size_t nowhere = static_cast<std::size_t>(-1);
 
   /// The stretch `[from, to)` after a `<details` read so far: `to` is its first `>` when `gt`.
-  struct details_scan {
+  struct details_read {
     bool used = false;
     std::size_t from = 0, to = 0;
     bool gt = false;
@@ -340,7 +340,7 @@ class marker_set {
   /// The entries whose key is `key`, in tie-breaking order.
   [[nodiscard]] std::pair<std::vector<entry>::const_iterator, std::vector<entry>::const_iterator>
   group(std::uint32_t key) const noexcept {
-    return std::equal_range(t_->entries.begin(), t_->entries.end(), entry{key, {}, 0, {}},
+    return std::equal_range(table_->entries.begin(), table_->entries.end(), entry{key, {}, 0, {}},
                             [](const entry& a, const entry& b) { return a.key < b.key; });
   }
 
@@ -414,9 +414,9 @@ class marker_set {
   }
 
   const options& opts_;
-  std::optional<table> own_;  // the caller's markers' table
-  const table* t_ = nullptr;  // the table in use: own_, or the built-in one
-  mutable details_scan ds_;   // what `details_end` read last
+  std::optional<table> own_;      // the caller's markers' table
+  const table* table_ = nullptr;  // the table in use: own_, or the built-in one
+  mutable details_read details_;  // what `details_end` read last
 };
 
 }  // namespace llmjson::detail

@@ -54,7 +54,7 @@ constexpr std::size_t utf8_sequence_at(std::string_view s, std::size_t i) noexce
 
 /// Decodes one code point of UTF-8 at `i` and advances `i`. Each byte of an ill-formed sequence
 /// (overlong, a surrogate, cut short, a stray continuation byte) decodes to U+FFFD, as
-/// `utf8_sequence_at` judges it. Does not throw and does not allocate.
+/// `utf8_sequence_at` checks it. Does not throw and does not allocate.
 constexpr char32_t utf8_next(std::string_view s, std::size_t& i) noexcept {
   const std::size_t n = utf8_sequence_at(s, i);
   const auto b0 = static_cast<unsigned char>(s[i]);

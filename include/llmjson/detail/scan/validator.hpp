@@ -1,4 +1,4 @@
-// llmjson: an incremental JSON validator (RFC 8259 + unique keys), one byte at a time, no recursion
+// llmjson: an incremental JSON validator (§1 Valid JSON), one byte at a time, no recursion
 // SPDX-License-Identifier: MIT
 #ifndef LLMJSON_DETAIL_SCAN_VALIDATOR_HPP_INCLUDED
 #define LLMJSON_DETAIL_SCAN_VALIDATOR_HPP_INCLUDED
@@ -54,7 +54,7 @@ class validator {
   /// Points at the same text, moved or grown (a stream's buffer): offsets keep their meaning.
   void rebind(std::string_view text) noexcept { text_ = text; }
 
-  /// Reads strings as the frame scan does (section 3 of the rules, the valid-prefix tests of a
+  /// Reads strings as the frame scan does (§3 The scan, the valid-prefix tests of a
   /// frame): in every string but an object's first key, a raw control character is an ordinary
   /// string byte, alone or right after a backslash (the pair stands for that character). Such
   /// a text is never valid JSON: `last_raw()` says where the last such byte was, so a closed

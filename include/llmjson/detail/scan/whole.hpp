@@ -1,4 +1,4 @@
-// llmjson: a whole output that is one JSON value, validated and built in one nlohmann pass
+// llmjson: a span that is one JSON value, checked and built in one nlohmann pass
 // SPDX-License-Identifier: MIT
 #ifndef LLMJSON_DETAIL_SCAN_WHOLE_HPP_INCLUDED
 #define LLMJSON_DETAIL_SCAN_WHOLE_HPP_INCLUDED
