@@ -475,11 +475,12 @@ class engine {
 
   // --- lines and fences --------------------------------------------------------------------
 
+  static constexpr byte_finder fence_bytes{"`~"};  // §2 Fences: a marker run's bytes
+  static constexpr byte_finder line_ends{"\n\r"};  // §2 Lines
+
   /// §2 Lines, §2 Fences over the part's bytes `[line_pos_, upto)`. `part_ended`: `upto` ends
   /// the part.
   void lines(std::size_t upto, bool part_ended) {
-    static constexpr byte_finder fence_bytes{"`~"};
-    static constexpr byte_finder line_ends{"\n\r"};
     while (line_pos_ < upto) {
       if (held_) {
         // A line that may be a fence line: its fate needs all of it.
@@ -594,8 +595,6 @@ class engine {
   /// when it is not so: the body is then read the usual way.
   static constexpr std::size_t whole_body_min = 256;
   bool whole_body(std::size_t body, std::size_t upto) {
-    static constexpr byte_finder fence_bytes{"`~"};
-    static constexpr byte_finder line_ends{"\n\r"};
     std::size_t b = body;
     while (b < upto && is_json_ws(text_[b])) ++b;
     if (b == upto || (text_[b] != '{' && text_[b] != '[')) return false;
