@@ -1,6 +1,7 @@
 // llmjson: fences() lists the fenced code blocks extraction reads (§2 Fences)
 // SPDX-License-Identifier: MIT
 #include <llmjson/candidate.hpp>
+#include <llmjson/detail/scan/fence_walker.hpp>
 #include <llmjson/fence.hpp>
 
 #include "catch_compat.hpp"
