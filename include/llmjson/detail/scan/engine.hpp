@@ -96,9 +96,13 @@ class engine {
 
   /// From now on, every fence the engine reads (§2 Fences: per part, in document order) is
   /// added to `out`, which must outlive the engine's use; a reading again (`generation()`)
-  /// clears it. For `fences()`: collected fences are complete only if no limit stops the
+  /// clears it. `only`: the segments are not scanned (the fences stay the same; the records
+  /// and the cut do not). For `fences()`: the fences are complete if no limit stops the
   /// reading (`overflowed()`).
-  void collect_fences(std::vector<fence_span>& out) noexcept { fence_spans_ = &out; }
+  void collect_fences(std::vector<fence_span>& out, bool only) noexcept {
+    fence_spans_ = &out;
+    fences_only_ = only;
+  }
 
   /// Takes all the text so far (the bytes given before, and maybe more) and processes what it
   /// can decide. `ended`: no more text will come; the results are then final.
@@ -572,7 +576,7 @@ class engine {
         fence_spans_->push_back(fence_span{s, next, next, next, info_at_, info_len_,
                                            fences_.marker_length(), fences_.marker(), false});
       }
-      if (ended_ && whole_body(next, upto)) return;
+      if (ended_ && !fences_only_ && whole_body(next, upto)) return;
       body_begin(next);
       line_pos_ = next;
       return;
@@ -650,6 +654,7 @@ class engine {
 
   /// The current segment's bytes are known up to `upto`.
   void segment_text(std::size_t upto) {
+    if (fences_only_) return;
     // §3 Fence bodies: while the body is a valid JSON prefix, the frames wait; then they catch
     // up from its start.
     if (in_body_ && body_watch_.feed(upto)) return;
@@ -756,6 +761,7 @@ class engine {
   std::size_t line_pos_ = 0, held_at_ = 0;
   fence_walker fences_;
   std::vector<fence_span>* fence_spans_ = nullptr;  // collect_fences()
+  bool fences_only_ = false;
   std::size_t fence_at_ = 0, info_at_ = 0, info_len_ = 0;
 
   bool in_body_ = false;

@@ -21,15 +21,15 @@
 namespace llmjson {
 
 // §2 Fences, read by the engine itself (one fence walker): per part, reasoning regions and
-// harmony tokens respected, the default options. No limit stops it: the engine's limits are
-// for candidates, and fences() holds no candidate.
+// harmony tokens respected, the default options. The segments are not scanned (no candidate
+// is wanted), and no limit stops the reading.
 inline std::vector<fence> fences(std::string_view text) {
   options opts;
   opts.max_candidates = std::numeric_limits<std::size_t>::max();
   opts.max_open_frames = std::numeric_limits<std::size_t>::max();
   detail::engine reader(opts);
   std::vector<detail::fence_span> spans;
-  reader.collect_fences(spans);
+  reader.collect_fences(spans, /*only=*/true);
   reader.advance(text, /*ended=*/true);
   detail::position_finder lines(text);
   std::vector<fence> out;
