@@ -5,9 +5,13 @@
 #include <llmjson/fence.hpp>
 
 #include "catch_compat.hpp"
+#include "reference/reference.hpp"
 
+#include <cstddef>
+#include <random>
 #include <string>
 #include <string_view>
+#include <vector>
 
 using namespace std::string_view_literals;
 
@@ -200,4 +204,60 @@ TEST_CASE("harmony tokens cut fences too; a text that is one JSON value has none
   CHECK_FALSE(fs[0].closed);
   CHECK(fs[1].body.empty());
   CHECK(llmjson::fences(std::string_view("[1,\n2]")).empty());
+}
+
+// fences() against the rules implemented again (tests/reference/): §2 Parts cut the text, and
+// each part's fences are those of §2 Fences, on texts made of the pieces that matter.
+TEST_CASE("fences() lists the reference's fences, part by part", "[fence]") {
+  const char* pieces[] = {"```",
+                          "````",
+                          "~~~",
+                          "```json",
+                          "``` json ",
+                          "```x`",
+                          " ",
+                          "   ",
+                          "    ",
+                          "\n",
+                          "\r",
+                          "\r\n",
+                          "<think>",
+                          "</think>",
+                          "<|start|>",
+                          "<|channel|>analysis<|message|>",
+                          "<|end|>",
+                          "<|channel|>final<|message|>",
+                          "analysis",
+                          "assistantfinal",
+                          "{\"a\": 1}",
+                          "[1, 2",
+                          "{",
+                          "}",
+                          "\"",
+                          "x",
+                          "\t",
+                          "\xEF\xBB\xBF",
+                          "<details type=\"reasoning\">",
+                          "</details>"};
+  std::mt19937 rng(21);
+  for (int round = 0; round < 20000; ++round) {
+    std::string text;
+    for (std::size_t k = rng() % 24; k > 0; --k) text += pieces[rng() % std::size(pieces)];
+    std::vector<llmjson_ref::fence_block> want;
+    llmjson_ref::scan_result out;
+    llmjson_ref::collector c(text, out);
+    if (!llmjson_ref::whole_output(text, c, out)) {
+      for (const auto& p : llmjson_ref::split_parts(text, llmjson_ref::after_bom(text), {}).parts)
+        for (const auto& f : llmjson_ref::find_fences(text, p.begin, p.end)) want.push_back(f);
+    }
+    const auto got = llmjson::fences(text);
+    INFO(text);
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      CHECK(got[i].offset == want[i].opener);
+      CHECK(got[i].body_offset == want[i].body_begin);
+      CHECK(got[i].body_offset + got[i].body.size() == want[i].body_end);
+      CHECK(got[i].closed == want[i].closed);
+    }
+  }
 }
