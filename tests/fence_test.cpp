@@ -197,7 +197,7 @@ TEST_CASE("fences are read per part: a reasoning region's end ends its fence", "
   CHECK(cs.candidates[0].in_reasoning);
 }
 
-TEST_CASE("harmony tokens cut fences too; a text that is one JSON value has none", "[fence]") {
+TEST_CASE("harmony tokens cut fences too, and a text that is one JSON value has none", "[fence]") {
   auto fs = llmjson::fences(std::string_view("```json\n{}<|start|>\n```\n"));
   REQUIRE(fs.size() == 2);
   CHECK(fs[0].body == "{}");
