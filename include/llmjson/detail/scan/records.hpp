@@ -16,7 +16,7 @@ namespace llmjson::detail {
 /// What cut a frame that never closed inside the text (its record says so: malformed).
 enum class cut_by : unsigned char { none, fence_line, closing_line, reasoning_end, marker };
 
-/// The words for `cut_by` in a reason: `a fence line`.
+/// The words for `cut_by` in a candidate's message: `a fence line`.
 constexpr std::string_view to_string(cut_by c) noexcept {
   switch (c) {
     case cut_by::fence_line: return "a fence line";
@@ -29,8 +29,8 @@ constexpr std::string_view to_string(cut_by c) noexcept {
 }
 
 /// A candidate as the engine first records it: a span, where it lies (an index into the engine's
-/// contexts), and a verdict on its validity. Positions are offsets (a stream's buffer moves);
-/// views, positions and reasons are made for the result. Four words at most (static_assert
+/// contexts), and whether it is valid. Positions are offsets (a stream's buffer moves); views,
+/// line and column, and messages are made for the result. Four words at most (static_assert
 /// below): a hostile text's records stay small.
 struct record {
   std::size_t begin = 0;
