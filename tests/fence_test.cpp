@@ -1,22 +1,33 @@
-// llmjson: fences() finds CommonMark fenced code blocks
+// llmjson: fences() lists the fenced code blocks extraction reads (§2 Fences)
 // SPDX-License-Identifier: MIT
+#include <llmjson/candidate.hpp>
+#include <llmjson/detail/scan/fence_walker.hpp>
 #include <llmjson/fence.hpp>
 
 #include "catch_compat.hpp"
+#include "reference/reference.hpp"
 
+#include <cstddef>
+#include <random>
 #include <string>
 #include <string_view>
+#include <vector>
 
 using namespace std::string_view_literals;
 
-// The line scanner is constexpr: a broken rule fails the build.
-static_assert(llmjson::detail::line_at("ab\r\ncd"sv, 0).end == 2);
-static_assert(llmjson::detail::line_at("ab\r\ncd"sv, 0).next == 4);
-static_assert(llmjson::detail::line_at("ab\rcd"sv, 0).next == 3);
-static_assert(llmjson::detail::fence_marker("   ```json"sv).length == 3);
-static_assert(llmjson::detail::fence_marker("    ```json"sv).marker ==
-              0);  // 4 spaces: indented code
-static_assert(llmjson::detail::fence_marker("``"sv).marker == 0);
+// The fence walker is constexpr: a broken line rule fails the build.
+constexpr llmjson::detail::fence_walker::line_kind walk(std::string_view a, std::string_view b) {
+  llmjson::detail::fence_walker w;
+  w.feed(a);
+  return w.feed(b).kind;
+}
+using kind = llmjson::detail::fence_walker::line_kind;
+static_assert(walk("   ```json"sv, "x"sv) == kind::text);
+static_assert(walk("   ```json"sv, "   ```  "sv) == kind::closes);
+static_assert(walk("    ```json"sv, "```"sv) == kind::opens);  // 4 spaces: indented code
+static_assert(walk("``"sv, "``"sv) == kind::text);
+static_assert(walk("~~~~"sv, "~~~"sv) == kind::text);  // a shorter run does not close
+static_assert(walk("~~~~"sv, "~~~~~"sv) == kind::closes);
 static_assert(llmjson::detail::fence_marker("~~~~"sv).length == 4);
 
 TEST_CASE("a json fence: body, info string, spans and line", "[fence]") {
@@ -160,4 +171,93 @@ TEST_CASE("thousands of fences are found in one pass", "[fence]") {
   std::string text;
   for (int i = 0; i < 5000; ++i) text += "```\n{}\n```\n";
   CHECK(llmjson::fences(text).size() == 5000);
+}
+
+// fences() reads as the engine does (§2 Fences, per part): a fence never crosses a part's
+// boundary, so `</think>` ends the first fence and the last line opens a second one. A plain
+// CommonMark reading would give one fence whose body holds `</think>`.
+TEST_CASE("fences are read per part: a reasoning region's end ends its fence", "[fence]") {
+  const std::string text = "<think>\n```json\n{\"a\": 1}\n</think>\n```\n";
+  auto fs = llmjson::fences(text);
+  REQUIRE(fs.size() == 2);
+  CHECK(fs[0].info == "json");
+  CHECK(fs[0].line == 2);
+  CHECK(fs[0].body == "{\"a\": 1}\n");
+  CHECK(fs[0].text == "```json\n{\"a\": 1}\n");
+  CHECK_FALSE(fs[0].closed);
+  CHECK(fs[1].line == 5);
+  CHECK(fs[1].offset == text.find("```\n"));
+  CHECK(fs[1].body.empty());
+  CHECK(fs[1].info.empty());
+  CHECK_FALSE(fs[1].closed);
+  // The engine reads the same two: the body in the reasoning is a candidate there.
+  const auto cs = llmjson::candidates(text);
+  REQUIRE(cs.candidates.size() == 1);
+  CHECK(cs.candidates[0].in_fence);
+  CHECK(cs.candidates[0].in_reasoning);
+}
+
+TEST_CASE("harmony tokens cut fences too, and a text that is one JSON value has none", "[fence]") {
+  auto fs = llmjson::fences(std::string_view("```json\n{}<|start|>\n```\n"));
+  REQUIRE(fs.size() == 2);
+  CHECK(fs[0].body == "{}");
+  CHECK_FALSE(fs[0].closed);
+  CHECK(fs[1].body.empty());
+  CHECK(llmjson::fences(std::string_view("[1,\n2]")).empty());
+}
+
+// fences() against the rules implemented again (tests/reference/): §2 Parts cut the text, and
+// each part's fences are those of §2 Fences, on texts made of the pieces that matter.
+TEST_CASE("fences() lists the reference's fences, part by part", "[fence]") {
+  const char* pieces[] = {"```",
+                          "````",
+                          "~~~",
+                          "```json",
+                          "``` json ",
+                          "```x`",
+                          " ",
+                          "   ",
+                          "    ",
+                          "\n",
+                          "\r",
+                          "\r\n",
+                          "<think>",
+                          "</think>",
+                          "<|start|>",
+                          "<|channel|>analysis<|message|>",
+                          "<|end|>",
+                          "<|channel|>final<|message|>",
+                          "analysis",
+                          "assistantfinal",
+                          "{\"a\": 1}",
+                          "[1, 2",
+                          "{",
+                          "}",
+                          "\"",
+                          "x",
+                          "\t",
+                          "\xEF\xBB\xBF",
+                          "<details type=\"reasoning\">",
+                          "</details>"};
+  std::mt19937 rng(21);
+  for (int round = 0; round < 20000; ++round) {
+    std::string text;
+    for (std::size_t k = rng() % 24; k > 0; --k) text += pieces[rng() % std::size(pieces)];
+    std::vector<llmjson_ref::fence_block> want;
+    llmjson_ref::scan_result out;
+    llmjson_ref::collector c(text, out);
+    if (!llmjson_ref::whole_output(text, c, out)) {
+      for (const auto& p : llmjson_ref::split_parts(text, llmjson_ref::after_bom(text), {}).parts)
+        for (const auto& f : llmjson_ref::find_fences(text, p.begin, p.end)) want.push_back(f);
+    }
+    const auto got = llmjson::fences(text);
+    INFO(text);
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      CHECK(got[i].offset == want[i].opener);
+      CHECK(got[i].body_offset == want[i].body_begin);
+      CHECK(got[i].body_offset + got[i].body.size() == want[i].body_end);
+      CHECK(got[i].closed == want[i].closed);
+    }
+  }
 }

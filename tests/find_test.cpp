@@ -1,7 +1,7 @@
 // llmjson: byte_finder agrees with a plain loop (built twice: SSE2 and LLMJSON_NO_SIMD)
 // SPDX-License-Identifier: MIT
-#include <llmjson/detail/find.hpp>
-#include <llmjson/detail/positions.hpp>
+#include <llmjson/detail/scan/find.hpp>
+#include <llmjson/detail/scan/positions.hpp>
 
 #include "catch_compat.hpp"
 

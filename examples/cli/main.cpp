@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <llmjson/detail/utf8.hpp>
+#include <llmjson/detail/scan/utf8.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/schema.hpp>
 #include <llmjson/stream.hpp>

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <llmjson/candidate.hpp>
-#include <llmjson/detail/utf8.hpp>
+#include <llmjson/detail/scan/utf8.hpp>
 #include <llmjson/error.hpp>
 #include <llmjson/options.hpp>
 #include <llmjson/result.hpp>

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include <llmjson/detail/utf8.hpp>
+#include <llmjson/detail/scan/utf8.hpp>
 
 namespace llmjson::detail {
 

@@ -17,12 +17,13 @@
 #include <nlohmann/json.hpp>
 
 #include <llmjson/candidate.hpp>
-#include <llmjson/detail/engine.hpp>
-#include <llmjson/detail/frames.hpp>
-#include <llmjson/detail/positions.hpp>
-#include <llmjson/detail/utf8.hpp>
-#include <llmjson/detail/validator.hpp>
-#include <llmjson/detail/whole.hpp>
+#include <llmjson/detail/scan/engine.hpp>
+#include <llmjson/detail/scan/fences.hpp>
+#include <llmjson/detail/scan/frames.hpp>
+#include <llmjson/detail/scan/positions.hpp>
+#include <llmjson/detail/scan/utf8.hpp>
+#include <llmjson/detail/scan/validator.hpp>
+#include <llmjson/detail/scan/whole.hpp>
 #include <llmjson/fence.hpp>
 
 namespace llmjson::detail {

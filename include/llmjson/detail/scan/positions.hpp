@@ -1,7 +1,7 @@
 // llmjson: byte offsets to lines and columns, 16 or 32 bytes at a time
 // SPDX-License-Identifier: MIT
-#ifndef LLMJSON_DETAIL_POSITIONS_HPP_INCLUDED
-#define LLMJSON_DETAIL_POSITIONS_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_SCAN_POSITIONS_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_POSITIONS_HPP_INCLUDED
 
 #include <algorithm>
 #include <bit>
@@ -9,7 +9,8 @@
 #include <string_view>
 #include <utility>
 
-#include <llmjson/detail/find.hpp>
+#include <llmjson/detail/scan/find.hpp>
+#include <llmjson/detail/scan/text.hpp>
 
 namespace llmjson::detail {
 
@@ -186,9 +187,7 @@ inline line_counts count_lines(std::string_view text, std::size_t b, std::size_t
 /// offsets in non-decreasing order. LF, CR and CRLF end lines; a leading BOM takes no column.
 class position_finder {
  public:
-  explicit position_finder(std::string_view text) : text_(text) {
-    if (text_.substr(0, 3) == "\xEF\xBB\xBF") at_ = 3;
-  }
+  explicit position_finder(std::string_view text) : text_(text) { counted_to_ = bom_length(text_); }
   /// Points at the same text, moved or grown (a stream's buffer).
   void rebind(std::string_view text) noexcept { text_ = text; }
 
@@ -196,22 +195,22 @@ class position_finder {
   /// byte after `offset` must be there when the one at `offset - 1` is a CR.
   std::pair<std::size_t, std::size_t> at(std::size_t offset) noexcept {
     offset = std::min(offset, text_.size());
-    if (offset > at_) {
-      const line_counts c = count_lines(text_, at_, offset);
+    if (offset > counted_to_) {
+      const line_counts c = count_lines(text_, counted_to_, offset);
       line_ += c.lines;
       column_ = c.ended ? 1 + c.columns : column_ + c.columns;
-      at_ = offset;
+      counted_to_ = offset;
     }
     return {line_, column_};
   }
 
  private:
   std::string_view text_;
-  std::size_t at_ = 0;
+  std::size_t counted_to_ = 0;
   std::size_t line_ = 1;
   std::size_t column_ = 1;
 };
 
 }  // namespace llmjson::detail
 
-#endif  // LLMJSON_DETAIL_POSITIONS_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_SCAN_POSITIONS_HPP_INCLUDED

@@ -1,7 +1,7 @@
-// llmjson: the reasoning markers (section 2 of the rules) and how they are matched
+// llmjson: the reasoning markers (§2 Reasoning regions, §2 Parts) and how they are matched
 // SPDX-License-Identifier: MIT
-#ifndef LLMJSON_DETAIL_REGIONS_HPP_INCLUDED
-#define LLMJSON_DETAIL_REGIONS_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_SCAN_REGIONS_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_REGIONS_HPP_INCLUDED
 
 #include <algorithm>
 #include <array>
@@ -14,12 +14,13 @@
 #include <utility>
 #include <vector>
 
-#include <llmjson/detail/find.hpp>
+#include <llmjson/detail/scan/find.hpp>
+#include <llmjson/detail/scan/text.hpp>
 #include <llmjson/options.hpp>
 
 namespace llmjson::detail {
 
-/// The built-in tag pairs (section 2). ASCII letters match case-insensitively.
+/// The built-in tag pairs (§2 Reasoning regions). ASCII letters match case-insensitively.
 inline constexpr std::array<std::array<std::string_view, 2>, 9> builtin_tag_pairs{{
     {"<think>", "</think>"},
     {"<thinking>", "</thinking>"},
@@ -55,20 +56,12 @@ inline constexpr std::array<std::string_view, 7> harmony_tokens{
 /// How many bytes of a harmony channel name a marker shows (`<|channel|>analysis`).
 inline constexpr std::size_t channel_name_shown = 32;
 
-constexpr char ascii_lower(char c) noexcept {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
 /// Whether `text` holds `marker` at `i`, ASCII letters compared case-insensitively.
 constexpr bool marker_at(std::string_view text, std::size_t i, std::string_view marker) noexcept {
   if (marker.empty() || i > text.size() || text.size() - i < marker.size()) return false;
   for (std::size_t k = 0; k < marker.size(); ++k)
     if (ascii_lower(text[i + k]) != ascii_lower(marker[k])) return false;
   return true;
-}
-
-constexpr bool is_channel_name_byte(char c) noexcept {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
 /// What a marker is.
@@ -98,13 +91,13 @@ class marker_set {
     for (const auto& p : opts.reasoning_markers) own = own || (!p.open.empty() && !p.close.empty());
     if (own) {
       own_.emplace(make_table(opts));
-      t_ = &*own_;
+      table_ = &*own_;
     } else {
       static const table builtin = make_table(options{});
-      t_ = &builtin;
+      table_ = &builtin;
     }
   }
-  marker_set(const marker_set&) = delete;  // t_ may point into own_
+  marker_set(const marker_set&) = delete;  // table_ may point into own_
   marker_set& operator=(const marker_set&) = delete;
 
   /// The pair index of Open WebUI's `<details type="reasoning">`...`</details>`.
@@ -170,17 +163,17 @@ class marker_set {
     if (left < 2) {
       // One byte left: every marker it could start is still open, unless the text ended.
       if (!ended) {
-        best.decided = !t_->starts.contains(text[i]);
+        best.decided = !table_->starts.contains(text[i]);
         return best;
       }
-      for (const entry& e : t_->entries) consider(e);
+      for (const entry& e : table_->entries) consider(e);
     } else {
       // Most bytes a marker starts with (`[`, `<`) start no marker: two bytes tell.
-      const std::uint8_t slot = t_->follow[static_cast<unsigned char>(ascii_lower(text[i]))];
+      const std::uint8_t slot = table_->follow[static_cast<unsigned char>(ascii_lower(text[i]))];
       if (slot != 0 &&
-          t_->seconds[slot - 1U].test(static_cast<unsigned char>(ascii_lower(text[i + 1]))))
+          table_->seconds[slot - 1U].test(static_cast<unsigned char>(ascii_lower(text[i + 1]))))
         for (auto [it, last] = group(key_of(text.substr(i, 2))); it != last; ++it) consider(*it);
-      if (t_->has_short)
+      if (table_->has_short)
         for (auto [it, last] = group(key_of(text.substr(i, 1))); it != last; ++it) consider(*it);
     }
     best.decided =
@@ -193,13 +186,13 @@ class marker_set {
   /// at the first place the bytes so far cannot decide (`at`), with `decided` true means none.
   [[nodiscard]] marker_match next(std::string_view text, std::size_t i, bool ended,
                                   bool details = true) const noexcept {
-    for (; (i = t_->starts.next(text, i, text.size())) < text.size(); ++i) {
+    for (; (i = table_->starts.next(text, i, text.size())) < text.size(); ++i) {
       // Most bytes a marker starts with start none here (`[[`, `<b>`): two bytes tell, without
       // the call (hostile runs of `[` or `<` are that, byte after byte).
-      if (!t_->has_short && i + 1 < text.size()) {
-        const std::uint8_t slot = t_->follow[static_cast<unsigned char>(ascii_lower(text[i]))];
+      if (!table_->has_short && i + 1 < text.size()) {
+        const std::uint8_t slot = table_->follow[static_cast<unsigned char>(ascii_lower(text[i]))];
         if (slot == 0 ||
-            !t_->seconds[slot - 1U].test(static_cast<unsigned char>(ascii_lower(text[i + 1]))))
+            !table_->seconds[slot - 1U].test(static_cast<unsigned char>(ascii_lower(text[i + 1]))))
           continue;
       }
       const marker_match m = here(text, i, ended, details);
@@ -223,10 +216,7 @@ class marker_set {
                                          std::string_view text, std::size_t i,
                                          bool ended) noexcept {
     const char c0 = close[0];
-    const char both[2] = {ascii_lower(c0), c0 >= 'a' && c0 <= 'z'
-                                               ? static_cast<char>(c0 - 'a' + 'A')
-                                           : c0 >= 'A' && c0 <= 'Z' ? c0
-                                                                    : ascii_lower(c0)};
+    const char both[2] = {ascii_lower(c0), ascii_upper(c0)};
     const byte_finder first(std::string_view(both, 2));
     for (; (i = first.next(text, i, text.size())) < text.size(); ++i) {
       const std::size_t have = std::min(close.size(), text.size() - i);
@@ -278,14 +268,13 @@ class marker_set {
 
   /// Whether the harmony channel name at `i` is `final`, ASCII case-insensitively.
   [[nodiscard]] static bool is_final(std::string_view text, std::size_t i) noexcept {
-    return marker_at(text, i, "final") &&
-           (i + 5 == text.size() || !is_channel_name_byte(text[i + 5]));
+    return marker_at(text, i, "final") && (i + 5 == text.size() || !is_word_byte(text[i + 5]));
   }
 
   /// The end of the channel name at `i`, as far as a marker shows it.
   [[nodiscard]] static std::size_t name_end(std::string_view text, std::size_t i) noexcept {
     const std::size_t stop = std::min(text.size(), i + channel_name_shown);
-    while (i < stop && is_channel_name_byte(text[i])) ++i;
+    while (i < stop && is_word_byte(text[i])) ++i;
     return i;
   }
 
@@ -304,8 +293,8 @@ class marker_set {
   [[nodiscard]] std::optional<std::size_t> details_end(std::string_view text, std::size_t c,
                                                        bool ended) const noexcept {
     static constexpr byte_finder quote_or_gt{"\">"};
-    details_scan& d = ds_;
-    if (!d.used || c < d.from || c > d.to) d = details_scan{true, c, c, false, nowhere};
+    details_read& d = details_;
+    if (!d.used || c < d.from || c > d.to) d = details_read{true, c, c, false, nowhere};
     if (!d.gt) {
       std::size_t p = d.to;
       for (; (p = quote_or_gt.next(text, p, text.size())) < text.size(); ++p) {
@@ -327,7 +316,7 @@ class marker_set {
   static constexpr std::size_t nowhere = static_cast<std::size_t>(-1);
 
   /// The stretch `[from, to)` after a `<details` read so far: `to` is its first `>` when `gt`.
-  struct details_scan {
+  struct details_read {
     bool used = false;
     std::size_t from = 0, to = 0;
     bool gt = false;
@@ -351,7 +340,7 @@ class marker_set {
   /// The entries whose key is `key`, in tie-breaking order.
   [[nodiscard]] std::pair<std::vector<entry>::const_iterator, std::vector<entry>::const_iterator>
   group(std::uint32_t key) const noexcept {
-    return std::equal_range(t_->entries.begin(), t_->entries.end(), entry{key, {}, 0, {}},
+    return std::equal_range(table_->entries.begin(), table_->entries.end(), entry{key, {}, 0, {}},
                             [](const entry& a, const entry& b) { return a.key < b.key; });
   }
 
@@ -366,9 +355,8 @@ class marker_set {
     std::string out;
     auto add = [&](std::string_view m) {
       if (m.empty()) return;
-      out += m[0];
-      if (m[0] >= 'a' && m[0] <= 'z') out += static_cast<char>(m[0] - 'a' + 'A');
-      if (m[0] >= 'A' && m[0] <= 'Z') out += static_cast<char>(m[0] - 'A' + 'a');
+      out += ascii_lower(m[0]);
+      out += ascii_upper(m[0]);
     };
     for (const auto& p : builtin_tag_pairs) add(p[0]), add(p[1]);
     for (const auto& h : harmony_tokens) add(h);
@@ -426,11 +414,11 @@ class marker_set {
   }
 
   const options& opts_;
-  std::optional<table> own_;  // the caller's markers' table
-  const table* t_ = nullptr;  // the table in use: own_, or the built-in one
-  mutable details_scan ds_;   // what `details_end` read last
+  std::optional<table> own_;      // the caller's markers' table
+  const table* table_ = nullptr;  // the table in use: own_, or the built-in one
+  mutable details_read details_;  // what `details_end` read last
 };
 
 }  // namespace llmjson::detail
 
-#endif  // LLMJSON_DETAIL_REGIONS_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_SCAN_REGIONS_HPP_INCLUDED

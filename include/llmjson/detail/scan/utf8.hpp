@@ -1,11 +1,13 @@
 // llmjson: UTF-8 helpers shared by the validator, the regex engine and the tool
 // SPDX-License-Identifier: MIT
-#ifndef LLMJSON_DETAIL_UTF8_HPP_INCLUDED
-#define LLMJSON_DETAIL_UTF8_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_SCAN_UTF8_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_UTF8_HPP_INCLUDED
 
 #include <cstddef>
 #include <string>
 #include <string_view>
+
+#include <llmjson/detail/scan/text.hpp>
 
 namespace llmjson::detail {
 
@@ -52,7 +54,7 @@ constexpr std::size_t utf8_sequence_at(std::string_view s, std::size_t i) noexce
 
 /// Decodes one code point of UTF-8 at `i` and advances `i`. Each byte of an ill-formed sequence
 /// (overlong, a surrogate, cut short, a stray continuation byte) decodes to U+FFFD, as
-/// `utf8_sequence_at` judges it. Does not throw and does not allocate.
+/// `utf8_sequence_at` checks it. Does not throw and does not allocate.
 constexpr char32_t utf8_next(std::string_view s, std::size_t& i) noexcept {
   const std::size_t n = utf8_sequence_at(s, i);
   const auto b0 = static_cast<unsigned char>(s[i]);
@@ -106,7 +108,6 @@ inline std::string one_line(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
     const auto b = static_cast<unsigned char>(s[i]);
     if (b < 0x20 || b == 0x7F) {
-      constexpr char hex[] = "0123456789abcdef";
       if (b == '\n') {
         out += "\\n";
       } else if (b == '\t') {
@@ -115,8 +116,8 @@ inline std::string one_line(std::string_view s) {
         out += "\\r";
       } else {
         out += "\\x";
-        out += hex[b >> 4];
-        out += hex[b & 0xF];
+        out += hex_digit(b >> 4, /*upper=*/false);
+        out += hex_digit(b, /*upper=*/false);
       }
       ++i;
     } else if (const std::size_t n = utf8_sequence_at(s, i); n != 0) {
@@ -132,4 +133,4 @@ inline std::string one_line(std::string_view s) {
 
 }  // namespace llmjson::detail
 
-#endif  // LLMJSON_DETAIL_UTF8_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_SCAN_UTF8_HPP_INCLUDED

@@ -1,7 +1,7 @@
-// llmjson: an incremental JSON validator (RFC 8259 + unique keys), one byte at a time, no recursion
+// llmjson: an incremental JSON validator (§1 Valid JSON), one byte at a time, no recursion
 // SPDX-License-Identifier: MIT
-#ifndef LLMJSON_DETAIL_VALIDATOR_HPP_INCLUDED
-#define LLMJSON_DETAIL_VALIDATOR_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_SCAN_VALIDATOR_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_VALIDATOR_HPP_INCLUDED
 
 #include <cstddef>
 #include <cstdint>
@@ -13,7 +13,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include <llmjson/detail/utf8.hpp>
+#include <llmjson/detail/scan/text.hpp>
+#include <llmjson/detail/scan/utf8.hpp>
 
 namespace llmjson::detail {
 
@@ -53,7 +54,7 @@ class validator {
   /// Points at the same text, moved or grown (a stream's buffer): offsets keep their meaning.
   void rebind(std::string_view text) noexcept { text_ = text; }
 
-  /// Reads strings as the frame scan does (section 3 of the rules, the valid-prefix tests of a
+  /// Reads strings as the frame scan does (§3 The scan, the valid-prefix tests of a
   /// frame): in every string but an object's first key, a raw control character is an ordinary
   /// string byte, alone or right after a backslash (the pair stands for that character). Such
   /// a text is never valid JSON: `last_raw()` says where the last such byte was, so a closed
@@ -178,23 +179,16 @@ class validator {
     std::unique_ptr<std::unordered_set<std::string_view>> index;  // once an object has many keys
   };
 
-  static constexpr bool is_ws(unsigned char c) noexcept {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-  }
-
   static std::string show(unsigned char c) {
     if (c >= 0x20 && c < 0x7F) return std::string("'") + static_cast<char>(c) + "'";
-    constexpr char hex[] = "0123456789ABCDEF";
-    return std::string("byte 0x") + hex[c >> 4] + hex[c & 15];
+    return std::string("byte 0x") + hex_digit(c >> 4) + hex_digit(c);
   }
 
   /// The word that starts at `i` (letters, digits, '_'), at most 24 bytes: for "True", "NaN".
   [[nodiscard]] std::string word_at(std::size_t i) const {
     std::size_t j = i;
     while (j < text_.size() && j - i < 24) {
-      const auto c = static_cast<unsigned char>(text_[j]);
-      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
-        break;
+      if (!is_word_byte(text_[j])) break;
       ++j;
     }
     return std::string(text_.substr(i, j - i));
@@ -202,7 +196,7 @@ class validator {
 
   /// Where a key should start: `{name: 1}` has an unquoted key.
   bool unexpected_key(std::size_t i, unsigned char c, std::string_view wanted) {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$')
+    if (is_word_start(static_cast<char>(c)) || c == '$')
       return fail_with(i, [&] {
         std::string w = word_at(i);
         return "unquoted key " + (w.empty() ? std::string(1, static_cast<char>(c)) : w) +
@@ -222,7 +216,7 @@ class validator {
       why = "single quotes are not JSON strings";
     } else if (c == '/') {
       why = "comments are not JSON";
-    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
+    } else if (is_word_start(static_cast<char>(c))) {
       std::string w = word_at(i);
       why = "invalid literal " + w;
       if (w == "True" || w == "False" || w == "None")
@@ -280,7 +274,7 @@ class validator {
   }
 
   bool structural_byte(std::size_t i, unsigned char c) {
-    if (is_ws(c)) return true;
+    if (is_json_ws(static_cast<char>(c))) return true;
     switch (state_) {
       case state::value: return begin_value(i, c);
       case state::value_or_close:
@@ -324,8 +318,7 @@ class validator {
   static std::string raw_control(unsigned char c) {
     if (c == '\n' || c == '\r') return "a raw line break in a string";
     if (c == '\t') return "a raw tab in a string";
-    constexpr char hex[] = "0123456789ABCDEF";
-    return std::string("a raw control character (U+00") + hex[c >> 4] + hex[c & 15] +
+    return std::string("a raw control character (U+00") + hex_digit(c >> 4) + hex_digit(c) +
            ") in a string";
   }
 
@@ -348,13 +341,6 @@ class validator {
 
   void key_code_point(std::uint32_t cp) {
     if (is_key_) append_utf8(key_, cp);
-  }
-
-  static int hex_value(unsigned char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
   }
 
   // escape_: 0 none; 1 after '\'; 2..5 reading the 4 hex digits of \u;
@@ -407,7 +393,7 @@ class validator {
       return true;
     }
     if (escape_ >= 2) {
-      const int h = hex_value(c);
+      const int h = hex_value(static_cast<char>(c));
       if (h < 0) return fail(i, "invalid \\u escape: expected 4 hex digits");
       unicode_ = (unicode_ << 4) | static_cast<std::uint32_t>(h);
       if (escape_ < 5) {
@@ -588,4 +574,4 @@ class validator {
 
 }  // namespace llmjson::detail
 
-#endif  // LLMJSON_DETAIL_VALIDATOR_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_SCAN_VALIDATOR_HPP_INCLUDED

@@ -1,11 +1,11 @@
-// llmjson: the extraction rules over a text that may still be growing, in one pass
+// llmjson: the engine: the extraction rules over a text that may still be growing, in one pass
 // SPDX-License-Identifier: MIT
 // The public header first, outside the guard: it declares what this one uses and includes the
 // implementation (this file among it) after its declarations.
 #include <llmjson/candidate.hpp>
 
-#ifndef LLMJSON_DETAIL_ENGINE_HPP_INCLUDED
-#define LLMJSON_DETAIL_ENGINE_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_SCAN_ENGINE_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_ENGINE_HPP_INCLUDED
 
 #include <algorithm>
 #include <cstddef>
@@ -15,42 +15,42 @@
 #include <utility>
 #include <vector>
 
-#include <llmjson/detail/fences.hpp>
-#include <llmjson/detail/find.hpp>
-#include <llmjson/detail/frames.hpp>
-#include <llmjson/detail/regions.hpp>
-#include <llmjson/detail/validator.hpp>
-#include <llmjson/detail/whole.hpp>
+#include <llmjson/detail/scan/fence_walker.hpp>
+#include <llmjson/detail/scan/find.hpp>
+#include <llmjson/detail/scan/frames.hpp>
+#include <llmjson/detail/scan/prefix_watch.hpp>
+#include <llmjson/detail/scan/records.hpp>
+#include <llmjson/detail/scan/regions.hpp>
+#include <llmjson/detail/scan/text.hpp>
+#include <llmjson/detail/scan/validator.hpp>
+#include <llmjson/detail/scan/whole.hpp>
 #include <llmjson/options.hpp>
 
 namespace llmjson::detail {
 
-/// Sections 1 to 4 of the rules (tests/corpus/README.md) over a text given as it grows: each
-/// `advance` takes all the text so far and goes as far as the bytes seen can decide; the last
-/// one says the text has ended. Given the whole text at once, it is `candidates()`; given it
-/// in pieces, it reaches exactly the same records, near misses and cut, whatever the pieces.
+/// The rules of tests/corpus/README.md §1 to §4 over a text given as it grows. Each `advance`
+/// takes all the text so far and goes as far as the bytes seen decide; the last one says the
+/// text has ended. Given the whole text at once it yields what `candidates()` lists; given it
+/// in pieces, exactly the same records, near misses and cut, whatever the pieces. Linear: each
+/// byte is read a few times at most. Allocates the records and the stages' state.
 ///
-/// The stages, each reading the bytes left to right once:
-/// - the whole output: one validator while the text is a valid JSON prefix; the stages below
-///   wait until it fails (a whole value owns all inside it), then catch up;
-/// - markers: reasoning regions and harmony tokens cut the text into parts. A marker is judged
-///   once the bytes it may span are there. Before any opening marker, the text is read as
-///   answer text; a closing marker then (the already-open rule) makes it reasoning, and it is
-///   read again, once, as one region;
-/// - stripped harmony, a condition on the whole text (`analysis` first, then `assistantfinal`,
-///   and no harmony token anywhere): two cursors watch for it. The text is read as the text so
-///   far says; when a later byte changes that (an `assistantfinal` creates it, a harmony token
-///   cancels it for good), all of it is read again, at most twice in all;
-/// - parts: an answer part waits, like the whole output, while it is a valid JSON prefix;
-/// - lines: fence lines are found by their run of backticks or tildes; a line that may be
-///   one is held until it ends. Fence lines cut a part into segments. A fence body waits, like
-///   a part, while it is a valid JSON prefix;
-/// - frames: the scan of section 3 over each segment (frames.hpp).
-/// Every byte is read at most a few times in all, so the work is linear in the text.
+/// The stages, each reading left to right:
+/// - §3 Whole output: a `prefix_watch` while the text is a valid JSON prefix; the stages below
+///   wait until it fails (a whole value owns all inside it), then read from the start;
+/// - §2 Reasoning regions, §2 Parts: markers cut the text into parts, each decided once the
+///   bytes it may span are there. Before any opening marker the text is read as answer text;
+///   a closing marker then (already open) makes it reasoning, read again once. Stripped
+///   harmony is watched by two cursors; when a later byte changes whether it applies, the
+///   text is read again (twice at most);
+/// - §3 Whole parts: an answer part waits while it is a valid JSON prefix;
+/// - §2 Fences: a line that may be a fence line is held until it ends, then fed to the
+///   `fence_walker`; fence lines cut a part into segments. §3 Fence bodies: a body waits while
+///   it is a valid JSON prefix;
+/// - §3 The scan: the `frame_scanner` over each segment.
 class engine {
  public:
   explicit engine(const options& opts)
-      : opts_(opts),
+      : options_(opts),
         max_depth_(std::min(opts.max_depth, max_depth_limit)),
         markers_(opts),
         frames_(max_depth_, records, contexts, near, opts.max_candidates, opts.max_open_frames) {}
@@ -80,7 +80,7 @@ class engine {
   /// a later `assistantfinal` would make stripped harmony apply, or a later harmony token would
   /// cancel it.
   [[nodiscard]] bool provisional() const noexcept {
-    return reading_ && (mode_ == mode::pre || (!ended_ && sh_ != stripped::no));
+    return reading_ && (mode_ == mode::pre || (!ended_ && stripped_ != stripped::no));
   }
   /// Records before this index are final: later text never drops or changes them (unless
   /// `generation()` changes). In a region the prompt opened, none is: its records take the
@@ -94,22 +94,32 @@ class engine {
   /// made before are gone.
   [[nodiscard]] std::size_t generation() const noexcept { return generation_; }
 
+  /// From now on, every fence the engine reads (§2 Fences: per part, in document order) is
+  /// added to `out`, which must outlive the engine's use; a reading again (`generation()`)
+  /// clears it. `only`: the segments are not scanned (the fences stay the same; the records
+  /// and the cut do not). For `fences()`: the fences are complete if no limit stops the
+  /// reading (`overflowed()`).
+  void collect_fences(std::vector<fence_span>& out, bool only) noexcept {
+    fence_spans_ = &out;
+    fences_only_ = only;
+  }
+
   /// Takes all the text so far (the bytes given before, and maybe more) and processes what it
   /// can decide. `ended`: no more text will come; the results are then final.
   void advance(std::string_view text, bool ended) {
-    t_ = text;
+    text_ = text;
     ended_ = ended;
     frames_.rebind(text);
-    wv_.rebind(text);
-    pv_.rebind(text);
-    bv_.rebind(text);
+    whole_watch_.rebind(text);
+    part_watch_.rebind(text);
+    body_watch_.rebind(text);
     if (frames_.overflowed() != overflow::none) return;
     if (!started_ && !find_start()) return;
-    if (sh_ != stripped::no) stripped_harmony();
+    if (stripped_ != stripped::no) stripped_harmony();
     if (!whole_output()) return;
-    if (!opts_.reasoning_regions) {
-      part_text(t_.size());
-      if (ended_ && part_.active) part_end(t_.size());
+    if (!options_.reasoning_regions) {
+      part_text(text_.size());
+      if (ended_ && part_.active) part_end(text_.size());
       return;
     }
     markers();
@@ -120,65 +130,54 @@ class engine {
 
   // --- the start and the whole output -------------------------------------------------------
 
-  /// One leading UTF-8 BOM is removed before anything else.
+  /// §1 Valid JSON: one leading UTF-8 BOM is no part of the text. Returns false while the bytes
+  /// so far may still be the start of one.
   bool find_start() {
-    constexpr std::string_view bom = "\xEF\xBB\xBF";
-    const std::size_t n = std::min(t_.size(), bom.size());
-    if (t_.substr(0, n) == bom.substr(0, n) && n < bom.size() && !ended_) return false;
-    start_ = t_.substr(0, 3) == bom ? 3 : 0;
+    const std::size_t n = std::min(text_.size(), utf8_bom.size());
+    if (text_.substr(0, n) == utf8_bom.substr(0, n) && n < utf8_bom.size() && !ended_) return false;
+    start_ = bom_length(text_);
     started_ = true;
-    sh_ws_ = start_;
-    if (!opts_.reasoning_regions) sh_ = stripped::no;
-    w_pos_ = start_;
-    wv_.reset(t_, max_depth_, /*quiet=*/true);
+    stripped_ws_end_ = start_;
+    if (!options_.reasoning_regions) stripped_ = stripped::no;
+    whole_watch_.start(text_, start_, max_depth_);
     return true;
   }
 
-  /// Section 3's first rule. Returns whether the stages below may run.
+  /// §3 Whole output. Returns whether the stages below may run.
   bool whole_output() {
-    if (w_done_) return reading_;
-    for (; w_pos_ < t_.size(); ++w_pos_) {
-      const char c = t_[w_pos_];
-      if (!is_json_ws(c)) {
-        if (w_first_ == none) w_first_ = w_pos_;
-        w_last_ = w_pos_ + 1;
-      }
-      if (!wv_.feed(w_pos_)) {
-        w_done_ = true;  // not one value: the stages below read the text from its start
-        begin_reading();
-        return true;
+    if (whole_decided_) return reading_;
+    if (whole_watch_.feed(text_.size())) {
+      if (!ended_) return false;
+      whole_decided_ = true;
+      switch (whole_watch_.finish(text_.size())) {
+        case prefix_watch::ending::value:
+          add_record(whole_watch_.first(), whole_watch_.last(), source::whole, context{});
+          return false;
+        case prefix_watch::ending::cut: value_cut(whole_watch_.first()); return false;
+        case prefix_watch::ending::blank: break;  // a region the prompt opened may hold it
       }
     }
-    if (!ended_) return false;
-    w_done_ = true;
-    if (w_first_ != none) {
-      if (wv_.finish(t_.size())) {
-        add_record(w_first_, w_last_, source::whole, context{});
-      } else {
-        value_cut(w_first_);
-      }
-      return false;
-    }
-    begin_reading();  // nothing but white space: a region the prompt opened may still hold it
+    whole_decided_ = true;  // not one value: the stages below read the text from its start
+    begin_reading();
     return true;
   }
 
   /// The text is not one value: parts, fences and frames from the start.
   void begin_reading() {
     reading_ = true;
-    m_pos_ = start_;
-    read_stripped_ = sh_ == stripped::yes;
+    marker_pos_ = start_;
+    read_stripped_ = stripped_ == stripped::yes;
     if (read_stripped_) {
       // Stripped harmony decides the start, whatever options::start says: one region from
       // the start (its part after `analysis`) through the first `assistantfinal`.
       mode_ = mode::region;
       region_ = region_kind::stripped;
-      m_pos_ = sh_word_ + stripped_open.size();
-      part_begin(true, m_pos_, sh_word_, stripped_open.size());
-    } else if (!opts_.reasoning_regions || opts_.start == output_start::answer) {
+      marker_pos_ = stripped_word_ + stripped_open.size();
+      part_begin(true, marker_pos_, stripped_word_, stripped_open.size());
+    } else if (!options_.reasoning_regions || options_.start == output_start::answer) {
       mode_ = mode::answer;
       part_begin(false, start_, none, 0);
-    } else if (opts_.start == output_start::reasoning) {
+    } else if (options_.start == output_start::reasoning) {
       mode_ = mode::region;
       region_ = region_kind::prompt;
       part_begin(true, start_, none, 0);
@@ -197,6 +196,7 @@ class engine {
     contexts.clear();
     near.clear();
     cut.reset();
+    if (fence_spans_) fence_spans_->clear();
     part_ = part_state{};
   }
 
@@ -209,38 +209,40 @@ class engine {
 
   // --- stripped harmony --------------------------------------------------------------------
 
-  /// Whether stripped harmony applies to the text so far (section 2): it begins, after the BOM
+  /// §2 Stripped harmony: whether it applies to the text so far: it begins, after the BOM
   /// and JSON white space, with `analysis`, holds `assistantfinal` after it, and holds none of
   /// the seven harmony tokens. Each cursor reads each byte once (a token or word cut by the end
   /// of the text so far is looked at again, a few bytes). When the answer changes, and the
   /// stages below read already, they read again.
   void stripped_harmony() {
-    if (sh_ == stripped::unknown) {
-      while (sh_ws_ < t_.size() && is_json_ws(t_[sh_ws_])) ++sh_ws_;
-      const std::size_t have = std::min(stripped_open.size(), t_.size() - sh_ws_);
+    if (stripped_ == stripped::unknown) {
+      while (stripped_ws_end_ < text_.size() && is_json_ws(text_[stripped_ws_end_]))
+        ++stripped_ws_end_;
+      const std::size_t have = std::min(stripped_open.size(), text_.size() - stripped_ws_end_);
       if (have == 0 && !ended_) return;  // white space so far
       if (have == 0 ||
-          !marker_at(t_.substr(0, sh_ws_ + have), sh_ws_, stripped_open.substr(0, have)) ||
+          !marker_at(text_.substr(0, stripped_ws_end_ + have), stripped_ws_end_,
+                     stripped_open.substr(0, have)) ||
           (have < stripped_open.size() && ended_)) {
-        sh_ = stripped::no;  // not `analysis` first: never
+        stripped_ = stripped::no;  // not `analysis` first: never
         return;
       }
       if (have < stripped_open.size()) return;  // not known yet
-      sh_ = stripped::maybe;
-      sh_word_ = sh_ws_;
-      sh_tokens_ = sh_final_ = sh_word_ + stripped_open.size();
+      stripped_ = stripped::maybe;
+      stripped_word_ = stripped_ws_end_;
+      stripped_tokens_ = stripped_final_ = stripped_word_ + stripped_open.size();
     }
-    const marker_match h = marker_set::harmony_from(t_, sh_tokens_, ended_, true);
-    sh_tokens_ = h.at;
+    const marker_match h = marker_set::harmony_from(text_, stripped_tokens_, ended_, true);
+    stripped_tokens_ = h.at;
     if (h.kind != marker_kind::none) {
-      sh_ = stripped::no;  // a harmony token: never, whatever comes
-    } else if (sh_ == stripped::maybe) {
-      const marker_match f = marker_set::find(stripped_close, 0, t_, sh_final_, ended_);
-      sh_final_ = f.at;
-      if (f.kind != marker_kind::none) sh_ = stripped::yes;
+      stripped_ = stripped::no;  // a harmony token: never, whatever comes
+    } else if (stripped_ == stripped::maybe) {
+      const marker_match f = marker_set::find(stripped_close, 0, text_, stripped_final_, ended_);
+      stripped_final_ = f.at;
+      if (f.kind != marker_kind::none) stripped_ = stripped::yes;
     }
-    if (ended_ && sh_ == stripped::maybe) sh_ = stripped::no;
-    if (reading_ && read_stripped_ != (sh_ == stripped::yes)) reread();
+    if (ended_ && stripped_ == stripped::maybe) stripped_ = stripped::no;
+    if (reading_ && read_stripped_ != (stripped_ == stripped::yes)) reread();
   }
 
   // --- markers ---------------------------------------------------------------------------------
@@ -249,13 +251,13 @@ class engine {
   enum class region_kind : unsigned char { tags, harmony, prompt, stripped };
 
   void markers() {
-    const std::size_t n = t_.size();
+    const std::size_t n = text_.size();
     for (;;) {
       if (frames_.overflowed() != overflow::none) return;  // a limit stopped the reading
       if (mode_ == mode::region) {
-        const marker_match c = region_end(m_pos_);
+        const marker_match c = region_end(marker_pos_);
         part_text(c.at);
-        m_pos_ = c.at;
+        marker_pos_ = c.at;
         if (c.kind == marker_kind::none) break;  // not yet known, or not there
         const std::size_t contexts_from = part_.contexts_from;
         part_end(c.at);
@@ -268,20 +270,20 @@ class engine {
         }
         // <|start|> and <|channel|> end a message without belonging to it: read them next.
         if (!(region_ == region_kind::harmony && (c.is(harmony::start) || c.is(harmony::channel))))
-          m_pos_ = c.at + c.len;
+          marker_pos_ = c.at + c.len;
         mode_ = mode::answer;
-        part_begin(false, m_pos_, none, 0);
+        part_begin(false, marker_pos_, none, 0);
         continue;
       }
-      const marker_match m = markers_.next(t_, m_pos_, ended_);
+      const marker_match m = markers_.next(text_, marker_pos_, ended_);
       part_text(m.at);
-      m_pos_ = m.at;
+      marker_pos_ = m.at;
       if (m.kind == marker_kind::none) break;  // not yet known, or not there
       const std::size_t after = m.at + m.len;
       // A channel's opening marker is `<|channel|>` with its name: the region's text starts
       // after the name, which may still go on (its bytes are read once: channel_name_end).
       std::size_t region_from = after;
-      if (m.is(harmony::channel) && !marker_set::is_final(t_, after)) {
+      if (m.is(harmony::channel) && !marker_set::is_final(text_, after)) {
         region_from = channel_name_end(after);
         if (region_from == n && !ended_) break;
       }
@@ -291,7 +293,7 @@ class engine {
           already_open(m);
           continue;
         }
-        if (marker_set::opens_region(t_, m)) {
+        if (marker_set::opens_region(text_, m)) {
           mode_ = mode::answer;
         } else if (m.kind == marker_kind::harmony_token) {
           seen_harmony_ = true;
@@ -299,62 +301,64 @@ class engine {
       }
       if (m.kind == marker_kind::tag_close) {  // a closing tag outside a region is text
         part_text(after);
-        m_pos_ = after;
+        marker_pos_ = after;
         continue;
       }
       part_end(m.at);
-      m_pos_ = after;
+      marker_pos_ = after;
       if (m.kind == marker_kind::tag_open) {
         mode_ = mode::region;
         region_ = region_kind::tags;
-        pair_ = m.index;
+        tag_pair_ = m.index;
         part_begin(true, after, m.at, marker_set::shown_len(m));
-      } else if (m.is(harmony::channel) && !marker_set::is_final(t_, after)) {
+      } else if (m.is(harmony::channel) && !marker_set::is_final(text_, after)) {
         mode_ = mode::region;
         region_ = region_kind::harmony;
-        m_pos_ = region_from;
-        part_begin(true, region_from, m.at, marker_set::name_end(t_, after) - m.at);
+        marker_pos_ = region_from;
+        part_begin(true, region_from, m.at, marker_set::name_end(text_, after) - m.at);
       } else {  // any other harmony token cuts the text
         part_begin(false, after, none, 0);
       }
     }
     if (!ended_) return;
     if (part_.active) part_end(n);
-    if (mode_ == mode::region) {  // it never closed: the model was still thinking
-      pending_cut k;
-      k.kind = pending_cut::what::region;
-      k.offset = part_.marker_at == none ? start_ : part_.marker_at;
-      k.marker_at = part_.marker_at == none ? 0 : part_.marker_at;
-      k.marker_len = part_.marker_len;
-      cut = k;
+    if (mode_ == mode::region) {  // §4 Truncation: it never closed, the model was thinking
+      pending_cut found;
+      found.kind = pending_cut::what::region;
+      found.offset = part_.marker_at == none ? start_ : part_.marker_at;
+      found.marker_at = part_.marker_at == none ? 0 : part_.marker_at;
+      found.marker_len = part_.marker_len;
+      cut = found;
     }
   }
 
-  /// Where the channel name that starts at `after` ends (a run of letters, digits and `_`, of
-  /// any length). Remembered between calls, so a name that arrives a byte at a time is read
-  /// once.
+  /// Where the channel name that starts at `after` ends (§2 Reasoning regions: a run of
+  /// letters, digits and `_`, of any length). Remembered between calls, so a name that arrives a
+  /// byte at a time is read once.
   std::size_t channel_name_end(std::size_t after) noexcept {
-    if (cname_at_ != after) {
-      cname_at_ = after;
-      cname_end_ = after;
+    if (channel_name_from_ != after) {
+      channel_name_from_ = after;
+      channel_name_to_ = after;
     }
-    while (cname_end_ < t_.size() && is_channel_name_byte(t_[cname_end_])) ++cname_end_;
-    return cname_end_;
+    while (channel_name_to_ < text_.size() && is_word_byte(text_[channel_name_to_]))
+      ++channel_name_to_;
+    return channel_name_to_;
   }
 
   /// Where the current region ends, at or after `i`, as `marker_set::next` reports.
   [[nodiscard]] marker_match region_end(std::size_t i) const noexcept {
     switch (region_) {
-      case region_kind::tags: return markers_.closer_of(pair_, t_, i, ended_);
-      case region_kind::harmony: return marker_set::harmony_end(t_, i, ended_);
+      case region_kind::tags: return markers_.closer_of(tag_pair_, text_, i, ended_);
+      case region_kind::harmony: return marker_set::harmony_end(text_, i, ended_);
       case region_kind::stripped:  // known already: the first `assistantfinal`
-        return marker_match{marker_kind::tag_close, 0, sh_final_, stripped_close.size(), true};
+        return marker_match{marker_kind::tag_close, 0, stripped_final_, stripped_close.size(),
+                            true};
       case region_kind::prompt: break;
     }
     // The prompt opened it: the first closing tag of any pair, or harmony <|end|> or <|call|>
     // (`</details>` is none: that pair never starts open).
     for (;;) {
-      const marker_match m = markers_.next(t_, i, ended_, /*details=*/false);
+      const marker_match m = markers_.next(text_, i, ended_, /*details=*/false);
       if (m.kind == marker_kind::none || m.kind == marker_kind::tag_close || m.is(harmony::end) ||
           m.is(harmony::call))
         return m;
@@ -362,16 +366,16 @@ class engine {
     }
   }
 
-  /// A closing marker before any opening one: the prompt opened a region that it closes. What
-  /// was read so far as answer text is read again, once, as that region.
+  /// §2 Already open: a closing marker before any opening one ends a region the prompt opened.
+  /// What was read so far as answer text is read again, once, as that region.
   void already_open(const marker_match& m) {
     forget_reading();
     mode_ = mode::answer;
     part_begin(true, start_, m.at, m.len);
     part_text(m.at);
     part_end(m.at);
-    m_pos_ = m.at + m.len;
-    part_begin(false, m_pos_, none, 0);
+    marker_pos_ = m.at + m.len;
+    part_begin(false, marker_pos_, none, 0);
   }
 
   // --- parts -----------------------------------------------------------------------------------
@@ -384,9 +388,6 @@ class engine {
     std::size_t contexts_from = 0;                 // and its contexts contexts[contexts_from..]
     std::size_t marker_at = none, marker_len = 0;  // regions: the marker (none: the prompt's)
     std::size_t released = 0;                      // the part's bytes known so far end here
-    bool whole = false;                  // answer parts: the part is a valid JSON prefix so far
-    std::size_t pv_pos = 0;              // the next byte for the part's validator
-    std::size_t first = none, last = 0;  // its first and last bytes that are not white space
   };
 
   void part_begin(bool region, std::size_t at, std::size_t marker_at, std::size_t marker_len) {
@@ -399,13 +400,15 @@ class engine {
     part_.records_from = records.size();
     part_.contexts_from = contexts.size();
     part_.released = at;
-    part_.whole = !region;
-    part_.pv_pos = at;
-    if (part_.whole) pv_.reset(t_, max_depth_, /*quiet=*/true);
+    if (region) {
+      part_watch_.stop();  // §3 Whole parts: answer parts only
+    } else {
+      part_watch_.start(text_, at, max_depth_);
+    }
     // Lines and frames start at the part's first byte, which starts a line.
-    l_pos_ = at;
+    line_pos_ = at;
     held_ = false;
-    fence_open_ = false;
+    fences_.reset();
     prose_begin(at);
   }
 
@@ -413,42 +416,30 @@ class engine {
   void part_text(std::size_t upto) {
     if (!part_.active || upto <= part_.released || frames_.overflowed() != overflow::none) return;
     part_.released = upto;
-    if (part_.whole) {
-      for (; part_.pv_pos < upto; ++part_.pv_pos) {
-        const char c = t_[part_.pv_pos];
-        if (!is_json_ws(c)) {
-          if (part_.first == none) part_.first = part_.pv_pos;
-          part_.last = part_.pv_pos + 1;
-        }
-        if (!pv_.feed(part_.pv_pos)) {
-          part_.whole = false;  // not one value: its lines and frames catch up from its start
-          break;
-        }
-      }
-      if (part_.whole) return;
-    }
-    lines(upto, false);
+    if (part_watch_.feed(upto)) return;
+    lines(upto, false);  // not one value: its lines and frames catch up from its start
   }
 
   /// The part ends at `e` (a marker, or the end of the text).
   void part_end(std::size_t e) {
     if (frames_.overflowed() != overflow::none) return finish_part();
     part_text(e);
-    const bool at_end = ended_ && e == t_.size();
-    if (part_.whole) {  // still a valid JSON prefix: one value, a cut value, or neither
-      part_.whole = false;
-      if (part_.first == none) return finish_part();  // empty or white space: nothing
-      if (pv_.finish(e)) {
-        add_record(part_.first, part_.last, source::part, where(false));
-        return finish_part();
-      }
-      if (at_end) {
-        value_cut(part_.first);
-        return finish_part();
+    const bool at_end = ended_ && e == text_.size();
+    if (part_watch_.watching()) {  // still a valid JSON prefix: one value, a cut value, or neither
+      switch (part_watch_.finish(e)) {
+        case prefix_watch::ending::blank: return finish_part();
+        case prefix_watch::ending::value:
+          add_record(part_watch_.first(), part_watch_.last(), source::part, where(false));
+          return finish_part();
+        case prefix_watch::ending::cut:
+          if (!at_end) break;  // cut by a marker: its lines and frames read it
+          value_cut(part_watch_.first());
+          return finish_part();
       }
     }
     lines(e, true);
-    if (fence_open_) {
+    if (fences_.in_fence()) {
+      note_fence_end(e, e, false);
       fence_body_end(e, at_end, part_.region ? cut_by::reasoning_end : cut_by::marker);
     } else {
       segment_end(e, at_end, part_.region ? cut_by::reasoning_end : cut_by::marker);
@@ -488,61 +479,63 @@ class engine {
 
   // --- lines and fences --------------------------------------------------------------------
 
-  /// Fence detection over the part's bytes `[l_pos_, upto)`. `part_ended`: `upto` ends the part.
+  static constexpr byte_finder fence_bytes{"`~"};  // §2 Fences: a marker run's bytes
+  static constexpr byte_finder line_ends{"\n\r"};  // §2 Lines
+
+  /// §2 Lines, §2 Fences over the part's bytes `[line_pos_, upto)`. `part_ended`: `upto` ends
+  /// the part.
   void lines(std::size_t upto, bool part_ended) {
-    static constexpr byte_finder fence_bytes{"`~"};
-    static constexpr byte_finder line_ends{"\n\r"};
-    while (l_pos_ < upto) {
+    while (line_pos_ < upto) {
       if (held_) {
         // A line that may be a fence line: its fate needs all of it.
-        std::size_t eol = line_ends.next(t_, l_pos_, upto);
+        std::size_t eol = line_ends.next(text_, line_pos_, upto);
         std::size_t next = eol;
         if (eol == upto) {
           if (!part_ended) {
-            l_pos_ = upto;
+            line_pos_ = upto;
             return;
           }
-        } else if (t_[eol] == '\r' && eol + 1 == upto && !part_ended) {
-          l_pos_ = eol;  // CR then perhaps LF: one more byte tells where the next line starts
+        } else if (text_[eol] == '\r' && eol + 1 == upto && !part_ended) {
+          line_pos_ = eol;  // CR then perhaps LF: one more byte tells where the next line starts
           return;
         } else {
-          next = eol + (t_[eol] == '\r' && eol + 1 < upto && t_[eol + 1] == '\n' ? 2 : 1);
+          next = eol + (text_[eol] == '\r' && eol + 1 < upto && text_[eol + 1] == '\n' ? 2 : 1);
         }
         held_line(held_at_, eol, next, upto);
         continue;
       }
       // Outside a held line only backticks and tildes matter: a fence line starts, after at
       // most 3 spaces, with 3 of them.
-      const std::size_t h = fence_bytes.next(t_, l_pos_, upto);
+      const std::size_t h = fence_bytes.next(text_, line_pos_, upto);
       if (h == upto) {
         // Nothing to hold, but the last line's start could still become a fence line.
         std::size_t keep = upto;
-        if (!part_ended) keep = open_line_start(l_pos_, upto);
+        if (!part_ended) keep = open_line_start(line_pos_, upto);
         segment_text(keep);
-        l_pos_ = keep;
+        line_pos_ = keep;
         return;
       }
       const std::size_t s = fence_line_start(h);
       if (s == none) {  // not at a line's start: this line is no fence line
         segment_text(h + 1);
-        l_pos_ = h + 1;
+        line_pos_ = h + 1;
         continue;
       }
       // A line start: a fence line if the run is 3 long.
       std::size_t run = h;
-      while (run < upto && run - h < 3 && t_[run] == t_[h]) ++run;
+      while (run < upto && run - h < 3 && text_[run] == text_[h]) ++run;
       if (run - h < 3 && run == upto && !part_ended) {
         segment_text(s);
-        l_pos_ = s;
+        line_pos_ = s;
         return;
       }
       if (run - h < 3) {
         segment_text(run);
-        l_pos_ = run;
+        line_pos_ = run;
         continue;
       }
       segment_text(s);
-      l_pos_ = s;
+      line_pos_ = s;
       held_at_ = s;
       held_ = true;
     }
@@ -554,9 +547,9 @@ class engine {
   /// part), returns that line's start.
   [[nodiscard]] std::size_t fence_line_start(std::size_t h) const noexcept {
     std::size_t s = h;
-    while (s > part_.begin && h - s < 4 && t_[s - 1] == ' ') --s;
+    while (s > part_.begin && h - s < 4 && text_[s - 1] == ' ') --s;
     if (h - s > 3) return none;
-    if (s == part_.begin || t_[s - 1] == '\n' || t_[s - 1] == '\r') return s;
+    if (s == part_.begin || text_[s - 1] == '\n' || text_[s - 1] == '\r') return s;
     return none;
   }
 
@@ -564,145 +557,144 @@ class engine {
   /// to tell whether it is a fence line (at most 3 spaces so far).
   [[nodiscard]] std::size_t open_line_start(std::size_t from, std::size_t upto) const noexcept {
     std::size_t s = upto;
-    while (s > from && upto - s < 4 && t_[s - 1] == ' ') --s;
+    while (s > from && upto - s < 4 && text_[s - 1] == ' ') --s;
     if (upto - s > 3) return upto;
-    if (s == part_.begin || (s > 0 && (t_[s - 1] == '\n' || t_[s - 1] == '\r'))) return s;
+    if (s == part_.begin || (s > 0 && (text_[s - 1] == '\n' || text_[s - 1] == '\r'))) return s;
     return upto;
   }
 
   /// The held line `[s, eol)` is complete; the next line starts at `next`.
   void held_line(std::size_t s, std::size_t eol, std::size_t next, std::size_t upto) {
     held_ = false;
-    const std::string_view line = t_.substr(s, eol - s);
-    if (!fence_open_) {
-      std::string_view info;
-      if (opens_fence(line, run_, info)) {
-        segment_end(s, false, cut_by::fence_line);
-        fence_at_ = s;
-        info_at_ = static_cast<std::size_t>(info.data() - t_.data());
-        info_len_ = info.size();
-        if (ended_ && whole_body(next, upto)) return;
-        fence_open_ = true;
-        body_begin(next);
-        l_pos_ = next;
-        return;
+    const fence_walker::line_read read = fences_.feed(text_.substr(s, eol - s));
+    if (read.kind == fence_walker::line_kind::opens) {
+      segment_end(s, false, cut_by::fence_line);
+      fence_at_ = s;
+      info_at_ = static_cast<std::size_t>(read.info.data() - text_.data());
+      info_len_ = read.info.size();
+      if (fence_spans_) {
+        fence_spans_->push_back(fence_span{s, next, next, next, info_at_, info_len_,
+                                           fences_.marker_length(), fences_.marker(), false});
       }
-    } else if (closes_fence(line, run_)) {
+      if (ended_ && !fences_only_ && whole_body(next, upto)) return;
+      body_begin(next);
+      line_pos_ = next;
+      return;
+    }
+    if (read.kind == fence_walker::line_kind::closes) {
       fence_body_end(s, false, cut_by::closing_line);
-      fence_open_ = false;
+      note_fence_end(s, eol, true);
       // The closing line's end: the prose after it starts there (its line ending included).
       prose_begin(eol);
-      l_pos_ = eol;
+      line_pos_ = eol;
       return;
     }
     segment_text(next);
-    l_pos_ = next;
+    line_pos_ = next;
   }
 
-  /// With all the text there: a fence body of `whole_body_min` bytes or more that is one object
-  /// or array, with its closing line, is checked and built in one nlohmann pass (as a whole output
-  /// is), and nothing inside it is read again. Returns false (having changed nothing) when it is
-  /// not so: the body is then read the usual way.
+  /// §3 Fence bodies, with all the text there: a fence body of `whole_body_min` bytes or more that
+  /// is one object or array, with its closing line, is checked and built in one nlohmann pass (as a
+  /// whole output is), and nothing inside it is read again. Returns false (having changed nothing)
+  /// when it is not so: the body is then read the usual way.
   static constexpr std::size_t whole_body_min = 256;
   bool whole_body(std::size_t body, std::size_t upto) {
-    static constexpr byte_finder fence_bytes{"`~"};
-    static constexpr byte_finder line_ends{"\n\r"};
     std::size_t b = body;
-    while (b < upto && is_json_ws(t_[b])) ++b;
-    if (b == upto || (t_[b] != '{' && t_[b] != '[')) return false;
-    for (std::size_t i = body; (i = fence_bytes.next(t_, i, upto)) < upto;) {
+    while (b < upto && is_json_ws(text_[b])) ++b;
+    if (b == upto || (text_[b] != '{' && text_[b] != '[')) return false;
+    for (std::size_t i = body; (i = fence_bytes.next(text_, i, upto)) < upto;) {
       const std::size_t s = fence_line_start(i);
-      const std::size_t eol = line_ends.next(t_, i, upto);
+      const std::size_t eol = line_ends.next(text_, i, upto);
       if (eol == upto) return false;  // the closing line must end before the part does
-      if (s == none || !closes_fence(t_.substr(s, eol - s), run_)) {
+      if (s == none || !fences_.closes(text_.substr(s, eol - s))) {
         i = eol;
         continue;
       }
-      // A small body is read faster the usual way: one nlohmann call per body costs more
-      // than the bytes (measured: 350,000 bodies of 9 bytes took twice as long this way).
+      // A small body is read faster the usual way: one nlohmann call costs more than its bytes.
       if (s - b < whole_body_min) return false;
       std::size_t e = s;
-      while (e > b && is_json_ws(t_[e - 1])) --e;
+      while (e > b && is_json_ws(text_[e - 1])) --e;
       nlohmann::json value;
-      if (!parse_whole(t_, body, s, max_depth_, value)) return false;
+      if (!parse_whole(text_, body, s, max_depth_, value)) return false;
       add_record(b, e, source::fence, where(true));
       built.emplace_back(records.size() - 1, std::move(value));
+      fences_.close();
+      note_fence_end(s, eol, true);
       prose_begin(eol);  // the closing line's end: the prose after it starts there
-      l_pos_ = eol;
+      line_pos_ = eol;
       return true;
     }
     return false;
+  }
+
+  /// The open fence's body ends at `body_end` and the fence at `end`, for `collect_fences`.
+  void note_fence_end(std::size_t body_end, std::size_t end, bool closed) {
+    if (!fence_spans_ || fence_spans_->empty()) return;
+    fence_span& f = fence_spans_->back();
+    f.body_end = body_end;
+    f.end = end;
+    f.closed = closed;
   }
 
   // --- segments: prose between fences, and fence bodies ----------------------------------------
 
   void prose_begin(std::size_t at) {
     in_body_ = false;
-    f_pos_ = at;
+    frames_pos_ = at;
     frames_.begin(where(false));
   }
 
   void body_begin(std::size_t at) {
     in_body_ = true;
-    body_ = body_state{};
-    body_.begin = at;
-    body_.pos = at;
-    bv_.reset(t_, max_depth_, /*quiet=*/true);
-    f_pos_ = at;
+    body_begin_ = at;
+    body_watch_.start(text_, at, max_depth_);
+    frames_pos_ = at;
     frames_.begin(where(true));
   }
 
   /// The current segment's bytes are known up to `upto`.
   void segment_text(std::size_t upto) {
-    if (in_body_ && body_.whole) {
-      for (; body_.pos < upto; ++body_.pos) {
-        const char c = t_[body_.pos];
-        if (!is_json_ws(c)) {
-          if (body_.first == none) body_.first = body_.pos;
-          body_.last = body_.pos + 1;
-        }
-        if (!bv_.feed(body_.pos)) {
-          body_.whole = false;  // not one value: its frames catch up from its start
-          break;
-        }
-      }
-      if (body_.whole) return;
-    }
-    if (upto > f_pos_) {
-      frames_.feed(f_pos_, upto);
-      f_pos_ = upto;
+    if (fences_only_) return;
+    // §3 Fence bodies: while the body is a valid JSON prefix, the frames wait; then they catch
+    // up from its start.
+    if (in_body_ && body_watch_.feed(upto)) return;
+    if (upto > frames_pos_) {
+      frames_.feed(frames_pos_, upto);
+      frames_pos_ = upto;
     }
   }
 
   void segment_end(std::size_t e, bool at_end, cut_by why) {
     segment_text(e);
-    if (std::optional<pending_cut> k = frames_.end(e, at_end, why); k && !cut) cut = k;
+    if (std::optional<pending_cut> found = frames_.end(e, at_end, why); found && !cut) cut = found;
   }
 
   /// A fence body ends at `e` (its closing line, or the end of its part).
   void fence_body_end(std::size_t e, bool at_end, cut_by why) {
     segment_text(e);
-    if (body_.whole) {
-      body_.whole = false;
-      if (body_.first == none) {
-        // `` ```json `` and nothing after it was cut; a bare ``` is a prefilled fence's closer.
-        if (at_end && info_len_ > 0) fence_cut("is empty");
-        in_body_ = false;
-        return;
+    if (body_watch_.watching()) {
+      const std::size_t first = body_watch_.first();
+      switch (body_watch_.finish(e)) {
+        case prefix_watch::ending::blank:
+          // `` ```json `` and nothing after it was cut; a bare ``` is a prefilled fence's closer.
+          if (at_end && info_len_ > 0) fence_cut("is empty");
+          in_body_ = false;
+          return;
+        case prefix_watch::ending::value:
+          add_record(first, body_watch_.last(), source::fence, where(true));
+          in_body_ = false;
+          return;
+        case prefix_watch::ending::cut:
+          if (at_end && text_[first] != '{') {
+            // An unfinished array or scalar owns all inside it, as an unfinished object does.
+            fence_cut(text_[first] == '[' ? "is an unfinished JSON array"
+                                          : "is an unfinished JSON value");
+            in_body_ = false;
+            return;
+          }
+          segment_text(e);  // catch up: the frames read the body from its start
+          break;
       }
-      if (bv_.finish(e)) {
-        add_record(body_.first, body_.last, source::fence, where(true));
-        in_body_ = false;
-        return;
-      }
-      if (at_end && t_[body_.first] != '{') {
-        // An unfinished array or scalar owns all inside it, as an unfinished object does.
-        fence_cut(t_[body_.first] == '[' ? "is an unfinished JSON array"
-                                         : "is an unfinished JSON value");
-        in_body_ = false;
-        return;
-      }
-      segment_text(e);  // catch up: the frames read the body from its start
     }
     segment_end(e, at_end, why);
     in_body_ = false;
@@ -711,80 +703,73 @@ class engine {
   // --- cuts --------------------------------------------------------------------------------------
 
   void value_cut(std::size_t first) {
-    pending_cut k;
-    k.kind = t_[first] == '{'   ? pending_cut::what::object
-             : t_[first] == '[' ? pending_cut::what::array
-                                : pending_cut::what::value;
-    k.offset = first;
-    cut = k;
+    pending_cut found;
+    found.kind = text_[first] == '{'   ? pending_cut::what::object
+                 : text_[first] == '[' ? pending_cut::what::array
+                                       : pending_cut::what::value;
+    found.offset = first;
+    cut = found;
   }
 
   void fence_cut(std::string_view body) {
-    pending_cut k;
-    k.kind = pending_cut::what::fence;
-    k.offset = body_.begin;
-    k.fence_offset = fence_at_;
-    k.info_at = info_at_;
-    k.info_len = info_len_;
-    k.body = body;
-    cut = k;
+    pending_cut found;
+    found.kind = pending_cut::what::fence;
+    found.offset = body_begin_;
+    found.fence_offset = fence_at_;
+    found.info_at = info_at_;
+    found.info_len = info_len_;
+    found.body = body;
+    cut = found;
   }
 
-  struct body_state {
-    std::size_t begin = 0;
-    std::size_t pos = 0;  // the next byte for the body's validator
-    bool whole = true;    // the body is a valid JSON prefix so far
-    std::size_t first = none, last = 0;
-  };
-
-  const options& opts_;
+  const options& options_;
   std::size_t max_depth_;
   marker_set markers_;
   frame_scanner frames_;
-  std::string_view t_;
+  std::string_view text_;
   bool ended_ = false;
 
   bool started_ = false;
   std::size_t start_ = 0;
 
-  validator wv_;  // the whole output
-  std::size_t w_pos_ = 0, w_first_ = none, w_last_ = 0;
-  bool w_done_ = false;   // the whole-output rule has decided
-  bool reading_ = false;  // ... that the stages below read the text
+  prefix_watch whole_watch_;    // §3 Whole output
+  bool whole_decided_ = false;  // the whole-output rule has decided
+  bool reading_ = false;        // ... that the stages below read the text
 
   mode mode_ = mode::pre;
   region_kind region_ = region_kind::tags;
-  std::size_t pair_ = 0;
-  std::size_t m_pos_ = 0;
+  std::size_t tag_pair_ = 0;
+  std::size_t marker_pos_ = 0;
   bool seen_harmony_ = false;
   std::size_t generation_ = 0;
-  std::size_t cname_at_ = none, cname_end_ = 0;  // channel_name_end's memory
+  std::size_t channel_name_from_ = none, channel_name_to_ = 0;  // channel_name_end's memory
 
   // Stripped harmony: unknown (too few bytes yet), no (for good), maybe (`analysis` first, no
   // harmony token, no `assistantfinal` yet), yes (it applies to the text so far).
   enum class stripped : unsigned char { unknown, no, maybe, yes };
-  stripped sh_ = stripped::unknown;
-  bool read_stripped_ = false;  // the stages below read the text as stripped harmony
-  std::size_t sh_ws_ = 0;       // the white space before the first word ends here so far
-  std::size_t sh_word_ = 0;     // where `analysis` starts
-  std::size_t sh_tokens_ = 0;   // harmony tokens: none before this byte
-  std::size_t sh_final_ = 0;    // `assistantfinal` starts at none before this byte (yes: here)
+  stripped stripped_ = stripped::unknown;
+  bool read_stripped_ = false;       // the stages below read the text as stripped harmony
+  std::size_t stripped_ws_end_ = 0;  // the white space before the first word ends here so far
+  std::size_t stripped_word_ = 0;    // where `analysis` starts
+  std::size_t stripped_tokens_ = 0;  // harmony tokens: none before this byte
+  std::size_t stripped_final_ = 0;   // `assistantfinal` starts at none before this byte (yes: here)
 
   part_state part_;
-  validator pv_;  // the current answer part
+  prefix_watch part_watch_;  // §3 Whole parts: the current answer part
 
   bool held_ = false;  // the line from held_at_ may be a fence line: it waits for its end
-  std::size_t l_pos_ = 0, held_at_ = 0;
-  bool fence_open_ = false;
-  marker_run run_{};
+  std::size_t line_pos_ = 0, held_at_ = 0;
+  fence_walker fences_;
+  std::vector<fence_span>* fence_spans_ = nullptr;  // collect_fences()
+  bool fences_only_ = false;
   std::size_t fence_at_ = 0, info_at_ = 0, info_len_ = 0;
 
   bool in_body_ = false;
-  body_state body_;
-  validator bv_;           // the current fence body
-  std::size_t f_pos_ = 0;  // the next byte for the frames
+  std::size_t body_begin_ = 0;  // the current fence body's
+  prefix_watch body_watch_;     // §3 Fence bodies: the current fence body
+  std::size_t frames_pos_ = 0;  // the next byte for the frames
 };
 
 }  // namespace llmjson::detail
 
-#endif  // LLMJSON_DETAIL_ENGINE_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_SCAN_ENGINE_HPP_INCLUDED

@@ -1,11 +1,11 @@
-// llmjson: the frame scan of section 3 of the rules, one segment at a time, resumable
+// llmjson: the frame scanner: §3 The scan, one segment at a time, resumable
 // SPDX-License-Identifier: MIT
 // The public header first, outside the guard: it declares what this one uses and includes the
 // implementation (this file among it) after its declarations.
 #include <llmjson/candidate.hpp>
 
-#ifndef LLMJSON_DETAIL_FRAMES_HPP_INCLUDED
-#define LLMJSON_DETAIL_FRAMES_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_SCAN_FRAMES_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_FRAMES_HPP_INCLUDED
 
 #include <algorithm>
 #include <cstddef>
@@ -17,78 +17,15 @@
 #include <utility>
 #include <vector>
 
-#include <llmjson/detail/find.hpp>
-#include <llmjson/detail/validator.hpp>
+#include <llmjson/detail/scan/find.hpp>
+#include <llmjson/detail/scan/records.hpp>
+#include <llmjson/detail/scan/text.hpp>
+#include <llmjson/detail/scan/validator.hpp>
 
 namespace llmjson::detail {
 
-/// What cut a frame that never closed inside the text (its record says so: malformed).
-enum class cut_by : unsigned char { none, fence_line, closing_line, reasoning_end, marker };
-
-/// The words for `cut_by` in a reason: `a fence line`.
-constexpr std::string_view to_string(cut_by c) noexcept {
-  switch (c) {
-    case cut_by::fence_line: return "a fence line";
-    case cut_by::closing_line: return "the fence's closing line";
-    case cut_by::reasoning_end: return "the end of the reasoning";
-    case cut_by::marker: return "a reasoning or harmony marker";
-    case cut_by::none: break;
-  }
-  return "";
-}
-
-/// A candidate as the scan first records it: a span, where it lies (an index into the scan's
-/// contexts), and a verdict on its validity. Positions are offsets (a stream's buffer moves);
-/// views, positions and reasons are made for the result. 32 bytes: a hostile text's records
-/// stay small.
-struct record {
-  std::size_t begin = 0;
-  std::size_t end = 0;
-  std::uint32_t ctx = 0;  // contexts[ctx] says where it lies
-  source src = source::prose;
-  bool valid = false;         // valid JSON (its value may still be one nlohmann cannot hold)
-  cut_by cut = cut_by::none;  // a frame the segment's end cut: malformed, for this reason
-  // Found inside a frame (its opener was read with the stack not empty): a piece of something
-  // bigger, never the fallback (section 5). Whole outputs, parts and fence bodies never are.
-  bool enclosed = false;
-};
-
-/// A near miss as the scan records it.
-struct span {
-  std::size_t begin = 0;
-  std::size_t end = 0;
-};
-
-/// Where the scan found the output cut, before positions are known.
-struct pending_cut {
-  enum class what : unsigned char { object, array, value, fence, region };
-  what kind = what::object;
-  std::size_t offset = 0;
-  std::size_t fence_offset = 0;               // fences: where the opening line starts
-  std::size_t info_at = 0, info_len = 0;      // fences: the info string
-  std::string_view body;                      // fences: "is empty", ... (a literal)
-  std::size_t marker_at = 0, marker_len = 0;  // regions: the opening marker (none: the prompt's)
-};
-
-/// What every record of a segment shares: where it lies.
-struct context {
-  std::size_t info_at = 0;       // the fence's info string
-  std::size_t marker_at = 0;     // the reasoning region's marker
-  std::uint32_t info_len = 0;    // (an info string is one line; a marker is at most a few dozen
-  std::uint32_t marker_len = 0;  // bytes, or a caller's marker)
-  bool in_fence = false;
-  bool in_reasoning = false;
-};
-
-/// Where the scan stopped short, on a resource limit that no real output comes near.
-enum class overflow : unsigned char { none, candidates, frames };
-
-constexpr bool is_json_ws(char c) noexcept {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-/// The scan of section 3 of the rules, over one segment at a time, with a stack of brace and
-/// bracket frames and one validator shared by the chain of nested frames it is validating.
+/// §3 The scan, over one segment at a time, with a stack of brace and bracket frames and one
+/// validator shared by the chain of nested frames it is validating.
 /// Linear: every byte is looked at once by the frame logic and at most once by the validator,
 /// and every frame is pushed, killed and popped at most once. Where nothing but a few bytes can
 /// matter (a dead frame, the plain text of a string), it skips 16 or 32 bytes at a time
@@ -101,10 +38,10 @@ constexpr bool is_json_ws(char c) noexcept {
 /// `max_records` records, the scan stops (`overflowed()`).
 class frame_scanner {
  public:
-  frame_scanner(std::size_t max_depth, std::vector<record>& out, std::vector<context>& contexts,
+  frame_scanner(std::size_t max_depth, std::vector<record>& records, std::vector<context>& contexts,
                 std::vector<span>& near, std::size_t max_records, std::size_t max_frames)
       : max_depth_(max_depth),
-        out_(out),
+        records_(records),
         contexts_(contexts),
         near_misses_(near),
         max_records_(max_records),
@@ -113,14 +50,14 @@ class frame_scanner {
   /// Points at the text again, moved or grown (a stream's buffer): offsets keep their meaning.
   void rebind(std::string_view text) noexcept {
     text_ = text;
-    v_.rebind(text);
+    validator_.rebind(text);
   }
 
-  /// Starts a segment whose records lie in `where`. The context is added to the scan's
+  /// Starts a segment whose records lie in `where`. The context is added to the engine's
   /// contexts with the segment's first record (most segments have none).
   void begin(const context& where) {
     where_ = where;
-    ctx_ = no_context;
+    context_index_ = no_context;
     frames_.clear();
     prose_run_ = 0;
     in_string_ = false;
@@ -154,19 +91,20 @@ class frame_scanner {
         if (!escaped_) {
           if (!top.in_chain || lazy_) {
             i = next_in_string(text_, i, e, false);
-          } else if (!lazy_ && v_.in_plain_string()) {
+          } else if (!lazy_ && validator_.in_plain_string()) {
             const std::size_t j = next_in_string(text_, i, e, true);
-            v_.take_plain(i, j);
+            validator_.take_plain(i, j);
             i = j;
           }
           if (i == e) break;
         }
       } else if (!top.in_chain) {
         const byte_finder* f =
-            top.prose_above > 0 || (top.k == kind::brace_prose && probe_ == probe::none) ? &in_prose
-            : top.k == kind::brace_json ? &in_object
-            : top.k == kind::bracket    ? &in_array
-                                        : nullptr;
+            top.prose_above > 0 || (top.kind == frame_kind::brace_prose && probe_ == probe::none)
+                ? &in_prose
+            : top.kind == frame_kind::brace_json ? &in_object
+            : top.kind == frame_kind::bracket    ? &in_array
+                                                 : nullptr;
         if (f) {
           i = f->next(text_, i, e);
           if (i == e) break;
@@ -203,8 +141,9 @@ class frame_scanner {
   /// (a prose-like frame never changes kind, and leaves the stack only from its top), so a
   /// stream that asks after every chunk never walks thousands of unclosed `{'x` frames again.
   [[nodiscard]] std::size_t stable_records() const noexcept {
-    while (prose_run_ < frames_.size() && frames_[prose_run_].k == kind::brace_prose) ++prose_run_;
-    return prose_run_ < frames_.size() ? frames_[prose_run_].mark : out_.size();
+    while (prose_run_ < frames_.size() && frames_[prose_run_].kind == frame_kind::brace_prose)
+      ++prose_run_;
+    return prose_run_ < frames_.size() ? frames_[prose_run_].mark : records_.size();
   }
 
   /// A resource limit stopped the scan: which.
@@ -212,50 +151,50 @@ class frame_scanner {
 
   /// Counts a record made outside this scanner (a whole value) against the limit.
   void note_record() {
-    if (out_.size() > max_records_) overflow_ = overflow::candidates;
+    if (records_.size() > max_records_) overflow_ = overflow::candidates;
   }
 
  private:
-  enum class kind : unsigned char {
+  enum class frame_kind : unsigned char {
     brace_pending,
     brace_json,
     brace_prose,
     bracket_pending,
     bracket
   };
-  enum class pend : unsigned char { after_brace, first_string, after_first_string };
+  enum class pending : unsigned char { after_brace, first_string, after_first_string };
   enum class probe : unsigned char { none, name, after_name };  // `{name :` makes a near miss
   static constexpr std::size_t alive = static_cast<std::size_t>(-1);
 
   struct frame {
     std::size_t open = 0;
     std::size_t dead_at = alive;  // the byte where its text stopped being a valid JSON prefix
-    std::size_t mark = 0;         // out_.size() when the frame opened: later records lie inside it
-    std::size_t near_mark = 0;    // near_misses_.size() likewise
-    std::size_t base = 0;         // validator depth outside this frame's opener
-    std::uint32_t nest = 0;       // brackets: the `[` open inside it (outside strings)
+    std::size_t mark = 0;  // records_.size() when the frame opened: later records lie inside it
+    std::size_t near_mark = 0;      // near_misses_.size() likewise
+    std::size_t base = 0;           // validator depth outside this frame's opener
+    std::uint32_t nest = 0;         // brackets: the `[` open inside it (outside strings)
     std::uint32_t prose_above = 0;  // prose-like frames that do not look like objects, open
                                     // right inside this one (counted, not stored)
-    kind k = kind::brace_pending;
+    frame_kind kind = frame_kind::brace_pending;
     bool in_chain = true;  // the validator is reading this frame's text
     bool looks = false;    // brace frames: starts like an object (`{"`, `{'`, `{name:`)
   };
 
   static bool json_like(const frame& f) noexcept {
-    return f.k == kind::brace_json || f.k == kind::bracket;
+    return f.kind == frame_kind::brace_json || f.kind == frame_kind::bracket;
   }
 
   void step(std::size_t i) {
     const char c = text_[i];
     bool joined = false;
-    if (c == '{' && lazy_ && pend_ == pend::after_brace && frames_.size() >= 2 &&
-        frames_.back().k == kind::brace_pending) {
+    if (c == '{' && lazy_ && pending_ == pending::after_brace && frames_.size() >= 2 &&
+        frames_.back().kind == frame_kind::brace_pending) {
       // `{{`: the frame just opened is prose-like (a `{` follows its `{`) and goes onto the
       // count of the frame below; this `{` opens the next one in its place.
       ++frames_[frames_.size() - 2].prose_above;
       frame& top = frames_.back();
       top.open = i;
-      top.mark = out_.size();
+      top.mark = records_.size();
       top.near_mark = near_misses_.size();
       lazy_from_ = i;
       return;
@@ -263,7 +202,7 @@ class frame_scanner {
     if (frames_.back().in_chain && !(lazy_ && lazy_skips(i, c))) {
       if (lazy_ && !start_validator(i)) {
         // What the scan read alone was no JSON prefix after all: the chain died in it.
-      } else if (!v_.feed(i)) {
+      } else if (!validator_.feed(i)) {
         kill_chain(i);
       } else {
         joined = c == '{';
@@ -283,13 +222,13 @@ class frame_scanner {
     bool first_string = false;  // a `"` that starts a bracket frame's first string
     for (;;) {
       frame& top = frames_.back();
-      if (top.k == kind::brace_pending) {
+      if (top.kind == frame_kind::brace_pending) {
         if (!decide_kind(top, c)) return;
         if (fold_prose()) {  // counted now: the byte is read in it
           step_counted(i, c);
           return;
         }
-      } else if (top.k == kind::bracket_pending) {
+      } else if (top.kind == frame_kind::bracket_pending) {
         if (is_json_ws(c)) return;
         if (c != '{' && c != '[' && c != '"') {
           // `[1]`, `[text](url)`, `[ ]`: no frame after all; read the byte where it stands.
@@ -302,14 +241,14 @@ class frame_scanner {
           }
           continue;
         }
-        top.k = kind::bracket;
+        top.kind = frame_kind::bracket;
         first_string = c == '"';
       }
       break;
     }
     frame& top = frames_.back();
-    switch (top.k) {
-      case kind::bracket:
+    switch (top.kind) {
+      case frame_kind::bracket:
         if (c == '"') {
           start_string(first_string);
         } else if (c == '[') {
@@ -324,7 +263,7 @@ class frame_scanner {
           open_brace(i, joined);
         }
         break;
-      case kind::brace_json:
+      case frame_kind::brace_json:
         if (c == '"') {
           start_string(false);
         } else if (c == '{') {
@@ -333,7 +272,7 @@ class frame_scanner {
           close_frame(i);
         }
         break;
-      case kind::brace_prose:
+      case frame_kind::brace_prose:
         if (probe_ != probe::none) {
           near_miss_byte(top, c);
           if (fold_prose()) {
@@ -368,7 +307,8 @@ class frame_scanner {
   /// nests, so it is counted on the frame below it instead of stored. Returns whether it was.
   bool fold_prose() {
     frame& top = frames_.back();
-    if (top.k != kind::brace_prose || top.looks || probe_ != probe::none || frames_.size() < 2)
+    if (top.kind != frame_kind::brace_prose || top.looks || probe_ != probe::none ||
+        frames_.size() < 2)
       return false;
     frames_.pop_back();
     after_pop();
@@ -376,44 +316,40 @@ class frame_scanner {
     return true;
   }
 
-  static bool is_name_byte(char c) noexcept {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-  }
-
   /// Settles a pending brace frame's kind on `c`. Returns false when `c` was used up doing so.
   bool decide_kind(frame& top, char c) {
-    switch (pend_) {
-      case pend::after_brace:
+    switch (pending_) {
+      case pending::after_brace:
         if (is_json_ws(c)) return false;
         if (c == '}') {
-          top.k = kind::brace_json;
+          top.kind = frame_kind::brace_json;
           return true;
         }
         if (c == '"') {
           start_string(true);
           top.looks = true;
-          pend_ = pend::first_string;
+          pending_ = pending::first_string;
           return false;
         }
         top.looks = c == '\'';
-        if (is_name_byte(c) && !(c >= '0' && c <= '9')) probe_ = probe::name;
+        if (is_word_start(c)) probe_ = probe::name;
         break;
-      case pend::after_first_string:
+      case pending::after_first_string:
         if (is_json_ws(c)) return false;
         if (c == ':') {
-          top.k = kind::brace_json;
+          top.kind = frame_kind::brace_json;
           return false;
         }
         break;
-      case pend::first_string: break;  // unreachable: the string is read by string_byte
+      case pending::first_string: break;  // unreachable: the string is read by string_byte
     }
-    top.k = kind::brace_prose;
+    top.kind = frame_kind::brace_prose;
     return true;
   }
 
   /// `{name :` in a prose-like frame: it starts like an object with an unquoted key.
   void near_miss_byte(frame& top, char c) {
-    if (probe_ == probe::name && is_name_byte(c)) return;
+    if (probe_ == probe::name && is_word_byte(c)) return;
     if (is_json_ws(c)) {
       probe_ = probe::after_name;
       return;
@@ -449,7 +385,7 @@ class frame_scanner {
 
   void string_ended(std::size_t i, bool by_quote) {
     frame& top = frames_.back();
-    if (!by_quote && top.k == kind::bracket) {
+    if (!by_quote && top.kind == frame_kind::bracket) {
       // A bracket frame's first string that a raw control character ends: no frame at all.
       // Its `[` and the string stay text; the scan goes on after this byte in the frame
       // around it (a prose-like one, or none). The validator read the string relaxed (it
@@ -458,17 +394,17 @@ class frame_scanner {
       after_pop();
       return;
     }
-    if (top.k != kind::brace_pending) return;
+    if (top.kind != frame_kind::brace_pending) return;
     if (by_quote) {
-      pend_ = pend::after_first_string;
+      pending_ = pending::after_first_string;
     } else {
       if (lazy_) kill_chain(i);  // the validator, had it read the string, would stop here
-      top.k = kind::brace_prose;
+      top.kind = frame_kind::brace_prose;
       fold_prose();
     }
   }
 
-  void push_frame(std::size_t i, kind k) {
+  void push_frame(std::size_t i, frame_kind kind) {
     if (frames_.size() >= max_frames_) {
       overflow_ = overflow::frames;
       return;
@@ -476,25 +412,25 @@ class frame_scanner {
     // Filled in place: a frame built aside and copied in stalls on the copy (store forwarding).
     frame& f = frames_.emplace_back();
     f.open = i;
-    f.mark = out_.size();
+    f.mark = records_.size();
     f.near_mark = near_misses_.size();
-    f.base = lazy_ ? 0 : v_.depth() - 1;
-    f.k = k;
+    f.base = lazy_ ? 0 : validator_.depth() - 1;
+    f.kind = kind;
     probe_ = probe::none;
     if (!lazy_) check_depth(i);
   }
 
   void open_brace(std::size_t i, bool joined) {
     if (!joined) start_chain(i);
-    push_frame(i, kind::brace_pending);
-    pend_ = pend::after_brace;
+    push_frame(i, frame_kind::brace_pending);
+    pending_ = pending::after_brace;
   }
 
   /// A `[` outside every frame or in a prose-like frame: a frame if what follows it says so.
   /// Such a `[` never continues a chain (a prose-like frame's text is no JSON prefix).
   void open_bracket(std::size_t i) {
     start_chain(i);
-    push_frame(i, kind::bracket_pending);
+    push_frame(i, frame_kind::bracket_pending);
   }
 
   /// A frame that starts a chain: the validator starts only if what follows the opener can
@@ -504,9 +440,9 @@ class frame_scanner {
     retire_chain();
     alive_from_ = frames_.size();
     if (max_depth_ == 0) {  // every frame is too deep at once: the validator says so
-      v_.reset(text_, std::numeric_limits<std::size_t>::max(), /*quiet=*/true);
-      v_.relax_strings();
-      v_.feed(i);
+      validator_.reset(text_, std::numeric_limits<std::size_t>::max(), /*quiet=*/true);
+      validator_.relax_strings();
+      validator_.feed(i);
       return;
     }
     lazy_ = true;
@@ -516,8 +452,7 @@ class frame_scanner {
   /// Whether the validator of a chain not started yet may skip `c` (white space after the
   /// opener); a byte that makes the frame no JSON prefix kills it without the validator.
   bool lazy_skips(std::size_t i, char c) {
-    const kind k = frames_.back().k;
-    if (k == kind::bracket_pending) {
+    if (frames_.back().kind == frame_kind::bracket_pending) {
       if (is_json_ws(c)) return true;
       if (c == '{' || c == '[' || c == '"') return false;  // it may be JSON: the validator starts
       lazy_ = false;  // a `[` followed by anything else is no frame: it goes away
@@ -525,13 +460,13 @@ class frame_scanner {
     }
     // A brace frame's first string is read by the scan alone: only a `:` after it makes the
     // frame JSON-like (and `}` right after the `{`); then the validator reads it all.
-    switch (pend_) {
-      case pend::after_brace:
+    switch (pending_) {
+      case pending::after_brace:
         if (is_json_ws(c) || c == '"') return true;
         if (c == '}') return false;
         break;
-      case pend::first_string: return true;  // a control byte ends it (string_ended)
-      case pend::after_first_string:
+      case pending::first_string: return true;  // a control byte ends it (string_ended)
+      case pending::after_first_string:
         if (is_json_ws(c)) return true;
         if (c == ':') return false;
         break;
@@ -544,11 +479,11 @@ class frame_scanner {
   /// Returns false when that already is no JSON prefix (the chain is then dead there).
   bool start_validator(std::size_t i) {
     lazy_ = false;
-    v_.reset(text_, std::numeric_limits<std::size_t>::max(), /*quiet=*/true);
-    v_.relax_strings();  // the valid-prefix tests read strings as the scan does
+    validator_.reset(text_, std::numeric_limits<std::size_t>::max(), /*quiet=*/true);
+    validator_.relax_strings();  // the valid-prefix tests read strings as the scan does
     for (std::size_t k = lazy_from_; k < i; ++k) {
-      if (!v_.feed(k)) {
-        kill_chain(v_.error_offset());
+      if (!validator_.feed(k)) {
+        kill_chain(validator_.error_offset());
         return false;
       }
     }
@@ -574,30 +509,30 @@ class frame_scanner {
     frames_.pop_back();
     after_pop();
     probe_ = probe::none;
-    if (f.k == kind::brace_prose) {  // keeps what lies inside it
+    if (f.kind == frame_kind::brace_prose) {  // keeps what lies inside it
       if (f.looks && !where_.in_reasoning) {
         near_misses_.resize(f.near_mark);  // only the outermost near miss is named
         near_misses_.push_back(span{f.open, i + 1});
       }
       return;
     }
-    out_.resize(f.mark);  // the parts of a JSON-like frame are never answers
+    records_.resize(f.mark);  // the parts of a JSON-like frame are never answers
     near_misses_.resize(f.near_mark);
     // A frame inside one that is still a valid JSON prefix is a part of it, whatever comes.
     if (alive_from_ < frames_.size()) return;
     // A live frame's text was all read by the validator since the chain started (relaxed):
     // a raw control character it took in a string inside the frame makes it invalid JSON.
-    const bool raw = f.dead_at == alive && v_.last_raw() != validator::no_raw &&
-                     v_.last_raw() >= f.open && v_.last_raw() < i;
+    const bool raw = f.dead_at == alive && validator_.last_raw() != validator::no_raw &&
+                     validator_.last_raw() >= f.open && validator_.last_raw() < i;
     push_record(f.open, i + 1, f.dead_at == alive && !raw, cut_by::none, !frames_.empty());
   }
 
   void push_record(std::size_t begin, std::size_t end, bool valid, cut_by why, bool enclosed) {
-    if (ctx_ == no_context) {
+    if (context_index_ == no_context) {
       contexts_.push_back(where_);
-      ctx_ = static_cast<std::uint32_t>(contexts_.size() - 1);
+      context_index_ = static_cast<std::uint32_t>(contexts_.size() - 1);
     }
-    out_.push_back(record{begin, end, ctx_, source::prose, valid, why, enclosed});
+    records_.push_back(record{begin, end, context_index_, source::prose, valid, why, enclosed});
     note_record();
   }
 
@@ -615,13 +550,14 @@ class frame_scanner {
   /// validator then forgets the containers outside the outermost live frame.
   void check_depth(std::size_t i) {
     const std::size_t from = alive_from_;
-    while (alive_from_ < frames_.size() && v_.depth() - frames_[alive_from_].base > max_depth_)
+    while (alive_from_ < frames_.size() &&
+           validator_.depth() - frames_[alive_from_].base > max_depth_)
       frames_[alive_from_++].dead_at = i;
     if (alive_from_ == from) return;
     if (alive_from_ == frames_.size()) {
       retire_chain();
     } else {
-      v_.forget_outer(v_.depth() - frames_[alive_from_].base);
+      validator_.forget_outer(validator_.depth() - frames_[alive_from_].base);
     }
   }
 
@@ -635,14 +571,14 @@ class frame_scanner {
     const std::size_t mark = frames_.front().mark, near_mark = frames_.front().near_mark;
     for (const frame& f : frames_) {
       if (f.dead_at == alive) {
-        out_.resize(f.mark);
+        records_.resize(f.mark);
         near_misses_.resize(f.near_mark);
-        const bool array = f.k == kind::bracket || f.k == kind::bracket_pending;
+        const bool array = f.kind == frame_kind::bracket || f.kind == frame_kind::bracket_pending;
         if (runs_to_end) {
-          pending_cut k;
-          k.kind = array ? pending_cut::what::array : pending_cut::what::object;
-          k.offset = f.open;
-          cut = k;
+          pending_cut found;
+          found.kind = array ? pending_cut::what::array : pending_cut::what::object;
+          found.offset = f.open;
+          cut = found;
         } else {
           push_record(f.open, e, false, why, &f != &frames_.front());
         }
@@ -651,7 +587,7 @@ class frame_scanner {
       if (json_like(f)) drops.push_back(span{f.open, f.dead_at});
     }
     if (!drops.empty()) {
-      drop_starting_in(out_, mark, drops);
+      drop_starting_in(records_, mark, drops);
       drop_starting_in(near_misses_, near_mark, drops);
     }
     frames_.clear();
@@ -677,19 +613,19 @@ class frame_scanner {
 
   std::string_view text_;
   std::size_t max_depth_;
-  std::vector<record>& out_;
+  std::vector<record>& records_;
   std::vector<context>& contexts_;
   std::vector<span>& near_misses_;
   std::size_t max_records_;
   std::size_t max_frames_;
   std::vector<frame> frames_;
   mutable std::size_t prose_run_ = 0;  // frames_[..prose_run_] are prose-like (stable_records)
-  validator v_;
+  validator validator_;
   static constexpr std::uint32_t no_context = static_cast<std::uint32_t>(-1);
-  context where_;                   // the current segment's
-  std::uint32_t ctx_ = no_context;  // its index in contexts_, once it has a record
-  std::size_t alive_from_ = 0;      // frames_[alive_from_..] are the chain's live frames
-  pend pend_ = pend::after_brace;
+  context where_;                             // the current segment's
+  std::uint32_t context_index_ = no_context;  // its index in contexts_, once it has a record
+  std::size_t alive_from_ = 0;                // frames_[alive_from_..] are the chain's live frames
+  pending pending_ = pending::after_brace;
   probe probe_ = probe::none;
   overflow overflow_ = overflow::none;
   bool lazy_ = false;  // the chain's validator has not started (lazy_from_: its opener)
@@ -701,4 +637,4 @@ class frame_scanner {
 
 }  // namespace llmjson::detail
 
-#endif  // LLMJSON_DETAIL_FRAMES_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_SCAN_FRAMES_HPP_INCLUDED

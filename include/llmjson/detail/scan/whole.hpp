@@ -1,7 +1,7 @@
-// llmjson: a whole output that is one JSON value, validated and built in one nlohmann pass
+// llmjson: a span that is one JSON value, checked and built in one nlohmann pass
 // SPDX-License-Identifier: MIT
-#ifndef LLMJSON_DETAIL_WHOLE_HPP_INCLUDED
-#define LLMJSON_DETAIL_WHOLE_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_SCAN_WHOLE_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_WHOLE_HPP_INCLUDED
 
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +12,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include <llmjson/detail/scan/text.hpp>
 
 namespace llmjson::detail {
 
@@ -89,7 +91,7 @@ class checked_dom {
 /// input, so a text starting with a BOM, or holding a NUL, is refused here.
 inline bool parse_whole(std::string_view text, std::size_t b, std::size_t e, std::size_t max_depth,
                         nlohmann::json& out) {
-  if (text.substr(b, 3) == "\xEF\xBB\xBF") return false;
+  if (bom_length(text.substr(b)) != 0) return false;
   if (std::memchr(text.data() + b, '\0', e - b) != nullptr) return false;
   checked_dom dom(out, max_depth);
   const char* first = text.data() + b;
@@ -103,4 +105,4 @@ inline bool parse_whole(std::string_view text, std::size_t b, std::size_t e, std
 
 }  // namespace llmjson::detail
 
-#endif  // LLMJSON_DETAIL_WHOLE_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_SCAN_WHOLE_HPP_INCLUDED

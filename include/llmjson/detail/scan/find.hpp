@@ -1,7 +1,7 @@
 // llmjson: finding the next byte of a small set, 16 bytes at a time
 // SPDX-License-Identifier: MIT
-#ifndef LLMJSON_DETAIL_FIND_HPP_INCLUDED
-#define LLMJSON_DETAIL_FIND_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_SCAN_FIND_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_FIND_HPP_INCLUDED
 
 #include <array>
 #include <bit>
@@ -219,4 +219,4 @@ inline std::size_t next_in_string(std::string_view text, std::size_t from, std::
 
 }  // namespace llmjson::detail
 
-#endif  // LLMJSON_DETAIL_FIND_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_SCAN_FIND_HPP_INCLUDED

@@ -1,0 +1,95 @@
+// llmjson: §2 Fences: which lines of a part open and close a fence
+// SPDX-License-Identifier: MIT
+#ifndef LLMJSON_DETAIL_SCAN_FENCE_WALKER_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_FENCE_WALKER_HPP_INCLUDED
+
+#include <cstddef>
+#include <string_view>
+
+namespace llmjson::detail {
+
+constexpr std::string_view trim_spaces_tabs(std::string_view s) noexcept {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+/// A fence line's marker run: which character, how many, and where the rest of the line starts.
+struct marker_run {
+  char marker = 0;  ///< 0: the line is no fence line
+  std::size_t length = 0;
+  std::size_t rest = 0;  ///< index in the line just past the run
+};
+
+/// Returns the run of 3+ backticks or tildes that follows at most 3 spaces of indent, if any.
+constexpr marker_run fence_marker(std::string_view line) noexcept {
+  std::size_t i = 0;
+  while (i < line.size() && line[i] == ' ' && i < 4) ++i;
+  if (i > 3 || i == line.size() || (line[i] != '`' && line[i] != '~')) return {};
+  const char m = line[i];
+  std::size_t j = i;
+  while (j < line.size() && line[j] == m) ++j;
+  if (j - i < 3) return {};
+  return {m, j - i, j};
+}
+
+/// §2 Fences, the line rules: fed a part's lines in order (each without its line ending), it
+/// says which one opens a fence, which one closes it, and which are text (prose, or the open
+/// fence's body). A fence never crosses a part's boundary: `reset()` at each part's start. The
+/// engine feeds it; `fences()` reads what the engine found. Does not allocate.
+///
+///   fence_walker w;  // "```json", "{}", "```": opens, text, closes
+class fence_walker {
+ public:
+  enum class line_kind : unsigned char { text, opens, closes };
+
+  /// What one line is; for an opening line, its info string too (trimmed, a view of `line`).
+  struct line_read {
+    line_kind kind = line_kind::text;
+    std::string_view info;
+  };
+
+  /// Reads the part's next line.
+  constexpr line_read feed(std::string_view line) noexcept {
+    if (open_) {
+      if (!closes(line)) return {};
+      open_ = false;
+      return {line_kind::closes, {}};
+    }
+    const marker_run run = fence_marker(line);
+    if (!run.marker) return {};
+    const std::string_view info = trim_spaces_tabs(line.substr(run.rest));
+    // A backtick fence's info string holds no backtick: ```{"a":1}``` is inline code.
+    if (run.marker == '`' && info.find('`') != std::string_view::npos) return {};
+    run_ = run;
+    open_ = true;
+    return {line_kind::opens, info};
+  }
+
+  /// Whether `line` would close the open fence. Changes nothing (a look ahead).
+  [[nodiscard]] constexpr bool closes(std::string_view line) const noexcept {
+    const marker_run run = fence_marker(line);
+    return open_ && run.marker == run_.marker && run.length >= run_.length &&
+           trim_spaces_tabs(line.substr(run.rest)).empty();
+  }
+
+  /// The open fence's closing line was found by a look ahead: the fence is closed.
+  constexpr void close() noexcept { open_ = false; }
+
+  /// A part starts: no fence is open.
+  constexpr void reset() noexcept { open_ = false; }
+
+  /// Whether a fence is open: the lines fed now are its body.
+  [[nodiscard]] constexpr bool in_fence() const noexcept { return open_; }
+  /// The last opened fence's marker (`` ` `` or `~`) and how many of it open it.
+  [[nodiscard]] constexpr char marker() const noexcept { return run_.marker; }
+  [[nodiscard]] constexpr std::size_t marker_length() const noexcept { return run_.length; }
+
+ private:
+  marker_run run_{};
+  bool open_ = false;
+};
+
+}  // namespace llmjson::detail
+
+#endif  // LLMJSON_DETAIL_SCAN_FENCE_WALKER_HPP_INCLUDED

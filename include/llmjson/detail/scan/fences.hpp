@@ -1,0 +1,55 @@
+// llmjson: fences(): the fences the engine reads, as the public `fence`
+// SPDX-License-Identifier: MIT
+// The public header first, outside the guard: it declares what this one uses and includes the
+// implementation (this file among it) after its declarations.
+#include <llmjson/candidate.hpp>
+
+#ifndef LLMJSON_DETAIL_SCAN_FENCES_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_FENCES_HPP_INCLUDED
+
+#include <cstddef>
+#include <limits>
+#include <string_view>
+#include <vector>
+
+#include <llmjson/detail/scan/engine.hpp>
+#include <llmjson/detail/scan/positions.hpp>
+#include <llmjson/detail/scan/records.hpp>
+#include <llmjson/fence.hpp>
+#include <llmjson/options.hpp>
+
+namespace llmjson {
+
+// §2 Fences, read by the engine itself (one fence walker): per part, reasoning regions and
+// harmony tokens respected, the default options. The segments are not scanned (no candidate
+// is wanted), and no limit stops the reading.
+inline std::vector<fence> fences(std::string_view text) {
+  options opts;
+  opts.max_candidates = std::numeric_limits<std::size_t>::max();
+  opts.max_open_frames = std::numeric_limits<std::size_t>::max();
+  detail::engine reader(opts);
+  std::vector<detail::fence_span> spans;
+  reader.collect_fences(spans, /*only=*/true);
+  reader.advance(text, /*ended=*/true);
+  detail::position_finder lines(text);
+  std::vector<fence> out;
+  out.reserve(spans.size());
+  for (const detail::fence_span& s : spans) {
+    fence f;
+    f.text = text.substr(s.begin, s.end - s.begin);
+    f.offset = s.begin;
+    f.body = text.substr(s.body_begin, s.body_end - s.body_begin);
+    f.body_offset = s.body_begin;
+    f.info = text.substr(s.info_at, s.info_len);
+    f.marker = s.marker;
+    f.marker_length = s.marker_length;
+    f.line = lines.at(s.begin).first;
+    f.closed = s.closed;
+    out.push_back(f);
+  }
+  return out;
+}
+
+}  // namespace llmjson
+
+#endif  // LLMJSON_DETAIL_SCAN_FENCES_HPP_INCLUDED

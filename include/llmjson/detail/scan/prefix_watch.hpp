@@ -1,0 +1,89 @@
+// llmjson: §3 Whole output, §3 Whole parts, §3 Fence bodies: a span watched while it is a valid
+// JSON prefix
+// SPDX-License-Identifier: MIT
+#ifndef LLMJSON_DETAIL_SCAN_PREFIX_WATCH_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_PREFIX_WATCH_HPP_INCLUDED
+
+#include <cstddef>
+#include <string_view>
+
+#include <llmjson/detail/scan/text.hpp>
+#include <llmjson/detail/scan/validator.hpp>
+
+namespace llmjson::detail {
+
+/// Watches a span (the whole output, an answer part, a fence body) while its text, JSON white
+/// space aside, is a valid JSON prefix: while it is, the span may be one value that owns all
+/// inside it, and nothing else reads it. Fed the span's bytes in order as they arrive; at the
+/// first byte that makes it no prefix it stops watching, and the caller reads the span the
+/// usual way from its start. Each byte is read once. Allocates only in the validator.
+class prefix_watch {
+ public:
+  /// What the span's text is, read to its end.
+  enum class ending : unsigned char {
+    blank,  ///< empty or JSON white space
+    value,  ///< one valid JSON value: [first(), last())
+    cut,    ///< a valid prefix of one, cut by the span's end
+  };
+
+  /// Starts watching the span that starts at `at` of `text`.
+  void start(std::string_view text, std::size_t at, std::size_t max_depth) {
+    text_ = text;
+    validator_.reset(text, max_depth, /*quiet=*/true);
+    next_ = at;
+    first_ = none;
+    last_ = 0;
+    watching_ = true;
+  }
+
+  /// Stops watching (the span is read the usual way from its start).
+  void stop() noexcept { watching_ = false; }
+
+  /// Points at the text again, moved or grown (a stream's buffer): offsets keep their meaning.
+  void rebind(std::string_view text) noexcept {
+    text_ = text;
+    validator_.rebind(text);
+  }
+
+  /// Reads the span's bytes up to `upto`. Returns whether it is still watching: the text so far
+  /// is a valid JSON prefix.
+  bool feed(std::size_t upto) {
+    if (!watching_) return false;
+    for (; next_ < upto; ++next_) {
+      if (!is_json_ws(text_[next_])) {
+        if (first_ == none) first_ = next_;
+        last_ = next_ + 1;
+      }
+      if (!validator_.feed(next_)) {
+        watching_ = false;
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /// The span ends at `e`, its bytes all fed while watching: what it is. Stops watching.
+  ending finish(std::size_t e) {
+    watching_ = false;
+    if (first_ == none) return ending::blank;
+    return validator_.finish(e) ? ending::value : ending::cut;
+  }
+
+  [[nodiscard]] bool watching() const noexcept { return watching_; }
+  /// The span's first byte and the end of its last byte that are not JSON white space.
+  [[nodiscard]] std::size_t first() const noexcept { return first_; }
+  [[nodiscard]] std::size_t last() const noexcept { return last_; }
+
+ private:
+  static constexpr std::size_t none = static_cast<std::size_t>(-1);
+
+  std::string_view text_;
+  validator validator_;
+  std::size_t next_ = 0;  // the next byte to read
+  std::size_t first_ = none, last_ = 0;
+  bool watching_ = false;
+};
+
+}  // namespace llmjson::detail
+
+#endif  // LLMJSON_DETAIL_SCAN_PREFIX_WATCH_HPP_INCLUDED
