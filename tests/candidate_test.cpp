@@ -4,6 +4,7 @@
 #include <llmjson/extract.hpp>
 
 #include "catch_compat.hpp"
+#include "enum_names_check.hpp"
 
 #include <string>
 #include <string_view>
@@ -37,6 +38,15 @@ std::size_t malformed(const llmjson::scan_result& s) {
 }
 
 }  // namespace
+
+TEST_CASE("sources have names that parse back", "[candidate]") {
+  using s = llmjson::source;
+  STATIC_REQUIRE(enum_names_check::round_trips<s>());
+  STATIC_REQUIRE(enum_names_check::rejects_near_names<s>());
+  STATIC_REQUIRE(llmjson::to_string(s::part) == "part");
+  STATIC_REQUIRE(llmjson::from_string<s>("fence") == s::fence);
+  STATIC_REQUIRE_FALSE(llmjson::from_string<s>("unknown").has_value());
+}
 
 TEST_CASE("the whole output, BOM and white space aside, is the one candidate", "[candidate]") {
   const std::string text = "\xEF\xBB\xBF\n  {\"a\": {\"b\": 1}}\n";
