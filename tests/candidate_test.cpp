@@ -4,6 +4,7 @@
 #include <llmjson/extract.hpp>
 
 #include "catch_compat.hpp"
+#include "enum_names_check.hpp"
 
 #include <string>
 #include <string_view>
@@ -38,7 +39,17 @@ std::size_t malformed(const llmjson::scan_result& s) {
 
 }  // namespace
 
-TEST_CASE("the whole output, BOM and white space aside, is the one candidate", "[candidate]") {
+TEST_CASE("sources have names that parse back", "[candidate]") {
+  using s = llmjson::source;
+  STATIC_REQUIRE(enum_names_check::round_trips<s>());
+  STATIC_REQUIRE(enum_names_check::rejects_near_names<s>());
+  STATIC_REQUIRE(llmjson::to_string(s::part) == "part");
+  STATIC_REQUIRE(llmjson::from_string<s>("fence") == s::fence);
+  STATIC_REQUIRE_FALSE(llmjson::from_string<s>("unknown").has_value());
+}
+
+TEST_CASE("the whole output, BOM and white space aside, is the one candidate",
+          "[candidate][rule §3 Whole output]") {
   const std::string text = "\xEF\xBB\xBF\n  {\"a\": {\"b\": 1}}\n";
   auto s = llmjson::candidates(text);
   REQUIRE(s.candidates.size() == 1);
@@ -52,13 +63,15 @@ TEST_CASE("the whole output, BOM and white space aside, is the one candidate", "
   CHECK_FALSE(s.truncation);
 }
 
-TEST_CASE("a whole output that is an array or a scalar is a candidate too", "[candidate]") {
+TEST_CASE("a whole output that is an array or a scalar is a candidate too",
+          "[candidate][rule §3 Whole output]") {
   CHECK(values(llmjson::candidates(std::string_view("[{\"a\":1},{\"b\":2}]"))) ==
         std::vector<json>{json::parse(R"([{"a":1},{"b":2}])")});
   CHECK(values(llmjson::candidates(std::string_view(" 42 "))) == std::vector<json>{42});
 }
 
-TEST_CASE("prose candidates: maximal valid objects with offset, line and column", "[candidate]") {
+TEST_CASE("prose candidates: maximal valid objects with offset, line and column",
+          "[candidate][rule §3 The scan]") {
   const std::string text =
       "Draft: {\"decision\":\"skip\"}\nFinal:\n  {\"decision\":\"reply\",\"n\":{\"x\":1}}";
   auto s = llmjson::candidates(text);
@@ -82,7 +95,7 @@ TEST_CASE("columns count code points, not bytes", "[candidate]") {
 }
 
 TEST_CASE("fence bodies that are whole JSON values are candidates, whatever their type",
-          "[candidate]") {
+          "[candidate][rule §3 Fence bodies]") {
   const std::string text = "Tags:\n```json\n[\"a\", \"b\"]\n```\nPlan:\n~~~\n{\"plan\": 1}\n~~~\n";
   auto s = llmjson::candidates(text);
   REQUIRE(s.candidates.size() == 2);
@@ -94,14 +107,14 @@ TEST_CASE("fence bodies that are whole JSON values are candidates, whatever thei
   CHECK(s.candidates[1].text == "{\"plan\": 1}");
 }
 
-TEST_CASE("a fenced array owns the objects inside it", "[candidate]") {
+TEST_CASE("a fenced array owns the objects inside it", "[candidate][rule §3 Fence bodies]") {
   auto s = llmjson::candidates(std::string_view("```json\n[{\"step\": 1}, {\"step\": 2}]\n```\n"));
   REQUIRE(s.candidates.size() == 1);
   CHECK(s.candidates[0].value.is_array());
 }
 
 TEST_CASE("an analysis ```json fence before the plan fence: both are candidates, in order",
-          "[candidate]") {
+          "[candidate][rule §3 Fence bodies]") {
   const std::string text =
       "```json\n{\"analysis\": {\"risk\": \"high\"}}\n```\nSo:\n```json\n{\"orders\": [{\"helm\": "
       "1}]}\n```\n";
@@ -111,7 +124,7 @@ TEST_CASE("an analysis ```json fence before the plan fence: both are candidates,
   CHECK(v[1].contains("orders"));
 }
 
-TEST_CASE("quotes in prose mean nothing outside braces", "[candidate]") {
+TEST_CASE("quotes in prose mean nothing outside braces", "[candidate][rule §3 The scan]") {
   auto v = values(
       llmjson::candidates(std::string_view("He said \"use it's {\"a\": 1} then \" {\"b\": 2}")));
   REQUIRE(v.size() == 2);
@@ -119,7 +132,7 @@ TEST_CASE("quotes in prose mean nothing outside braces", "[candidate]") {
   CHECK(v[1] == json::parse(R"({"b":2})"));
 }
 
-TEST_CASE("prose-like brace spans keep the objects inside them", "[candidate]") {
+TEST_CASE("prose-like brace spans keep the objects inside them", "[candidate][rule §3 The scan]") {
   SECTION("code") {
     auto v = values(llmjson::candidates(std::string_view("function f() { return {\"a\":1}; }")));
     CHECK(v == std::vector<json>{json::parse(R"({"a":1})")});
@@ -141,21 +154,24 @@ TEST_CASE("prose-like brace spans keep the objects inside them", "[candidate]") 
   }
 }
 
-TEST_CASE("a stray unbalanced { before the answer keeps the answer", "[candidate]") {
+TEST_CASE("a stray unbalanced { before the answer keeps the answer",
+          "[candidate][rule §3 The scan]") {
   auto s = llmjson::candidates(
       std::string_view("then a { to open the payload.\n\n{\"level\": \"INFO\"}\n"));
   CHECK(values(s) == std::vector<json>{json::parse(R"({"level":"INFO"})")});
   CHECK_FALSE(s.truncation);
 }
 
-TEST_CASE("an echoed template that never closes keeps the candidates inside it", "[candidate]") {
+TEST_CASE("an echoed template that never closes keeps the candidates inside it",
+          "[candidate][rule §3 The scan]") {
   auto s = llmjson::candidates(std::string_view(
       "Format: {\"decision\": <skip|act>, ...\nAnswer: {\"decision\": \"act\"}\n"));
   CHECK(values(s) == std::vector<json>{json::parse(R"({"decision":"act"})")});
   CHECK_FALSE(s.truncation);
 }
 
-TEST_CASE("braces, escaped quotes and ``` inside JSON strings are text", "[candidate]") {
+TEST_CASE("braces, escaped quotes and ``` inside JSON strings are text",
+          "[candidate][rule §3 The scan]") {
   const std::string text =
       R"(x {"a": "she said \"{not} a brace\"", "b": "```json\n{}\n```", "c": "\\"} y)";
   auto s = llmjson::candidates(text);
@@ -165,7 +181,7 @@ TEST_CASE("braces, escaped quotes and ``` inside JSON strings are text", "[candi
 }
 
 TEST_CASE("a malformed owner is reported with its reason and position, and owns its insides",
-          "[candidate]") {
+          "[candidate][rule §3 The scan]") {
   SECTION("a trailing comma") {
     const std::string text = "Plan:\n{\"orders\": [{\"helm\": 1}, {\"eng\": 2},],\n \"x\": 1}\n";
     auto s = llmjson::candidates(text);
@@ -207,7 +223,7 @@ TEST_CASE("a malformed owner is reported with its reason and position, and owns 
   }
 }
 
-TEST_CASE("invalid JSON details are llmjson's decision", "[candidate]") {
+TEST_CASE("invalid JSON details are llmjson's decision", "[candidate][rule §1 Valid JSON]") {
   auto first_problem = [](std::string_view t) {
     auto s = llmjson::candidates(t);
     return s.candidates.empty() ? std::string("none") : s.candidates[0].message;
@@ -239,8 +255,8 @@ TEST_CASE("invalid JSON details are llmjson's decision", "[candidate]") {
 }
 
 TEST_CASE("a raw control character is a byte of a later string in a JSON-like span",
-          "[candidate]") {
-  // Rules v3, section 3: the value string runs over the raw line break to the next quote, so
+          "[candidate][rule §3 The scan]") {
+  // §3 The scan: the value string runs over the raw line break to the next quote, so
   // `{"b": 2}` lies inside the broken object (whose text dies at `b`), never an answer.
   auto s = llmjson::candidates(std::string_view("{\"a\": \"unterminated\n} {\"b\": 2}"));
   CHECK(values(s).empty());
@@ -253,14 +269,16 @@ TEST_CASE("a raw control character is a byte of a later string in a JSON-like sp
   CHECK(s.candidates[0].message == "line 1 col 13: a raw line break in a string");
 }
 
-TEST_CASE("a number nlohmann cannot hold is a valid span without a value", "[candidate]") {
+TEST_CASE("a number nlohmann cannot hold is a valid span without a value",
+          "[candidate][rule §1 Valid JSON]") {
   auto s = llmjson::candidates(std::string_view("x {\"a\": 1e400}"));
   REQUIRE(s.candidates.size() == 1);
   CHECK_FALSE(s.candidates[0].valid);
   CHECK(s.candidates[0].message == "line 1 col 3: a number is out of range for a double");
 }
 
-TEST_CASE("nesting deeper than the limit disqualifies a candidate", "[candidate]") {
+TEST_CASE("nesting deeper than the limit disqualifies a candidate",
+          "[candidate][rule §1 Valid JSON]") {
   auto nested = [](int levels) {
     std::string t = "x ";
     for (int i = 0; i < levels; ++i) t += "{\"a\":";
@@ -290,7 +308,7 @@ TEST_CASE("nesting deeper than the limit disqualifies a candidate", "[candidate]
 }
 
 TEST_CASE("truncation: the text ends inside an object whose text is a valid prefix",
-          "[candidate]") {
+          "[candidate][rule §3 The scan][rule §4 Truncation]") {
   SECTION("a truncated plan's complete inner objects are parts of it, not candidates") {
     const std::string text =
         "Plan follows.\n{\"orders\": [{\"helm\": \"come about\"}, {\"eng\": \"divert\"}, {\"tac";
@@ -327,7 +345,7 @@ TEST_CASE("truncation: the text ends inside an object whose text is a valid pref
   }
 }
 
-TEST_CASE("truncation in an unclosed fence", "[candidate]") {
+TEST_CASE("truncation in an unclosed fence", "[candidate][rule §4 Truncation]") {
   SECTION("a ```json opener with nothing after it") {
     auto s = llmjson::candidates(std::string_view("Here it is:\n```json\n"));
     REQUIRE(s.truncation);
@@ -354,7 +372,8 @@ TEST_CASE("truncation in an unclosed fence", "[candidate]") {
   }
 }
 
-TEST_CASE("fence lines cut the text into segments scanned separately", "[candidate]") {
+TEST_CASE("fence lines cut the text into segments scanned separately",
+          "[candidate][rule §2 Fences]") {
   SECTION("the one-line ```{...}``` is prose") {
     auto s = llmjson::candidates(std::string_view("```json {\"approved\": true} ```\n"));
     REQUIRE(s.candidates.size() == 1);
@@ -383,7 +402,8 @@ TEST_CASE("fence lines cut the text into segments scanned separately", "[candida
   }
 }
 
-TEST_CASE("the same span counts once and candidates never overlap", "[candidate]") {
+TEST_CASE("the same span counts once and candidates never overlap",
+          "[candidate][rule §3 Candidates]") {
   auto s = llmjson::candidates(std::string_view("{\"a\": {\"b\": {}}} {} {x {\"c\": 1}}"));
   REQUIRE(s.candidates.size() == 3);
   for (std::size_t i = 1; i < s.candidates.size(); ++i)
@@ -523,7 +543,7 @@ TEST_CASE("hostile 1 MB inputs get the right answer (a quadratic scan would not 
 }
 
 TEST_CASE("resource limits stop a hostile scan with too_large, naming the limit",
-          "[candidate][hostile]") {
+          "[candidate][hostile][rule §6 Errors]") {
   const std::string open_braces = repeat("{\"a\":", 1 << 20);
   auto frames = llmjson::candidates(open_braces);
   CHECK(frames.candidates.empty());
@@ -547,7 +567,7 @@ TEST_CASE("resource limits stop a hostile scan with too_large, naming the limit"
 }
 
 TEST_CASE("bracket frames: a [ followed by {, [ or \" opens one; other brackets are text",
-          "[candidate][arrays]") {
+          "[candidate][arrays][rule §3 The scan]") {
   SECTION("an array of objects in prose is one candidate that owns its elements") {
     auto s = llmjson::candidates(
         std::string_view("Here: [{\"name\": \"Ada\"}, {\"name\": \"Lin\"}] (both active)"));
@@ -601,7 +621,8 @@ TEST_CASE("bracket frames: a [ followed by {, [ or \" opens one; other brackets 
   }
 }
 
-TEST_CASE("cut arrays, and whole outputs cut by the end of the text", "[candidate][arrays]") {
+TEST_CASE("cut arrays, and whole outputs cut by the end of the text",
+          "[candidate][arrays][rule §3 Whole output][rule §4 Truncation]") {
   SECTION("a cut array of objects gives up none of its elements") {
     auto s = llmjson::candidates(std::string_view("So far: [{\"id\": 1}, {\"id\": 2}, {\"i"));
     CHECK(s.candidates.empty());
@@ -638,7 +659,7 @@ TEST_CASE("cut arrays, and whole outputs cut by the end of the text", "[candidat
 }
 
 TEST_CASE("owners that never close: pieces of a broken answer are not answers",
-          "[candidate][arrays]") {
+          "[candidate][arrays][rule §3 The scan]") {
   SECTION("what starts before the byte where it went wrong is dropped") {
     auto s = llmjson::candidates(
         std::string_view("Result: {\"status\": \"ok\", \"data\": {\"id\": 7}, 'extra': 1\n"));
@@ -686,7 +707,7 @@ TEST_CASE("disagreements the differential fuzzer found, settled against the rule
   }
 }
 
-// --- Rules v3, section 3: where a string ends, and raw control characters --------------------
+// --- §3 The scan: where a string ends, and raw control characters ----------------------------
 
 namespace {
 /// The first candidate's problem, or "none".
@@ -697,7 +718,7 @@ std::string first_problem_of(std::string_view t) {
 }  // namespace
 
 TEST_CASE("a brace frame's first string ends at a raw control character: prose-like",
-          "[candidate][control]") {
+          "[candidate][control][rule §3 The scan]") {
   // `{"` then a line break: the quote was punctuation; the frame keeps what lies inside it and
   // is no valid prefix at the end of the text (no cut).
   auto s = llmjson::candidates(std::string_view("body={\"\nthen {\"a\": 1}\nbody={\"\n"));
@@ -716,7 +737,7 @@ TEST_CASE("a brace frame's first string ends at a raw control character: prose-l
 }
 
 TEST_CASE("a bracket frame's first string that a raw control character ends: no frame at all",
-          "[candidate][control]") {
+          "[candidate][control][rule §3 The scan]") {
   // Its `[` and the string's bytes are text (the `{` in it opens nothing); the scan goes on
   // after the line break, outside every frame.
   auto s = llmjson::candidates(std::string_view("see [\"a {b\n{\"c\": 1}"));
@@ -741,7 +762,7 @@ TEST_CASE("a bracket frame's first string that a raw control character ends: no 
 }
 
 TEST_CASE("every other string runs to its quote: raw control characters are its bytes",
-          "[candidate][control]") {
+          "[candidate][control][rule §3 The scan]") {
   SECTION("a closed frame whose strings hold one is malformed and owns its inside") {
     // The line of the string that looks like an object is no answer of its own.
     const std::string_view t = "x {\"code\": \"a = 1\nb = {\\\"k\\\": 2}\nprint(b)\"} end";
@@ -802,7 +823,8 @@ TEST_CASE("every other string runs to its quote: raw control characters are its 
   }
 }
 
-TEST_CASE("the valid-prefix tests read strings as the scan does", "[candidate][control]") {
+TEST_CASE("the valid-prefix tests read strings as the scan does",
+          "[candidate][control][rule §3 The scan]") {
   SECTION("cut by the end of the text inside such a string: truncated") {
     CHECK(llmjson::candidates(std::string_view("x {\"a\": \"line one\nline")).truncation);
     CHECK(llmjson::candidates(std::string_view("x {\"a\": \"line one\\\n")).truncation);
@@ -829,7 +851,8 @@ TEST_CASE("the valid-prefix tests read strings as the scan does", "[candidate][c
   }
 }
 
-TEST_CASE("enclosed: whether a frame encloses a candidate", "[candidate][fallback]") {
+TEST_CASE("enclosed: whether a frame encloses a candidate",
+          "[candidate][fallback][rule §5 Selection and policies]") {
   auto s =
       llmjson::candidates(std::string_view("{'a': {\"b\": 1}} {\"c\": {\"d\": 2}} {note {\"e\": "
                                            "3}\n```\n{\"f\": 4}\n```\n[{\"g\": 5}]"));

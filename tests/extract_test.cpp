@@ -28,7 +28,8 @@ llmjson::options with(policy p, bool fallback = true) {
 
 }  // namespace
 
-TEST_CASE("the plan fence after a ```json analysis fence, chosen by keys", "[extract]") {
+TEST_CASE("the plan fence after a ```json analysis fence, chosen by keys",
+          "[extract][rule §5 Selection and policies]") {
   const std::string text =
       "Analysis:\n```json\n{\"analysis\": {\"threat\": \"high\"}, \"confidence\": 0.7}\n```\n"
       "Orders:\n```json\n{\"orders\": [{\"station\": \"helm\"}], \"helm\": {\"heading\": "
@@ -45,7 +46,7 @@ TEST_CASE("the plan fence after a ```json analysis fence, chosen by keys", "[ext
 }
 
 TEST_CASE("a draft in the preamble: a strict decoder and policy unique take the answer only",
-          "[extract]") {
+          "[extract][rule §5 Selection and policies]") {
   const std::string text =
       "I'll start from draft: {\"decision\":\"skip\"} but thread t-42 needs a reply.\n"
       "{\"thread_id\": \"t-42\", \"decision\": \"reply\"}\n";
@@ -82,7 +83,8 @@ TEST_CASE("the caller's check on the decoded value decides between two that deco
   CHECK(err.error().kind == error_kind::ambiguous);
 }
 
-TEST_CASE("ambiguous: two qualifying candidates under unique, both positions named", "[extract]") {
+TEST_CASE("ambiguous: two qualifying candidates under unique, both positions named",
+          "[extract][rule §6 Errors]") {
   const std::string text = "Example: {\"label\": \"spam\"}\n\nAnswer:\n{\"label\": \"ham\"}";
   auto r = llmjson::extract(text, llmjson::any_key({"label"}), with(policy::unique));
   REQUIRE_FALSE(r);
@@ -94,7 +96,7 @@ TEST_CASE("ambiguous: two qualifying candidates under unique, both positions nam
   CHECK(e.candidates.size() == 2);
 }
 
-TEST_CASE("policies first and last", "[extract]") {
+TEST_CASE("policies first and last", "[extract][rule §5 Selection and policies]") {
   const std::string text = R"({"v": 1} then {"v": 2} finally {"v": 3} and {"other": 0})";
   llmjson::any_key v{"v"};
   CHECK(llmjson::extract(text, v, with(policy::first))->value()["v"] == 1);
@@ -103,7 +105,7 @@ TEST_CASE("policies first and last", "[extract]") {
 }
 
 TEST_CASE("first falls back to the first valid candidate, flagged, unless told not to",
-          "[extract]") {
+          "[extract][rule §5 Selection and policies]") {
   const std::string text = "Tags:\n```json\n[\"billing\", \"refund\"]\n```\n";
   auto r = llmjson::extract(text);
   REQUIRE(r);
@@ -121,7 +123,7 @@ TEST_CASE("first falls back to the first valid candidate, flagged, unless told n
 }
 
 TEST_CASE("truncated: first returns an earlier qualifying candidate, unique and last never do",
-          "[extract]") {
+          "[extract][rule §4 Truncation]") {
   const std::string text =
       "Draft route: {\"route\": [\"a\", \"b\"]}\n\nFinal: {\"route\": [\"b\", \"a\"], \"note\": "
       "\"uses the ring";
@@ -145,7 +147,7 @@ TEST_CASE("truncated: first returns an earlier qualifying candidate, unique and 
 }
 
 TEST_CASE("truncated: with nothing qualifying, first says truncated and never falls back",
-          "[extract]") {
+          "[extract][rule §4 Truncation]") {
   const std::string text =
       "Analysis: {\"risk\": \"high\"}\nPlan: {\"orders\": [{\"helm\": 1}, {\"eng";
   auto r = llmjson::extract(text, llmjson::any_key({"orders"}), with(policy::first));
@@ -155,7 +157,7 @@ TEST_CASE("truncated: with nothing qualifying, first says truncated and never fa
         1);  // the analysis; the plan's inner objects are not candidates
 }
 
-TEST_CASE("no_json lists the malformed owners with their positions", "[extract]") {
+TEST_CASE("no_json lists the malformed owners with their positions", "[extract][rule §6 Errors]") {
   const std::string text = "```json\n{\n  \"name\": \"x\",\n  \"tags\": [\"a\",],\n}\n```\n";
   auto r = llmjson::extract(text, llmjson::any_key({"name"}));
   REQUIRE_FALSE(r);
@@ -165,7 +167,7 @@ TEST_CASE("no_json lists the malformed owners with their positions", "[extract]"
         "line 4 col 16: trailing comma");
 }
 
-TEST_CASE("empty, white space, and too large", "[extract]") {
+TEST_CASE("empty, white space, and too large", "[extract][rule §6 Errors]") {
   CHECK(llmjson::extract(std::string_view("")).error().kind == error_kind::empty);
   CHECK(llmjson::extract(std::string_view(" \n\t\r\n")).error().kind == error_kind::empty);
   CHECK(llmjson::extract(std::string_view("\xEF\xBB\xBF  ")).error().kind == error_kind::empty);
@@ -178,7 +180,7 @@ TEST_CASE("empty, white space, and too large", "[extract]") {
         "the output is 12 bytes, over the limit of 8 (options::max_input_bytes)");
 }
 
-TEST_CASE("no_match lists each candidate's reason", "[extract]") {
+TEST_CASE("no_match lists each candidate's reason", "[extract][rule §6 Errors]") {
   const std::string text = R"(A {"a": 1} B {"b": 2})";
   auto r = llmjson::extract(text, llmjson::any_key({"c"}), with(policy::unique));
   REQUIRE_FALSE(r);
@@ -187,7 +189,8 @@ TEST_CASE("no_match lists each candidate's reason", "[extract]") {
       R"(2 candidates, none qualifies: 1:3 prose: has none of the keys "c"; 1:14 prose: has none of the keys "c")");
 }
 
-TEST_CASE("the fast path: a whole-JSON output is taken as it is", "[extract]") {
+TEST_CASE("the fast path: a whole-JSON output is taken as it is",
+          "[extract][rule §3 Whole output]") {
   auto r = llmjson::extract(std::string_view("{\"id\": 17, \"inner\": {\"id\": 1}}"),
                             llmjson::any_key({"id"}));
   REQUIRE(r);
@@ -274,7 +277,8 @@ TEST_CASE("no_json names near misses: objects the model meant, with what to fix"
   }
 }
 
-TEST_CASE("arrays in prose are answers; their elements never are", "[extract][arrays]") {
+TEST_CASE("arrays in prose are answers; their elements never are",
+          "[extract][arrays][rule §3 The scan]") {
   const std::string text = R"(Here they are: [{"name": "Ada"}, {"name": "Lin"}] (both active))";
   auto r = llmjson::extract(text);
   REQUIRE(r);
@@ -289,9 +293,10 @@ TEST_CASE("arrays in prose are answers; their elements never are", "[extract][ar
   CHECK(cut.error().message == "the output was cut: the array opened at 1:1 never closes");
 }
 
-// --- Rules v3, section 5: the fallback is a candidate no frame encloses -----------------------
+// --- §5 Selection and policies: the fallback is a candidate no frame encloses ----------------
 
-TEST_CASE("the fallback is never a piece of something bigger", "[extract][fallback]") {
+TEST_CASE("the fallback is never a piece of something bigger",
+          "[extract][fallback][rule §5 Selection and policies]") {
   const llmjson::any_key wanted{"user_id"};
   SECTION("a dict inside a Python repr: no fallback, no_match says why") {
     const std::string text =

@@ -167,9 +167,10 @@ TEST_CASE("the reference gives every corpus case its expected answer or error", 
   CHECK(by_keys + by_schema == 85);
 }
 
-// --- Section 1 ---------------------------------------------------------------------------------
+// --- §1 Valid JSON ----------------------------------------------------------------------------
 
-TEST_CASE("reference section 1: valid JSON, prefixes and where a prefix stops", "[reference]") {
+TEST_CASE("reference section 1: valid JSON, prefixes and where a prefix stops",
+          "[reference][rule §1 Valid JSON]") {
   auto status = [](std::string_view t) { return ref::check_json(t, 0, t.size()).status; };
   auto stop = [](std::string_view t) { return ref::check_json(t, 0, t.size()).stop; };
   using st = ref::json_status;
@@ -224,10 +225,10 @@ TEST_CASE("reference section 1: valid JSON, prefixes and where a prefix stops", 
   CHECK(k.keys == std::vector<std::string>{"a\"b", "\xC3\xA9"});
 }
 
-// --- Section 3: the scan ------------------------------------------------------------------------
+// --- §3 The scan -------------------------------------------------------------------------------
 
 TEST_CASE("reference scan: brackets open a frame only before {, [ or \" or at the end",
-          "[reference]") {
+          "[reference][rule §3 The scan]") {
   CHECK(scan("see [1] and [2], x") == "");
   CHECK(scan("a [text](url) b {\"a\":1}") == "scan {\"a\":1}");
   CHECK(scan("- [ ] todo\n- [x] done") == "");
@@ -244,7 +245,8 @@ TEST_CASE("reference scan: brackets open a frame only before {, [ or \" or at th
   CHECK(scan("x {\"a\": ] } y") == "scan {\"a\": ] } invalid");
 }
 
-TEST_CASE("reference scan: a brace frame's kind, and what each kind keeps", "[reference]") {
+TEST_CASE("reference scan: a brace frame's kind, and what each kind keeps",
+          "[reference][rule §3 The scan]") {
   // Prose-like frames keep what is inside; quotes mean nothing in them.
   CHECK(scan("f(x) { return {\"a\":1}; }") == "scan {\"a\":1}");
   CHECK(scan("use {format \"like} then {\"v\":2}") == "scan {\"v\":2}");
@@ -259,9 +261,9 @@ TEST_CASE("reference scan: a brace frame's kind, and what each kind keeps", "[re
   CHECK(scan("x [{\"b\":1},] y") == "scan [{\"b\":1},] invalid");
   // A prose-like frame opens bracket frames as prose does.
   CHECK(scan("{ see [\"a\"] }") == "scan [\"a\"]");
-  // v3: a later string of a JSON-like frame ends only at an unescaped quote; a backslash escapes
-  // a raw line break, which is a string byte. Here the string runs on to `"b`, the frame dies at
-  // `b` (read as the scan reads it) and never closes: nothing.
+  // §3 The scan: a later string of a JSON-like frame ends only at an unescaped quote; a backslash
+  // escapes a raw line break, which is a string byte. Here the string runs on to `"b`, the frame
+  // dies at `b` (read as the scan reads it) and never closes: nothing.
   CHECK(scan("{\"a\": \"x\\\n} {\"b\":1}") == "");
   // A first string still ends at a control character, even after a backslash: prose-like.
   CHECK(scan("{\"x\\\n} {\"b\":1}") == "scan {\"b\":1}");
@@ -269,7 +271,7 @@ TEST_CASE("reference scan: a brace frame's kind, and what each kind keeps", "[re
   CHECK(scan("x {\"a\": \"}{\"} y") == "scan {\"a\": \"}{\"}");
 }
 
-TEST_CASE("reference scan: frames that never close", "[reference]") {
+TEST_CASE("reference scan: frames that never close", "[reference][rule §3 The scan]") {
   // The outermost prefix swallows all inside it: at the end of the text, a cut.
   CHECK(scan("x {\"a\": {\"b\":1}, \"c\": ") == "cut@2");
   CHECK(scan("x [{\"id\":1}, {\"id\":2}, {\"i") == "cut@2");
@@ -288,9 +290,9 @@ TEST_CASE("reference scan: frames that never close", "[reference]") {
   CHECK(scan("x {") == "cut@2");
 }
 
-// --- Section 3: whole output, whole parts, fences -----------------------------------------------
+// --- §3 Whole output, §3 Whole parts, §3 Fence bodies ------------------------------------------
 
-TEST_CASE("reference: the whole output, whole or cut", "[reference]") {
+TEST_CASE("reference: the whole output, whole or cut", "[reference][rule §3 Whole output]") {
   CHECK(scan(" [1, 2] ") == "whole [1, 2]");
   CHECK(scan("\"just text\"") == "whole \"just text\"");
   CHECK(scan("7") == "whole 7");
@@ -308,7 +310,7 @@ TEST_CASE("reference: the whole output, whole or cut", "[reference]") {
   CHECK(scan("\xEF\xBB\xBF[1,") == "cut@3");
 }
 
-TEST_CASE("reference: whole parts", "[reference]") {
+TEST_CASE("reference: whole parts", "[reference][rule §3 Whole parts]") {
   CHECK(scan("<think>x</think>\n[1, 2]\n") == "part [1, 2]");
   CHECK(scan("<think>x</think>42") == "part 42");
   CHECK(scan("<think>x</think>\n[1, 2") == "cut@17");
@@ -316,14 +318,14 @@ TEST_CASE("reference: whole parts", "[reference]") {
   // Cut by a part boundary instead of the end: no whole-part cut; the scan reads it.
   CHECK(scan("<|channel|>final<|message|>{\"a\": 1<|return|>") == "scan {\"a\": 1 invalid");
   CHECK(scan("<|channel|>final<|message|>[1, 2<|return|>") == "");
-  // Empty or white-space parts yield nothing (C3): `</think>` at the end is no cut.
+  // Empty or white-space parts yield nothing (§3 Whole parts): `</think>` at the end is no cut.
   CHECK(scan("<think>{\"a\":1}</think>") == "scan {\"a\":1} reasoning");
   CHECK(scan("<think>a</think>  \n") == "");
   // Inside the whole part, markers are gone already; the part's value owns all inside it.
   CHECK(scan("<think>a</think>{\"x\": {\"y\": 1}}") == "part {\"x\": {\"y\": 1}}");
 }
 
-TEST_CASE("reference: fences", "[reference]") {
+TEST_CASE("reference: fences", "[reference][rule §2 Fences][rule §3 Fence bodies]") {
   CHECK(scan("x\n```json\n[1, 2]\n```\n") == "fence [1, 2]");
   CHECK(scan("x\n~~~\n\"s\"\n~~~\n") == "fence \"s\"");
   CHECK(scan("x\n```\n12") == "fence 12");  // a complete value, even unclosed
@@ -350,9 +352,10 @@ TEST_CASE("reference: fences", "[reference]") {
   CHECK(scan("x\r```\r[\"a\"]\r```") == "fence [\"a\"]");
 }
 
-// --- Section 2: regions and parts ---------------------------------------------------------------
+// --- §2 Reasoning regions, §2 Parts -------------------------------------------------------------
 
-TEST_CASE("reference: each built-in marker pair makes a region", "[reference]") {
+TEST_CASE("reference: each built-in marker pair makes a region",
+          "[reference][rule §2 Reasoning regions]") {
   const std::vector<std::pair<std::string, std::string>> pairs = {
       {"<think>", "</think>"},
       {"<THINKING>", "</Thinking>"},
@@ -381,7 +384,7 @@ TEST_CASE("reference: each built-in marker pair makes a region", "[reference]") 
   CHECK(scan("{\"a\": \"<think>\", \"b\": 1} tail") == "scan {\"a\": \" invalid | cut@7 reasoning");
 }
 
-TEST_CASE("reference: harmony messages", "[reference]") {
+TEST_CASE("reference: harmony messages", "[reference][rule §2 Harmony]") {
   const std::string h =
       "<|channel|>analysis<|message|>draft {\"a\":1}<|end|><|start|>assistant<|channel|>final"
       "<|message|>{\"a\":2}<|return|>";
@@ -407,11 +410,12 @@ TEST_CASE("reference: harmony messages", "[reference]") {
         "scan {\"a\":1} reasoning | part {\"b\":2}");
 }
 
-TEST_CASE("reference: the already-open rule", "[reference]") {
+TEST_CASE("reference: the already-open rule", "[reference][rule §2 Already open]") {
   // A closing tag before any opening marker ends a region from the start of the text.
   CHECK(scan("draft {\"a\":1}\n</think>\n{\"a\":2}") ==
         "scan {\"a\":1} reasoning | part {\"a\":2}");
-  // ... even after harmony tokens that are no opening markers (C4): they are inside the region.
+  // ... even after harmony tokens that are no opening markers (§2 Already open): they are inside
+  // the region.
   CHECK(scan("x<|start|>{\"a\":1}</think>{\"a\":2}") ==
         "scan {\"a\":1} reasoning | part {\"a\":2}");
   // <|end|> or <|call|> before any harmony token too; after one, it is a plain cut.
@@ -431,7 +435,8 @@ TEST_CASE("reference: the already-open rule", "[reference]") {
   CHECK(scan("a </think> {\"x\":1} </think> {\"y\":2}") == "scan {\"x\":1} | scan {\"y\":2}");
 }
 
-TEST_CASE("reference: options for regions, markers and the output's start", "[reference]") {
+TEST_CASE("reference: options for regions, markers and the output's start",
+          "[reference][rule §2 Parts]") {
   ref::options off;
   off.reasoning_regions = false;
   CHECK(scan("<think>{\"a\":1}</think>{\"b\":2}", off) == "scan {\"a\":1} | scan {\"b\":2}");
@@ -445,7 +450,7 @@ TEST_CASE("reference: options for regions, markers and the output's start", "[re
   CHECK(scan("x {\"a\":1} </scratch> {\"b\":2}", custom) ==
         "scan {\"a\":1} reasoning | part {\"b\":2}");
   CHECK(scan("<scratch>{\"a\":1}", custom) == "scan {\"a\":1} reasoning | cut@0 reasoning");
-  // C6: the longest match wins, then built-in before the caller's.
+  // The longest match wins, then built-in before the caller's (tests/reference/README.md, 6).
   ref::options longer;
   longer.markers = {{"<think>>", "<<end>"}};
   CHECK(scan("<think>>{\"a\":1}</think>{\"b\":2}<<end>{\"c\":3}", longer) ==
@@ -476,7 +481,8 @@ TEST_CASE("reference: options for regions, markers and the output's start", "[re
 
 // --- Sections 4-6 -------------------------------------------------------------------------------
 
-TEST_CASE("reference: policies, the fallback, the cut and the error kinds", "[reference]") {
+TEST_CASE("reference: policies, the fallback, the cut and the error kinds",
+          "[reference][rule §5 Selection and policies]") {
   using p = ref::policy;
   const std::string two = "{\"a\":1} and {\"a\":2} and [\"x\"]";
   CHECK(pick(two, p::first, {"a"}) == "{\"a\":1}");
@@ -514,9 +520,10 @@ TEST_CASE("reference: policies, the fallback, the cut and the error kinds", "[re
   CHECK(pick("{\"a\":1}", p::first, {}, small) == "{\"a\":1}");
 }
 
-// --- Rules v3 -----------------------------------------------------------------------------------
+// --- Lines, markers, strings, the fallback and no_match ----------------------------------------
 
-TEST_CASE("reference v3: lines end at LF, at a lone CR, or at CR LF", "[reference][v3]") {
+TEST_CASE("reference v3: lines end at LF, at a lone CR, or at CR LF",
+          "[reference][v3][rule §2 Lines]") {
   // Lone CRs end lines: the fence holds the scalar (corpus 30-lone-cr-fenced-scalar).
   CHECK(scan("How many?\r\r```json\r42\r```\r") == "fence 42");
   CHECK(scan("x\r~~~\r[\"a\"]\r~~~") == "fence [\"a\"]");
@@ -532,7 +539,7 @@ TEST_CASE("reference v3: lines end at LF, at a lone CR, or at CR LF", "[referenc
   CHECK(scan("x\n```\n[\"a\"]\n```\v") == "scan [\"a\"]");    // nor a vertical tab
 }
 
-TEST_CASE("reference v3: the <scratchpad> pair", "[reference][v3]") {
+TEST_CASE("reference v3: the <scratchpad> pair", "[reference][v3][rule §2 Reasoning regions]") {
   CHECK(scan("<scratchpad>{\"a\":1}</scratchpad>{\"b\":2}") ==
         "scan {\"a\":1} reasoning | part {\"b\":2}");
   // Already open (corpus 30-scratchpad-prefilled-already-open).
@@ -546,7 +553,8 @@ TEST_CASE("reference v3: the <scratchpad> pair", "[reference][v3]") {
   CHECK(scan("<scratchpad>{\"a\":1}") == "scan {\"a\":1} reasoning | cut@0 reasoning");
 }
 
-TEST_CASE("reference v3: Open WebUI's <details type=\"reasoning\"> block", "[reference][v3]") {
+TEST_CASE("reference v3: Open WebUI's <details type=\"reasoning\"> block",
+          "[reference][v3][rule §2 Open WebUI's reasoning block]") {
   const std::string block =
       "<details type=\"reasoning\" done=\"true\" duration=\"4\">\n<summary>Thought</summary>\n"
       "> maybe {\"a\":1}\n</details>\n{\"a\":2}";
@@ -582,14 +590,15 @@ TEST_CASE("reference v3: Open WebUI's <details type=\"reasoning\"> block", "[ref
 }
 
 TEST_CASE("reference v3: a harmony region's opening marker includes the channel name",
-          "[reference][v3]") {
+          "[reference][v3][rule §2 Harmony]") {
   // The part starts after `analysis`, so it starts a line with a fence opener.
   CHECK(scan("<|channel|>analysis```json\n[1]\n```<|end|>") == "fence [1] reasoning");
   // `final` opens no region: the name is text of the part after <|channel|>.
   CHECK(scan("<|channel|>final```json\n[1]\n```") == "");
 }
 
-TEST_CASE("reference v3: stripped harmony (analysis...assistantfinal)", "[reference][v3]") {
+TEST_CASE("reference v3: stripped harmony (analysis...assistantfinal)",
+          "[reference][v3][rule §2 Stripped harmony]") {
   const std::string t =
       "analysis draft {\"a\":1} assistantcommentary {\"t\":0} assistantfinal{\"a\":2}";
   CHECK(scan(t) == "scan {\"a\":1} reasoning | scan {\"t\":0} reasoning | part {\"a\":2}");
@@ -636,7 +645,8 @@ TEST_CASE("reference v3: stripped harmony (analysis...assistantfinal)", "[refere
         "scan {\"a\":1} reasoning | part {\"a\":2}");
 }
 
-TEST_CASE("reference v3: a closing marker at the very end closes its region", "[reference][v3]") {
+TEST_CASE("reference v3: a closing marker at the very end closes its region",
+          "[reference][v3][rule §2 Reasoning regions]") {
   CHECK(scan("<think>{\"a\":1}</think>") == "scan {\"a\":1} reasoning");
   CHECK(scan("<|channel|>analysis<|message|>{\"a\":1}<|end|>") == "scan {\"a\":1} reasoning");
   // A frame, string or fence still open where the region's text ends is cut by the part
@@ -653,7 +663,7 @@ TEST_CASE("reference v3: a closing marker at the very end closes its region", "[
 }
 
 TEST_CASE("reference v3: first strings end at a raw control character, later strings do not",
-          "[reference][v3]") {
+          "[reference][v3][rule §3 The scan]") {
   // A brace frame's first string: a line break ends it, the frame is prose-like.
   CHECK(scan("{\"a\nb\": 1} {\"c\":2}") == "scan {\"c\":2}");
   CHECK(scan("body={\"\nnext {\"c\":2}\nbody={\"\n") == "scan {\"c\":2}");
@@ -681,7 +691,8 @@ TEST_CASE("reference v3: first strings end at a raw control character, later str
         "no_json");
 }
 
-TEST_CASE("reference v3: the segment-end tests read strings as the scan does", "[reference][v3]") {
+TEST_CASE("reference v3: the segment-end tests read strings as the scan does",
+          "[reference][v3][rule §3 The scan]") {
   using st = ref::json_status;
   auto as_scanned = [](std::string_view t) { return ref::check_json_as_scanned(t, 0, t.size()); };
   auto strict = [](std::string_view t) { return ref::check_json(t, 0, t.size()); };
@@ -751,7 +762,8 @@ TEST_CASE("reference v3: a raw control character in a string, named in the probl
   CHECK(problems("x {\"a\": 1} y") == "");
 }
 
-TEST_CASE("reference v3: the fallback is never a piece of a frame", "[reference][v3]") {
+TEST_CASE("reference v3: the fallback is never a piece of a frame",
+          "[reference][v3][rule §5 Selection and policies]") {
   using p = ref::policy;
   // A blockquoted object is prose-like; its nested object is a piece (corpus
   // 30-fallback-refuses-piece-in-blockquote).
@@ -780,7 +792,7 @@ TEST_CASE("reference v3: the fallback is never a piece of a frame", "[reference]
 }
 
 TEST_CASE("reference v3: no_match has one message shape, fallback off or impossible",
-          "[reference][v3]") {
+          "[reference][v3][rule §6 Errors]") {
   using p = ref::policy;
   const std::string quote = "> {\n>   \"c\": {\"id\": 1}\n> }";
   // No candidate can be the fallback.

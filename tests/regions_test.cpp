@@ -1,4 +1,4 @@
-// llmjson: reasoning regions and parts (section 2 of tests/corpus/README.md)
+// llmjson: reasoning regions and parts (§2 of tests/corpus/README.md)
 // SPDX-License-Identifier: MIT
 #include <llmjson/extract.hpp>
 
@@ -51,7 +51,8 @@ std::string repeat(std::string_view unit, std::size_t bytes) {
 
 }  // namespace
 
-TEST_CASE("each built-in marker pair opens a region whose candidates never qualify", "[regions]") {
+TEST_CASE("each built-in marker pair opens a region whose candidates never qualify",
+          "[regions][rule §2 Reasoning regions]") {
   const std::vector<std::pair<std::string, std::string>> pairs{
       {"<think>", "</think>"},
       {"<thinking>", "</thinking>"},
@@ -71,7 +72,8 @@ TEST_CASE("each built-in marker pair opens a region whose candidates never quali
   }
 }
 
-TEST_CASE("markers match ASCII letters case-insensitively, wherever they stand", "[regions]") {
+TEST_CASE("markers match ASCII letters case-insensitively, wherever they stand",
+          "[regions][rule §2 Reasoning regions]") {
   CHECK(first("<THINK>{\"a\": 1}</Think> {\"a\": 2}") == R"({"a":2})");
   CHECK(first("[think]{\"a\": 1}[/think] {\"a\": 2}") == R"({"a":2})");
   // In a fence, or inside a JSON string of the answer text: a template's token, not content.
@@ -83,7 +85,8 @@ TEST_CASE("markers match ASCII letters case-insensitively, wherever they stand",
   CHECK(first("[\"</think>\", 1]") == R"(["</think>",1])");
 }
 
-TEST_CASE("a region that never closes is a cut: the model was still thinking", "[regions]") {
+TEST_CASE("a region that never closes is a cut: the model was still thinking",
+          "[regions][rule §2 Reasoning regions][rule §4 Truncation]") {
   const std::string text = "<think>\nThe total is {\"total\": 1180} unless the refund";
   auto s = llmjson::candidates(text);
   REQUIRE(s.truncation);
@@ -111,7 +114,7 @@ TEST_CASE("a region that never closes is a cut: the model was still thinking", "
 }
 
 TEST_CASE("already open: a closing tag before any opening marker ends a region from the start",
-          "[regions]") {
+          "[regions][rule §2 Already open]") {
   const std::string text = "Draft {\"a\": 1}\n```json\n{\"a\": 2}\n```\n</think>\n{\"a\": 3}";
   CHECK(scan(text) == std::vector<seen>{thought("{\"a\": 1}", "</think>"),
                                         thought("{\"a\": 2}", "</think>"), answer("{\"a\": 3}")});
@@ -140,7 +143,8 @@ TEST_CASE("already open: a closing tag before any opening marker ends a region f
         std::vector<seen>{thought("{\"a\": <|message|> 1}", "</think>"), answer("{\"b\": 2}")});
 }
 
-TEST_CASE("options::start: the prompt opened the reasoning, or it did not", "[regions]") {
+TEST_CASE("options::start: the prompt opened the reasoning, or it did not",
+          "[regions][rule §2 Parts]") {
   llmjson::options opened;
   opened.start = llmjson::output_start::reasoning;
   // Everything up to the first closing marker is reasoning, openers included.
@@ -164,7 +168,7 @@ TEST_CASE("options::start: the prompt opened the reasoning, or it did not", "[re
 }
 
 TEST_CASE("harmony: only final messages and text outside messages are answer text",
-          "[regions][harmony]") {
+          "[regions][harmony][rule §2 Harmony]") {
   SECTION("analysis, then commentary, then final") {
     const std::string text =
         "<|channel|>analysis<|message|>Think {\"a\": 1}<|end|>"
@@ -215,7 +219,7 @@ TEST_CASE("harmony: only final messages and text outside messages are answer tex
   }
 }
 
-TEST_CASE("parts: each is read as a text of its own", "[regions]") {
+TEST_CASE("parts: each is read as a text of its own", "[regions][rule §2 Parts]") {
   SECTION("a whole answer part is a candidate of any type") {
     CHECK(first("<think>How many? {\"n\": 6}</think>\n7\n") == "7");
     auto s = llmjson::candidates(std::string_view("<think>x</think>[1, 2, 3]"));
@@ -264,7 +268,8 @@ TEST_CASE("parts: each is read as a text of its own", "[regions]") {
   }
 }
 
-TEST_CASE("markers at the edges, CRLF, BOM and multi-byte neighbours", "[regions]") {
+TEST_CASE("markers at the edges, CRLF, BOM and multi-byte neighbours",
+          "[regions][rule §2 Reasoning regions]") {
   CHECK(first("<think>") == "error truncated");
   CHECK(first("{\"a\": 1}<think>") == R"({"a":1})");
   CHECK(first("</think>") == "error no_json");
@@ -285,7 +290,7 @@ TEST_CASE("markers at the edges, CRLF, BOM and multi-byte neighbours", "[regions
 }
 
 TEST_CASE("Open WebUI's <details type=\"reasoning\"> block is a region through </details>",
-          "[regions]") {
+          "[regions][rule §2 Open WebUI's reasoning block]") {
   const std::string opener = "<details type=\"reasoning\" done=\"true\" duration=\"4\">";
   // The opening marker is `<details` through its first `>`, whole: it is what a candidate shows.
   CHECK(scan(opener + "\n<summary>Thought for 4 seconds</summary>\n> {\"a\": 1}\n</details>\n" +
@@ -316,7 +321,8 @@ TEST_CASE("Open WebUI's <details type=\"reasoning\"> block is a region through <
         std::vector<seen>{thought("{\"a\": 1}", long_opener.substr(0, 64)), answer("{\"b\": 2}")});
 }
 
-TEST_CASE("a <details> that is not a reasoning block is text", "[regions]") {
+TEST_CASE("a <details> that is not a reasoning block is text",
+          "[regions][rule §2 Open WebUI's reasoning block]") {
   // No type="reasoning" before its first `>`: an ordinary HTML block.
   CHECK(scan("<details><summary>Raw</summary>{\"a\": 1}</details>{\"b\": 2}") ==
         std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
@@ -348,7 +354,8 @@ TEST_CASE("a <details> that is not a reasoning block is text", "[regions]") {
         std::vector<seen>{thought("{\"a\": 1}", "<think>"), answer("{\"b\": 2}")});
 }
 
-TEST_CASE("stripped harmony: analysis...assistantfinal without harmony tokens", "[regions]") {
+TEST_CASE("stripped harmony: analysis...assistantfinal without harmony tokens",
+          "[regions][rule §2 Stripped harmony]") {
   const std::string text =
       "analysisThe user wants {\"a\": 1}.assistantcommentary to=functions.f json{\"q\": 2}"
       "assistantanalysisFine.assistantfinal{\"a\": 3}";
@@ -389,7 +396,8 @@ TEST_CASE("stripped harmony: analysis...assistantfinal without harmony tokens", 
   }
 }
 
-TEST_CASE("stripped harmony does not apply without all of its conditions", "[regions]") {
+TEST_CASE("stripped harmony does not apply without all of its conditions",
+          "[regions][rule §2 Stripped harmony]") {
   // A leading `analysis` without assistantfinal is the English word.
   CHECK(scan("Analysis: {\"a\": 1} and {\"b\": 2}") ==
         std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
@@ -414,7 +422,8 @@ TEST_CASE("stripped harmony does not apply without all of its conditions", "[reg
         std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
 }
 
-TEST_CASE("a closing marker that ends the output closes its region: no truncation", "[regions]") {
+TEST_CASE("a closing marker that ends the output closes its region: no truncation",
+          "[regions][rule §2 Reasoning regions][rule §4 Truncation]") {
   // The region's open fence and string are cut by its end, not by the end of the text.
   auto s = llmjson::candidates(std::string_view("<think>\n```json\n{\"title\": \"Q3</think>"));
   CHECK_FALSE(s.truncation);
@@ -429,7 +438,8 @@ TEST_CASE("a closing marker that ends the output closes its region: no truncatio
   CHECK(first("<think>{\"a\": 1}</thin") == "error truncated");
 }
 
-TEST_CASE("lines end at LF, at a CR no LF follows, and at CR LF", "[regions][fence]") {
+TEST_CASE("lines end at LF, at a CR no LF follows, and at CR LF",
+          "[regions][fence][rule §2 Lines]") {
   auto sources = [](std::string_view text) {
     std::vector<llmjson::source> out;
     for (const auto& c : llmjson::candidates(text).candidates) out.push_back(c.source);
@@ -450,7 +460,8 @@ TEST_CASE("lines end at LF, at a CR no LF follows, and at CR LF", "[regions][fen
         std::vector<source>{source::fence, source::prose});
 }
 
-TEST_CASE("regions can be switched off, and the caller can add marker pairs", "[regions]") {
+TEST_CASE("regions can be switched off, and the caller can add marker pairs",
+          "[regions][rule §2 Parts]") {
   const std::string text = "<think>{\"a\": 1}</think>{\"b\": 2}";
   llmjson::options off;
   off.reasoning_regions = false;
@@ -479,7 +490,8 @@ TEST_CASE("regions can be switched off, and the caller can add marker pairs", "[
                           answer("{\"c\": 3}")});
 }
 
-TEST_CASE("no_json names the candidates left out as reasoning, with where", "[regions]") {
+TEST_CASE("no_json names the candidates left out as reasoning, with where",
+          "[regions][rule §6 Errors]") {
   auto r = llmjson::extract(
       std::string_view("<think>\nOption {\"x\": 1}\nor\n{\"x\": 2}\n</think>\nI cannot decide."));
   REQUIRE_FALSE(r);

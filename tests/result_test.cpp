@@ -3,6 +3,7 @@
 #include <llmjson/result.hpp>
 
 #include "catch_compat.hpp"
+#include "enum_names_check.hpp"
 
 #include <string>
 
@@ -34,11 +35,13 @@ TEST_CASE("a result with an error: value() throws bad_result_access carrying it"
 
 TEST_CASE("error kinds have stable names that parse back", "[result]") {
   using k = llmjson::error_kind;
+  STATIC_REQUIRE(enum_names_check::round_trips<k>());
+  STATIC_REQUIRE(enum_names_check::rejects_near_names<k>());
+  STATIC_REQUIRE(llmjson::to_string(k::no_json) == "no_json");
+  STATIC_REQUIRE(llmjson::from_string<k>("too_large") == k::too_large);
+  STATIC_REQUIRE_FALSE(llmjson::from_string<k>("unknown").has_value());
   for (auto kind : {k::empty, k::no_json, k::truncated, k::no_match, k::ambiguous, k::too_large})
-    CHECK(llmjson::error_kind_from_string(llmjson::to_string(kind)) == kind);
-  CHECK(llmjson::to_string(k::no_json) == "no_json");
-  CHECK_FALSE(llmjson::error_kind_from_string("nope").has_value());
-  static_assert(llmjson::to_string(llmjson::error_kind::too_large) == "too_large");
+    CHECK(llmjson::from_string<k>(llmjson::to_string(kind)) == kind);
 }
 
 TEST_CASE("arrow and moves reach the value", "[result]") {

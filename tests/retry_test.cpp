@@ -3,6 +3,7 @@
 #include <llmjson/retry.hpp>
 
 #include "catch_compat.hpp"
+#include "enum_names_check.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -778,6 +779,14 @@ TEST_CASE("outcome and kind names", "[retry]") {
   STATIC_REQUIRE(llmjson::to_string(attempt_outcome::cancelled) == "cancelled");
   STATIC_REQUIRE(llmjson::to_string(retry_error_kind::parse_error) == "parse_error");
   STATIC_REQUIRE(llmjson::to_string(retry_error_kind::cancelled) == "cancelled");
+  STATIC_REQUIRE(enum_names_check::round_trips<attempt_outcome>());
+  STATIC_REQUIRE(enum_names_check::rejects_near_names<attempt_outcome>());
+  STATIC_REQUIRE(enum_names_check::round_trips<retry_error_kind>());
+  STATIC_REQUIRE(enum_names_check::rejects_near_names<retry_error_kind>());
+  STATIC_REQUIRE(llmjson::from_string<attempt_outcome>("no_json") == attempt_outcome::no_json);
+  STATIC_REQUIRE(llmjson::from_string<retry_error_kind>("api_error") ==
+                 retry_error_kind::api_error);
+  STATIC_REQUIRE_FALSE(llmjson::from_string<retry_error_kind>("no_json").has_value());
 }
 
 // Every shape of next_request hook, over five attempts: the request each one builds must reach

@@ -3,6 +3,7 @@
 #include <llmjson/select.hpp>
 
 #include "catch_compat.hpp"
+#include "enum_names_check.hpp"
 
 #include <optional>
 #include <stdexcept>
@@ -106,4 +107,18 @@ TEST_CASE("judge: bool selectors, nlohmann exceptions become reasons, others pro
   static_assert(llmjson::Selector<llmjson::any_key>);
   static_assert(llmjson::Selector<llmjson::decode<plan>>);
   static_assert(!llmjson::Selector<int>);
+}
+
+TEST_CASE("policies and output starts have names that parse back", "[select]") {
+  using llmjson::output_start;
+  using llmjson::policy;
+  STATIC_REQUIRE(enum_names_check::round_trips<policy>());
+  STATIC_REQUIRE(enum_names_check::rejects_near_names<policy>());
+  STATIC_REQUIRE(llmjson::from_string<policy>("unique") == policy::unique);
+  STATIC_REQUIRE_FALSE(llmjson::from_string<policy>("unknown").has_value());
+  STATIC_REQUIRE(enum_names_check::round_trips<output_start>());
+  STATIC_REQUIRE(enum_names_check::rejects_near_names<output_start>());
+  // `unknown` is an enumerator here, the default, not the fallback name of a value out of range.
+  STATIC_REQUIRE(llmjson::from_string<output_start>("unknown") == output_start::unknown);
+  STATIC_REQUIRE_FALSE(llmjson::from_string<output_start>("auto").has_value());
 }

@@ -18,7 +18,9 @@
 #include <nlohmann/json.hpp>
 
 #include <llmjson/detail/scan/utf8.hpp>
+#include <llmjson/enum_names.hpp>
 #include <llmjson/extract.hpp>
+#include <llmjson/options.hpp>
 #include <llmjson/schema.hpp>
 #include <llmjson/stream.hpp>
 #include <llmjson/version.hpp>
@@ -39,8 +41,9 @@ constexpr int exit_usage = 2;      // bad flags, unreadable input, invalid schem
 
 constexpr std::string_view usage_text =
     R"(usage: llmjson [--keys K1,K2,...] [--schema FILE] [--policy first|unique|last] [--no-fallback]
-               [--include-reasoning] [--reasoning-tags OPEN,CLOSE] [--starts-in WHERE]
-               [--early] [--explain] [--report] [--pretty] [--max-bytes N] [FILE|-]
+               [--include-reasoning] [--reasoning-tags OPEN,CLOSE]
+               [--starts-in unknown|reasoning|answer] [--early] [--explain] [--report]
+               [--pretty] [--max-bytes N] [FILE|-]
 
 Prints the one JSON answer found in a language model's output, read from FILE (or stdin when
 FILE is - or absent).
@@ -59,7 +62,7 @@ stripped analysis...assistantfinal, ...: never the answer):
   --reasoning-tags OPEN,CLOSE
                      a marker pair of your own, besides the built-in ones (repeatable)
   --starts-in WHERE  what your prompt leaves at the output's start: reasoning (the template
-                     prefilled <think>), answer (no already-open rule), or auto (the default:
+                     prefilled <think>), answer (no already-open rule), or unknown (the default:
                      a closing marker before any opening one means the prompt opened it)
 While the model writes (model-cli | llmjson --early --keys orders):
   --early            read the input as it arrives, and print the answer and exit as soon as it
@@ -84,6 +87,49 @@ of empty, no_json, truncated, no_match, ambiguous, too_large); 2 usage, input or
 )";
 
 static_assert(llmjson::default_max_input_bytes == 67108864, "update --max-bytes in usage_text");
+
+/// Returns true when usage_text's synopsis gives `flag` the names of E's enumerators, in order:
+/// `[--policy first|unique|last]`. The flag takes exactly these (parse_enum).
+template <class E>
+constexpr bool synopsis_lists(std::string_view flag) {
+  const std::string_view synopsis = usage_text.substr(0, usage_text.find("\n\n"));
+  for (auto at = synopsis.find(flag); at != std::string_view::npos;
+       at = synopsis.find(flag, at + 1)) {
+    if (at == 0 || synopsis[at - 1] != '[') continue;
+    std::string_view rest = synopsis.substr(at + flag.size());
+    char separator = ' ';
+    bool all = true;
+    for (E e : llmjson::enumerators<E>) {
+      const std::string_view name = to_string(e);
+      all = all && rest.size() > name.size() && rest[0] == separator &&
+            rest.substr(1, name.size()) == name;
+      if (!all) break;
+      rest.remove_prefix(1 + name.size());
+      separator = '|';
+    }
+    if (all && rest.substr(0, 1) == "]") return true;
+  }
+  return false;
+}
+static_assert(synopsis_lists<llmjson::policy>("--policy"), "update --policy in usage_text");
+static_assert(synopsis_lists<llmjson::output_start>("--starts-in"),
+              "update --starts-in in usage_text");
+
+/// Reads the value of an enum-valued flag: one of the enumerators' names (`--policy unique`).
+/// Returns a usage error's message, or empty when `value` is a name.
+template <class E>
+std::string parse_enum(std::string_view flag, const std::string& value, E& out) {
+  if (auto e = llmjson::from_string<E>(value)) {
+    out = *e;
+    return {};
+  }
+  std::string names;
+  for (E e : llmjson::enumerators<E>) {
+    if (!names.empty()) names += ", ";
+    names += to_string(e);
+  }
+  return std::string(flag) + ": '" + value + "' is not one of " + names;
+}
 
 // ---------------------------------------------------------------------------------------------
 // The command line
@@ -157,15 +203,9 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
       if (s.schema_path) return "--schema given twice";
       s.schema_path = v;
     } else if (name == "--policy") {
-      if (v == "first") {
-        s.policy = llmjson::policy::first;
-      } else if (v == "unique") {
-        s.policy = llmjson::policy::unique;
-      } else if (v == "last") {
-        s.policy = llmjson::policy::last;
-      } else {
-        return "--policy: '" + v + "' is not one of first, unique, last";
-      }
+      llmjson::policy p{};
+      if (auto problem = parse_enum(name, v, p); !problem.empty()) return problem;
+      s.policy = p;
     } else if (name == "--max-bytes") {
       unsigned long long n = 0;
       auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
@@ -180,15 +220,7 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
         return "--reasoning-tags: '" + v + "' is not OPEN,CLOSE (two non-empty tags, one comma)";
       s.reasoning_tags.push_back({v.substr(0, comma), v.substr(comma + 1)});
     } else if (name == "--starts-in") {
-      if (v == "auto") {
-        s.starts_in = llmjson::output_start::unknown;
-      } else if (v == "reasoning") {
-        s.starts_in = llmjson::output_start::reasoning;
-      } else if (v == "answer") {
-        s.starts_in = llmjson::output_start::answer;
-      } else {
-        return "--starts-in: '" + v + "' is not one of auto, reasoning, answer";
-      }
+      if (auto problem = parse_enum(name, v, s.starts_in); !problem.empty()) return problem;
     } else if (arg == "--include-reasoning") {
       s.include_reasoning = true;
     } else if (arg == "--early") {

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: MIT
 //
 // Usage: llmjson_openai [--attempts N] [--max-tokens N] [--key K]... [--stream]
-//                       [--starts-in auto|answer|reasoning] PROMPT...   (or the prompt on stdin)
+//                       [--starts-in unknown|reasoning|answer] PROMPT...   (or the prompt on stdin)
 // Environment: OPENAI_BASE_URL (default https://api.openai.com/v1), OPENAI_API_KEY,
 // LLMJSON_MODEL. Prints the answer (the JSON object the reply holds, or with --key, one with any of
 // those keys) on stdout and one line per attempt on stderr. With --stream, the reply is streamed
@@ -29,7 +29,7 @@ namespace {
 int usage(const char* why) {
   std::cerr << "llmjson_openai: " << why
             << "\nusage: llmjson_openai [--attempts N] [--max-tokens N] [--key K]... [--stream]\n"
-               "                      [--starts-in auto|answer|reasoning] PROMPT...\n"
+               "                      [--starts-in unknown|reasoning|answer] PROMPT...\n"
                "environment: OPENAI_BASE_URL, OPENAI_API_KEY, LLMJSON_MODEL\n";
   return 2;
 }
@@ -78,15 +78,9 @@ int main(int argc, char** argv) {
 #endif
     } else if (arg == "--starts-in") {
       const std::string_view v = i + 1 < argc ? argv[++i] : "";
-      if (v == "auto") {
-        opts.extraction.start = llmjson::output_start::unknown;
-      } else if (v == "answer") {
-        opts.extraction.start = llmjson::output_start::answer;
-      } else if (v == "reasoning") {
-        opts.extraction.start = llmjson::output_start::reasoning;
-      } else {
-        return usage("--starts-in takes auto, answer or reasoning");
-      }
+      const auto start = llmjson::from_string<llmjson::output_start>(v);
+      if (!start) return usage("--starts-in takes unknown, reasoning or answer");
+      opts.extraction.start = *start;
     } else if (arg == "--") {
       only_prompt = true;
     } else if (arg.size() > 1 && arg[0] == '-') {

@@ -3,6 +3,7 @@
 #ifndef LLMJSON_CANDIDATE_HPP_INCLUDED
 #define LLMJSON_CANDIDATE_HPP_INCLUDED
 
+#include <array>
 #include <concepts>
 #include <cstddef>
 #include <optional>
@@ -12,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <llmjson/enum_names.hpp>
 #include <llmjson/fence.hpp>
 #include <llmjson/options.hpp>
 
@@ -25,7 +27,7 @@ enum class source {
   part,   ///< the whole of an answer part: the text after a reasoning region, a harmony message
 };
 
-/// Returns the source's name: `"prose"`, `"fence"`, `"whole"`. Does not throw.
+/// Returns the source's name: `"prose"`, `"fence"`, `"whole"`, `"part"`. Does not throw.
 [[nodiscard]] constexpr std::string_view to_string(source s) noexcept {
   switch (s) {
     case source::prose: return "prose";
@@ -35,6 +37,11 @@ enum class source {
   }
   return "unknown";
 }
+
+/// Every `source`: `from_string<source>("fence") == source::fence`.
+template <>
+inline constexpr std::array enumerators<source>{source::prose, source::fence, source::whole,
+                                                source::part};
 
 /// Where a truncated output was cut: the start of the value, or of the reasoning, that never ended.
 struct cut {

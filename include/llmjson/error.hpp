@@ -1,8 +1,9 @@
-// llmjson: error_kind, to_string(error_kind), struct error
+// llmjson: error_kind, its to_string and from_string, struct error
 // SPDX-License-Identifier: MIT
 #ifndef LLMJSON_ERROR_HPP_INCLUDED
 #define LLMJSON_ERROR_HPP_INCLUDED
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include <llmjson/candidate.hpp>
+#include <llmjson/enum_names.hpp>
 
 namespace llmjson {
 
@@ -37,14 +39,11 @@ enum class error_kind {
   return "unknown";
 }
 
-/// Returns the kind named `name` (`"no_json"`), or nothing for an unknown name.
-[[nodiscard]] constexpr std::optional<error_kind> error_kind_from_string(
-    std::string_view name) noexcept {
-  for (auto k : {error_kind::empty, error_kind::no_json, error_kind::truncated,
-                 error_kind::no_match, error_kind::ambiguous, error_kind::too_large})
-    if (to_string(k) == name) return k;
-  return std::nullopt;
-}
+/// Every `error_kind`: `from_string<error_kind>("no_json") == error_kind::no_json`.
+template <>
+inline constexpr std::array enumerators<error_kind>{error_kind::empty,     error_kind::no_json,
+                                                    error_kind::truncated, error_kind::no_match,
+                                                    error_kind::ambiguous, error_kind::too_large};
 
 /// Why an output yielded no answer, with everything needed to act on it.
 ///

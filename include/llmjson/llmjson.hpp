@@ -9,6 +9,7 @@
 
 #include <llmjson/adapter.hpp>
 #include <llmjson/candidate.hpp>
+#include <llmjson/enum_names.hpp>
 #include <llmjson/error.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/fence.hpp>

@@ -3,11 +3,14 @@
 #ifndef LLMJSON_OPTIONS_HPP_INCLUDED
 #define LLMJSON_OPTIONS_HPP_INCLUDED
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <llmjson/enum_names.hpp>
 
 namespace llmjson {
 
@@ -28,6 +31,10 @@ enum class policy {
   }
   return "unknown";
 }
+
+/// Every `policy`: `from_string<policy>("unique") == policy::unique`.
+template <>
+inline constexpr std::array enumerators<policy>{policy::first, policy::unique, policy::last};
 
 /// The deepest nesting llmjson ever lets through, whatever `options::max_depth` says: nlohmann's
 /// copy, `dump` and `==` recurse, and values much deeper than this overflow a thread's stack.
@@ -70,6 +77,11 @@ enum class output_start {
   }
   return "unknown";
 }
+
+/// Every `output_start`: `from_string<output_start>("reasoning") == output_start::reasoning`.
+template <>
+inline constexpr std::array enumerators<output_start>{
+    output_start::unknown, output_start::reasoning, output_start::answer};
 
 /// Options of `extract`, `candidates` and the retry wrapper. Designated initializers read well:
 /// `llmjson::options{.policy = llmjson::policy::unique, .fallback = false}`.

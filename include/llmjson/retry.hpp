@@ -4,6 +4,7 @@
 #define LLMJSON_RETRY_HPP_INCLUDED
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <concepts>
 #include <cstddef>
@@ -22,6 +23,7 @@
 
 #include <llmjson/adapter.hpp>
 #include <llmjson/candidate.hpp>
+#include <llmjson/enum_names.hpp>
 #include <llmjson/error.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/options.hpp>
@@ -52,6 +54,14 @@ enum class attempt_outcome {
 
 /// Returns the outcome's name: `"empty_content"`. Does not throw.
 [[nodiscard]] constexpr std::string_view to_string(attempt_outcome o) noexcept;
+
+/// Every `attempt_outcome`: `from_string<attempt_outcome>("no_json") == attempt_outcome::no_json`.
+template <>
+inline constexpr std::array enumerators<attempt_outcome>{
+    attempt_outcome::ok,        attempt_outcome::empty_content, attempt_outcome::bad_response,
+    attempt_outcome::no_json,   attempt_outcome::truncated,     attempt_outcome::no_match,
+    attempt_outcome::ambiguous, attempt_outcome::too_large,     attempt_outcome::api_error,
+    attempt_outcome::exception, attempt_outcome::cancelled};
 
 /// One attempt, as it happened: what the adapter returned, what became of it, how long it took.
 ///
@@ -115,6 +125,11 @@ enum class retry_error_kind {
 
 /// Returns the kind's name: `"parse_error"`. Does not throw.
 [[nodiscard]] constexpr std::string_view to_string(retry_error_kind k) noexcept;
+
+/// Every `retry_error_kind`: `from_string<retry_error_kind>("cancelled")`.
+template <>
+inline constexpr std::array enumerators<retry_error_kind>{
+    retry_error_kind::api_error, retry_error_kind::cancelled, retry_error_kind::parse_error};
 
 /// Why the wrapper returned no answer, with what the last call left behind.
 ///

@@ -369,6 +369,20 @@ def group_usage_errors(c, a):
         c.check(text.startswith("llmjson: ") and len(text) > 12, "%s: stderr %r" % (args, text))
         c.check("internal error" not in text, "%s: internal error" % args)
     os.unlink(invalid_schema)
+    # Enum-valued flags take exactly the enumerators' names (llmjson::from_string), and an unknown
+    # value's message lists them.
+    for args, says in (
+            (["--policy", "best", sample], "--policy: 'best' is not one of first, unique, last"),
+            (["--policy=Unique", sample], "--policy: 'Unique' is not one of first, unique, last"),
+            (["--starts-in", "auto", sample],
+             "--starts-in: 'auto' is not one of unknown, reasoning, answer"),
+            (["--starts-in", "", sample], "--starts-in: '' is not one of unknown, reasoning, answer")):
+        rc, out, err = c.run(args)
+        c.check(rc == 2 and err.decode("utf-8", "replace") == "llmjson: %s\n(try 'llmjson --help')\n" % says,
+                "%s: exit %d, stderr %r" % (args, rc, err))
+    for start in ("unknown", "reasoning", "answer"):
+        rc, out, _ = c.run(["--starts-in", start], b'{"a": 1}')
+        c.check(rc == 0 and parse_json(out)[1] == {"a": 1}, "--starts-in %s: exit %d" % (start, rc))
     rc, out, err = c.run(["--help"])
     c.check(rc == 0 and out.startswith(b"usage: llmjson") and err == b"", "--help")
     for flag in (b"--keys", b"--schema", b"--policy", b"--no-fallback", b"--explain", b"--report", b"--pretty",
@@ -656,7 +670,7 @@ def group_early(c, a):
     plain = b'Plan: {"steps": ["boil", "pour"]} and why, in detail:' + talk
     check_exits_while_writing(c, "prose, --starts-in answer", ["--early", "--starts-in", "answer"], plain,
                               {"steps": ["boil", "pour"]})
-    check_waits_for_more(c, "prose, --starts-in auto", ["--early"], plain, {"steps": ["boil", "pour"]})
+    check_waits_for_more(c, "prose, --starts-in unknown", ["--early"], plain, {"steps": ["boil", "pour"]})
     # The input arrives in pieces, the answer split across them.
     check_exits_while_writing(c, "pieces", ["--early", "--starts-in", "answer", "--keys", "steps"], plain,
                               {"steps": ["boil", "pour"]}, ("9", "sleep:0.2", "1", "sleep:0.2", "15", "sleep:0.2", "20", "sleep:0.2", "rest"))

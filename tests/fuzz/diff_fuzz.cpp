@@ -51,8 +51,9 @@ const std::vector<std::vector<std::string>>& key_sets() {
   return sets;
 }
 
-// Caller marker pairs: one plain, one longer than a built-in opener at the same position (C6),
-// one that shares a prefix with a harmony token.
+// Caller marker pairs: one plain, one longer than a built-in opener at the same position (the
+// longest marker wins: tests/reference/README.md, 6), one that shares a prefix with a harmony
+// token.
 const std::vector<std::vector<llmjson::marker_pair>>& marker_sets() {
   static const std::vector<std::vector<llmjson::marker_pair>> sets = {
       {},

@@ -3,17 +3,17 @@
 #ifndef LLMJSON_TESTS_REFERENCE_REFERENCE_HPP_INCLUDED
 #define LLMJSON_TESTS_REFERENCE_REFERENCE_HPP_INCLUDED
 
-// Written from tests/corpus/README.md (the rules) and the project's clarifications C1-C10 (in the
-// project README's rules section), sharing no code with include/: no llmjson header and no
-// nlohmann. It is meant to be read against the rules text, so it is plain and slow on purpose
-// (quadratic in places): every rule is one function whose comment quotes the sentence it
-// implements. Where the text is silent, tests/reference/README.md says what was chosen and why.
+// Written from tests/corpus/README.md (the rules; cited by section and bullet name, as `§3 Whole
+// parts`), sharing no code with include/: no llmjson header and no nlohmann. It is meant to be read
+// against the rules text, so it is plain and slow on purpose (quadratic in places): every rule is
+// one function whose comment quotes the sentence it implements. Where the text is silent,
+// tests/reference/README.md says what was chosen and why.
 //
 // Entry points:
 //   candidates(text, opts)            the candidates (spans, validity, reasoning) and the cut
 //   select(scan, policy, qualifies)   one policy's outcome, for any selector
 //   extract(text, keys, opts)         both, for a key selector, under every policy
-//   check_json(text, b, e)            section 1 on its own: complete, prefix or invalid
+//   check_json(text, b, e)            §1 Valid JSON on its own: complete, prefix or invalid
 
 #include <cmath>
 #include <cstddef>
@@ -30,7 +30,7 @@ namespace llmjson_ref {
 // The interface
 // ------------------------------------------------------------------------------------------------
 
-/// Where a candidate comes from (section 3).
+/// Where a candidate comes from (§3 Candidates).
 enum class source {
   whole,  ///< the whole output
   part,   ///< the whole of an answer part
@@ -38,10 +38,10 @@ enum class source {
   scan,   ///< a frame found by the scan (in prose or in a fence body)
 };
 
-/// What the caller knows of the prompt (section 2, C5).
+/// What the caller knows of the prompt (§2 Parts: "say what it knows of the prompt").
 enum class output_start { unknown, reasoning, answer };
 
-/// A caller's own reasoning markers (section 2: "add marker pairs of its own"). Neither is empty.
+/// A caller's own reasoning markers (§2 Parts: "add marker pairs of its own"). Neither is empty.
 struct marker_pair {
   std::string open;
   std::string close;
@@ -51,7 +51,7 @@ struct options {
   bool reasoning_regions = true;     ///< off: "the whole output is then one part"
   std::vector<marker_pair> markers;  ///< the caller's pairs, searched after the built-in ones
   output_start start = output_start::unknown;
-  std::size_t max_input_bytes = std::size_t{64} << 20;  ///< section 6, too_large
+  std::size_t max_input_bytes = std::size_t{64} << 20;  ///< §6 Errors, too_large
 };
 
 /// One candidate: a byte span [begin, end) of the caller's text (a leading BOM counts).
@@ -63,9 +63,9 @@ struct candidate {
   source src = source::scan;
   bool is_object = false;         ///< valid and an object
   std::vector<std::string> keys;  ///< an object's top-level keys, unescaped, in order
-  /// Section 5: found inside a frame (its opening byte was read with a frame open), so "a piece
-  /// of something bigger" that is never the fallback. Whole-output, whole-part and fence-body
-  /// candidates are never enclosed.
+  /// §5 Selection and policies: found inside a frame (its opening byte was read with a frame open),
+  /// so "a piece of something bigger" that is never the fallback. Whole-output, whole-part and
+  /// fence-body candidates are never enclosed.
   bool enclosed = false;
   /// Why an invalid candidate is not valid, given only when a raw control character in a string
   /// is the first byte that breaks it: `line 3 col 17: a raw line break in a string` (empty
@@ -73,7 +73,7 @@ struct candidate {
   std::string message;
 };
 
-/// Section 4: whether the output is truncated, and where (C7).
+/// §4 Truncation: whether the output is truncated, and where.
 struct cut {
   bool truncated = false;
   std::size_t offset = 0;
@@ -112,7 +112,7 @@ struct result {
 inline constexpr std::size_t max_depth = 512;
 
 // ------------------------------------------------------------------------------------------------
-// Section 1. Valid JSON
+// §1 Valid JSON
 // ------------------------------------------------------------------------------------------------
 
 /// "One leading UTF-8 BOM is removed before anything else; lengths and limits count bytes."
@@ -142,19 +142,20 @@ struct json_verdict {
   std::vector<std::string> keys;  ///< complete object: its top-level keys, unescaped
 };
 
-/// Section 1, byte by byte: "RFC 8259, with these additions: every object's keys are unique,
+/// §1 Valid JSON, byte by byte: "RFC 8259, with these additions: every object's keys are unique,
 /// compared after unescaping; nesting is at most 512 levels deep (an object or array is one
 /// level); strings are valid UTF-8 and hold no unpaired \u surrogate; nothing is repaired".
 ///
 /// A recursive-descent reader that reports three things: the text ran out while everything so
 /// far could still become valid JSON (`more`: a prefix), a byte that no valid JSON text can have
 /// there (`bad`, at `stop`), or a complete value. Every check is made at the first byte that
-/// breaks it, so `stop` is "the byte where its text stopped being a valid JSON prefix" (section 3).
+/// breaks it, so `stop` is "the byte where its text stopped being a valid JSON prefix" (§3 The
+/// scan).
 class json_reader {
  public:
   enum class step { ok, more, bad };
 
-  /// `lenient`: section 3's reading for the segment-end tests, where "in every string but an
+  /// `lenient`: §3 The scan's reading for the segment-end tests, where "in every string but an
   /// object's first key, a raw control character is an ordinary string byte, alone or right
   /// after a backslash (the pair then stands for that character); an object's first key is read
   /// strictly". Everywhere else strings are read strictly (RFC 8259).
@@ -411,7 +412,7 @@ class json_reader {
   // at its second hex digit, the first byte that makes it one.
   // `strict`: a raw control character (byte < 0x20) anywhere in the string (alone, after a
   // backslash, among the hex digits of \u, after a high surrogate) is the first bad byte, and
-  // is named as such (`stop_control`). Not strict (section 3's segment-end reading): a raw
+  // is named as such (`stop_control`). Not strict (§3 The scan's segment-end reading): a raw
   // control character is an ordinary string byte, alone or right after a backslash.
   step string(std::string* out, bool strict) {
     ++pos_;  // the opening quote
@@ -495,13 +496,13 @@ class json_reader {
   }
 };
 
-/// Section 1 on [b, e) of `text`: a complete value (white space around it allowed), a valid
+/// §1 Valid JSON on [b, e) of `text`: a complete value (white space around it allowed), a valid
 /// prefix, or invalid with the byte where it stopped being a prefix.
 inline json_verdict check_json(std::string_view text, std::size_t b, std::size_t e) {
   return json_reader(text, b, e).run();
 }
 
-/// Section 3, the segment-end tests only: "For these two tests (is the text so far a valid JSON
+/// §3 The scan, the segment-end tests only: "For these two tests (is the text so far a valid JSON
 /// prefix; at which byte did it stop being one), and only for them, a frame's text is read as the
 /// scan reads its strings: in every string but an object's first key, a raw control character is
 /// an ordinary string byte, alone or right after a backslash (the pair then stands for that
@@ -517,7 +518,7 @@ inline bool is_valid_prefix(const json_verdict& v) {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Section 2. Reasoning regions and parts
+// §2 Reasoning regions and §2 Parts
 // ------------------------------------------------------------------------------------------------
 
 /// "Tag pairs: <think>...</think>, <thinking>...</thinking>, <reasoning>...</reasoning>,
@@ -601,9 +602,10 @@ struct marker_match {
   std::size_t length = 0;
 };
 
-/// The marker at position `i`. C6: "When several markers match at one position, the longest
-/// match wins; then built-in before the caller's." Within the list, a pair's open comes before
-/// its close, and the harmony tokens (built-in) come right after the built-in pairs.
+/// The marker at position `i`. Where §2 Reasoning regions is silent (reference README, 6): when
+/// several markers match at one position, the longest match wins; then built-in before the
+/// caller's. Within the list, a pair's open comes before its close, and the harmony tokens
+/// (built-in) come right after the built-in pairs.
 inline marker_match match_at(std::string_view text, std::size_t i,
                              const std::vector<marker_pair>& pairs, std::size_t builtin_count) {
   marker_match best;
@@ -644,7 +646,8 @@ inline std::size_t after_channel_name(std::string_view text, std::size_t after_t
 }
 
 /// "`<|channel|>` followed by a channel name (the run of letters, digits and `_` after it,
-/// possibly empty) other than `final` opens a region"; C2: compared case-insensitively.
+/// possibly empty) other than `final` opens a region" (§2 Reasoning regions); compared
+/// case-insensitively, as markers are ("ASCII letters matched case-insensitively").
 inline bool channel_is_final(std::string_view text, std::size_t after_token) {
   return after_channel_name(text, after_token) - after_token == 5 &&
          marker_at(text, after_token, "final");
@@ -660,18 +663,19 @@ struct part {
 
 struct layout {
   std::vector<part> parts;
-  std::optional<std::size_t> unclosed_region;  ///< C7: the cut of a region that never closes
+  std::optional<std::size_t> unclosed_region;  ///< §4 Truncation: a region that never closes
 };
 
 /// The whole output as one answer part: "A caller can switch regions off (the whole output is
 /// then one part)".
 inline layout one_part(std::size_t b, std::size_t e) { return {{{b, e, false}}, std::nullopt}; }
 
-/// Where a region that the prompt opened ends. C5 (start == reasoning): "the region runs from the
-/// start of the text through the first closing marker, which is a closing tag of any pair or a
-/// harmony <|end|> or <|call|>, whatever comes before it"; v3: "everything up to the first
-/// closing tag of a tag pair other than `</details>`". Returns {start of the closer, its
-/// length}, or nothing when no closer comes.
+/// Where a region that the prompt opened ends (start == reasoning). §2 Parts: "the output starts
+/// inside a region (everything up to the first closing tag of a tag pair other than
+/// `</details>`, or the whole output when there is none, is reasoning)"; a harmony <|end|> or
+/// <|call|> ends it too, whichever comes first (as `options::start` says in
+/// include/llmjson/options.hpp). Returns {start of the closer, its length}, or nothing when no
+/// closer comes.
 inline std::optional<std::pair<std::size_t, std::size_t>> first_closer(
     std::string_view text, std::size_t from, const std::vector<marker_pair>& pairs) {
   for (std::size_t i = from; i < text.size(); ++i) {
@@ -692,10 +696,11 @@ inline std::optional<std::pair<std::size_t, std::size_t>> first_closer(
 /// tag of a tag pair (not `</details>`) that comes before any opening marker, or a harmony
 /// <|end|> or <|call|> that comes before any opening marker and before any other harmony token,
 /// ends a region that starts at the beginning of the text (the chat template opened it in the
-/// prompt; the region has no opening marker); the first such marker counts." C4: the opening
-/// markers are the opening tags (Open WebUI's included) and `<|channel|>` with a name other than
-/// `final`; the other harmony tokens are not, but a harmony <|end|>/<|call|> after them no longer
-/// counts. "A `</details>` outside a region is text" (read whole: reference README, 5).
+/// prompt; the region has no opening marker); the first such marker counts." (§2 Already open)
+/// The opening markers are the opening tags (Open WebUI's included) and `<|channel|>` with a
+/// name other than `final`; the other harmony tokens are not, but a harmony <|end|>/<|call|>
+/// after them no longer counts. "A `</details>` outside a region is text" (read whole:
+/// reference README, 5).
 /// Returns {start of the closer, its length}, or nothing.
 inline std::optional<std::pair<std::size_t, std::size_t>> already_open_closer(
     std::string_view text, std::size_t from, const std::vector<marker_pair>& pairs,
@@ -723,8 +728,9 @@ inline std::optional<std::pair<std::size_t, std::size_t>> already_open_closer(
 }
 
 /// A tag pair's region: "A region runs from an opening tag through the first closing tag of the
-/// same pair after it. Inside a region no other marker counts (regions do not nest)." C1: its
-/// part is the text between the two markers. Returns where the closing tag starts, or npos.
+/// same pair after it. Inside a region no other marker counts (regions do not nest)." (§2
+/// Reasoning regions) Its part is the text between the two markers (§2 Parts). Returns where
+/// the closing tag starts, or npos.
 inline std::size_t tag_region_end(std::string_view text, std::size_t after_open,
                                   const marker_pair& pair) {
   return find_marker(text, after_open, pair.close);
@@ -734,8 +740,8 @@ inline std::size_t tag_region_end(std::string_view text, std::size_t after_open,
 /// to (not including) the next <|start|> or <|channel|>, whichever comes first. ... its closing
 /// marker is that <|end|>, <|call|> or <|return|> (a region that stops before a <|start|> or
 /// <|channel|> has none)." Returns where that token starts and how many bytes the region takes of
-/// it (C1: an ending token belongs to no part, a stopping one "is then read as a marker of its
-/// own"), or npos.
+/// it (§2 Parts: markers "belong to no part", so an ending token is the region's and a stopping
+/// one is read as a token of its own), or npos.
 inline std::pair<std::size_t, std::size_t> harmony_region_end(std::string_view text,
                                                               std::size_t after_channel) {
   for (std::size_t i = after_channel; i < text.size(); ++i) {
@@ -769,13 +775,13 @@ inline std::optional<std::pair<std::size_t, std::size_t>> stripped_harmony(std::
   return std::make_pair(inside, at);
 }
 
-/// Section 2, "Reasoning regions" and "Parts": cuts [b, e) into answer parts and regions.
+/// §2 Reasoning regions and §2 Parts: cuts [b, e) into answer parts and regions.
 /// "Outside regions, the harmony tokens ... cut the text too, and belong to no part." "Any other
 /// closing tag outside a region is text." "A region that never closes runs to the end of the
 /// text, and the output is truncated".
 inline layout split_parts(std::string_view text, std::size_t b, const options& opts) {
   const std::size_t e = text.size();
-  if (!opts.reasoning_regions) return one_part(b, e);  // C5: "no markers at all"
+  if (!opts.reasoning_regions) return one_part(b, e);  // §2 Parts: "switch regions off"
   std::vector<marker_pair> pairs = builtin_pairs();
   const std::size_t builtin_count = pairs.size();
   for (const marker_pair& p : opts.markers)
@@ -792,10 +798,10 @@ inline layout split_parts(std::string_view text, std::size_t b, const options& o
     out.parts.push_back({stripped->first, stripped->second, true});
     pos = stripped->second + std::string_view("assistantfinal").size();
   } else if (opts.start == output_start::reasoning) {
-    // The region the prompt opened, if any (C1: "starts at the first byte of the text (after
-    // the BOM) and its part ends at the start of its closing marker").
+    // The region the prompt opened, if any (§2 Parts: its part runs "from the start of the text
+    // when it has no opening marker", after the BOM, to the start of its closing marker).
     opened = first_closer(text, b, pairs);
-    if (!opened) {  // C5: "None: the whole output is one region that never closes"
+    if (!opened) {  // §2 Parts: "or the whole output when there is none": a region never closed
       out.parts.push_back({b, e, true});
       out.unclosed_region = b;
       return out;
@@ -848,7 +854,7 @@ inline layout split_parts(std::string_view text, std::size_t b, const options& o
 }
 
 // ------------------------------------------------------------------------------------------------
-// Section 2. Fences
+// §2 Fences
 // ------------------------------------------------------------------------------------------------
 
 /// One line of a part: [begin, end) without its line ending; the next line starts at `next`.
@@ -944,7 +950,7 @@ inline std::vector<fence_block> find_fences(std::string_view text, std::size_t p
 }
 
 // ------------------------------------------------------------------------------------------------
-// Section 3. Candidates: the scan
+// §3 The scan
 // ------------------------------------------------------------------------------------------------
 
 /// {line, column} of a byte, both from 1, as messages give them: "A line ends at a line feed
@@ -1193,8 +1199,8 @@ class segment_scan {
     if (f.k == kind::prose_like) return;
     drop(f.open, e_);
     candidate c = make_candidate(text_, f.open, i + 1, source::scan, in_reasoning_);
-    // Section 5: "a scan candidate whose opening byte was read outside every frame of its
-    // segment (with the stack empty)" can be the fallback; the frames below it enclosed its
+    // §5 Selection and policies: "a scan candidate whose opening byte was read outside every frame
+    // of its segment (with the stack empty)" can be the fallback; the frames below it enclosed its
     // opening byte then, as they do now.
     c.enclosed = !frames_.empty();
     found_.push_back(std::move(c));
@@ -1247,9 +1253,10 @@ class collector {
  public:
   collector(std::string_view text, scan_result& out) : text_(text), out_(out) {}
 
-  /// C7: "an unclosed reasoning region's cut wins ... Otherwise at most one cut exists (only
-  /// the last segment reaches the end of the text)". The region's cut is noted first, so a cut
-  /// found later inside that region (a frame or fence at the end of the text) is dropped.
+  /// §4 Truncation: an unclosed reasoning region's cut wins (§2 Reasoning regions: it "runs to
+  /// the end of the text"); otherwise at most one cut exists (only the last segment reaches the
+  /// end of the text). The region's cut is noted first, so a cut found later inside that region
+  /// (a frame or fence at the end of the text) is dropped.
   void note_cut(std::size_t offset, bool reasoning) {
     if (out_.truncation.truncated) return;
     out_.truncation = {true, offset, reasoning};
@@ -1268,9 +1275,9 @@ class collector {
   /// "Whole parts. Likewise, an answer part (not a region) that, trimmed of JSON white space, is
   /// one valid JSON value is a candidate of any type, and nothing inside it is considered
   /// further; an answer part that is a valid JSON prefix cut by the end of the text makes the
-  /// output truncated, with no candidate from that part." C3: "An answer part that is empty or
-  /// only JSON white space yields nothing: no candidate and no cut." Returns whether the part
-  /// is done with.
+  /// output truncated, with no candidate from that part. An answer part that is empty or only
+  /// JSON white space is neither: it yields nothing and is no cut." (§3 Whole parts) Returns
+  /// whether the part is done with.
   bool whole_part(const part& p) {
     const json_verdict v = check_json(text_, p.begin, p.end);
     if (v.empty) return true;
@@ -1288,7 +1295,7 @@ class collector {
   /// "Fence bodies. A fence body that (trimmed of JSON white space) is one valid JSON value is a
   /// candidate, whatever its type, and nothing inside it is considered further. A complete value
   /// is a candidate even when its fence never closes (a number included)."
-  /// Section 4: "a fence that never closes and reaches the end of the text has a body that is a
+  /// §4 Truncation: "a fence that never closes and reaches the end of the text has a body that is a
   /// valid prefix of a JSON array or scalar, or has an info string (```json) and an empty or
   /// white-space body — cut right after the opener. A bare fence line with nothing after it is
   /// not a cut". A cut body is not scanned: the cut value owns all inside it (README.md).
@@ -1335,7 +1342,7 @@ class collector {
   scan_result& out_;
 };
 
-/// Section 3, "Whole output": "When the whole text (JSON white space aside) is one valid JSON
+/// §3 Whole output: "When the whole text (JSON white space aside) is one valid JSON
 /// value, it is the one and only candidate. When it is a valid JSON prefix cut by the end of the
 /// text, the output is truncated and has no candidates. Either way, nothing below is looked at."
 /// Returns whether it applied.
