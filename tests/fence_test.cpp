@@ -1,6 +1,8 @@
 // llmjson: fences() finds CommonMark fenced code blocks
 // SPDX-License-Identifier: MIT
+#include <llmjson/detail/fences.hpp>
 #include <llmjson/fence.hpp>
+#include <llmjson/scan.hpp>
 
 #include "catch_compat.hpp"
 

@@ -1,4 +1,4 @@
-// llmjson: struct fence, fences(): the fenced code blocks of a model output, as CommonMark has them
+// llmjson: struct fence, a fenced code block of a model output (fences() is in scan.hpp)
 // SPDX-License-Identifier: MIT
 #ifndef LLMJSON_FENCE_HPP_INCLUDED
 #define LLMJSON_FENCE_HPP_INCLUDED
@@ -8,7 +8,6 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 namespace llmjson {
 
@@ -32,24 +31,6 @@ template <class S>
 concept temporary_string =
     !std::is_reference_v<S> && std::same_as<std::remove_cv_t<S>, std::string>;
 
-/// Returns every fenced code block of `text`, in document order.
-///
-/// A fence opens on a line with at most 3 spaces of indent, then 3 or more backticks or tildes,
-/// then an info string (for backticks, one without backticks: ```` ```{"a":1}``` ```` is inline
-/// code, not a fence). It closes at the next line with at most 3 spaces of indent, the same
-/// character at least as many times, and only spaces or tabs after it; a fence that never closes
-/// runs to the end of the text. Lines end at LF, CR or CRLF. Fences inside a fence's body are
-/// part of the body (a ```` ```` ```` block can quote a ```` ```json ```` one).
-///
-/// Linear time. Allocates only the returned vector.
-[[nodiscard]] std::vector<fence> fences(std::string_view text);
-
-/// Fences of a temporary string would dangle: pass a named string or a `string_view`.
-template <temporary_string S>
-std::vector<fence> fences(S&&) = delete;
-
 }  // namespace llmjson
-
-#include <llmjson/detail/fences.hpp>
 
 #endif  // LLMJSON_FENCE_HPP_INCLUDED

@@ -118,13 +118,4 @@ inline std::vector<fence> fences_in(std::string_view text, std::size_t b, std::s
 
 }  // namespace llmjson::detail
 
-namespace llmjson {
-
-inline std::vector<fence> fences(std::string_view text) {
-  // A leading UTF-8 BOM is no part of the first line (as CommonMark implementations strip it).
-  return detail::fences_in(text, text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0, text.size());
-}
-
-}  // namespace llmjson
-
 #endif  // LLMJSON_DETAIL_FENCES_HPP_INCLUDED
