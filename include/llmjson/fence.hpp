@@ -28,8 +28,7 @@ struct fence {
 /// A temporary `std::string`, const or not: a call that returns views into its text refuses
 /// one (the views would dangle). A named string, a literal or a `string_view` is fine.
 template <class S>
-concept temporary_string =
-    !std::is_reference_v<S> && std::same_as<std::remove_cv_t<S>, std::string>;
+concept TemporaryString = !std::is_reference_v<S> && std::same_as<std::remove_cv_t<S>, std::string>;
 
 }  // namespace llmjson
 

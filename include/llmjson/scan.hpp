@@ -28,7 +28,7 @@ namespace llmjson {
 [[nodiscard]] scan_result candidates(std::string_view text, const options& opts = {});
 
 /// Candidates of a temporary string would dangle: pass a named string or a `string_view`.
-template <temporary_string S>
+template <TemporaryString S>
 scan_result candidates(S&&, const options& = {}) = delete;
 
 /// Returns every fenced code block of `text`, in document order.
@@ -44,7 +44,7 @@ scan_result candidates(S&&, const options& = {}) = delete;
 [[nodiscard]] std::vector<fence> fences(std::string_view text);
 
 /// Fences of a temporary string would dangle: pass a named string or a `string_view`.
-template <temporary_string S>
+template <TemporaryString S>
 std::vector<fence> fences(S&&) = delete;
 
 }  // namespace llmjson

@@ -36,7 +36,7 @@ LLMJSON_INLINE std::string describe_place(const candidate& c) {
   return s;
 }
 
-/// Appends "; "-separated `place: reason` for the candidates picked by `pick`, at most 8.
+/// Appends "; "-separated `place: message` for the candidates picked by `pick`, at most 8.
 LLMJSON_INLINE void append_candidates(std::string& out, const std::vector<candidate>& cs,
                                       bool (*pick)(const candidate&)) {
   constexpr std::size_t most = 8;
@@ -47,7 +47,7 @@ LLMJSON_INLINE void append_candidates(std::string& out, const std::vector<candid
     if (shown == most) continue;
     out += shown++ ? "; " : "";
     out += describe_place(c);
-    if (!c.qualifies) out += ": " + one_line(c.reason);
+    if (!c.qualifies) out += ": " + one_line(c.message);
   }
   if (total > shown) out += "; and " + std::to_string(total - shown) + " more";
 }
@@ -101,7 +101,7 @@ LLMJSON_INLINE std::string describe_near_misses(const scan_result& scan) {
       tail = "...";
     }
     out += (k ? "; " : "") + std::to_string(m.line) + ":" + std::to_string(m.column) + " " +
-           one_line(text) + tail + ": " + one_line(m.reason);
+           one_line(text) + tail + ": " + one_line(m.message);
   }
   if (n > scan.near_misses.size())
     out += "; and " + std::to_string(n - scan.near_misses.size()) + " more";
@@ -144,8 +144,8 @@ LLMJSON_INLINE std::optional<error> precheck(std::size_t size, bool blank, const
 
 LLMJSON_INLINE result<extraction> choose_judged(scan_result&& scan, llmjson::policy pol,
                                                 bool fallback) {
-  if (!scan.stopped.empty())  // a resource limit stopped the scan: no answer can be trusted
-    return error{error_kind::too_large, 0, std::move(scan.stopped), {}, std::nullopt, {}};
+  if (!scan.message.empty())  // a resource limit stopped the scan: no answer can be trusted
+    return error{error_kind::too_large, 0, std::move(scan.message), {}, std::nullopt, {}};
   std::vector<std::size_t> qualifying;
   std::optional<std::size_t> first_valid;
   std::optional<std::size_t> first_free;  // the first valid one no frame encloses
@@ -182,7 +182,7 @@ LLMJSON_INLINE result<extraction> choose_judged(scan_result&& scan, llmjson::pol
   auto answer_candidate = [](const candidate& c) { return !c.in_reasoning; };
 
   if (truncated && (pol != policy::first || qualifying.empty())) {
-    std::string m = "the output was cut: " + scan.truncation->what;
+    std::string m = "the output was cut: " + scan.truncation->message;
     if (!qualifying.empty())
       m += "; " + detail::count_of(qualifying.size(), "earlier candidate") + " qualif" +
            (qualifying.size() == 1 ? "ies" : "y") + ", but under policy " +

@@ -30,8 +30,8 @@ namespace llmjson::detail {
 /// `opts` must outlive the scanner. Not copyable; not thread-safe.
 class scanner {
  public:
-  /// Returns every candidate of `text`, with positions, values, problems, near misses and the
-  /// cut: `candidates()`. Views point into `text`.
+  /// Returns every candidate of `text`, with positions, values, what is wrong with the invalid
+  /// ones, near misses and the cut: `candidates()`. Views point into `text`.
   static scan_result scan(std::string_view text, const options& opts);
 
   explicit scanner(const options& opts);
@@ -63,7 +63,8 @@ class scanner {
   /// Record `k` is valid JSON outside reasoning: its candidate may qualify.
   [[nodiscard]] bool may_qualify(std::size_t k) const noexcept;
   /// Makes the candidates of the records before `upto` that are not made yet, in document order,
-  /// unjudged (`qualifies` false, `reason` empty). Views point into `text()`.
+  /// as `candidates()` gives them (unjudged: `message` says only what is wrong with an invalid
+  /// one). Views point into `text()`.
   void make(std::size_t upto);
   /// The candidates made so far, in document order; the caller may judge them in place.
   [[nodiscard]] std::vector<candidate>& made() noexcept;
