@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: MIT
 #include <llmjson/candidate.hpp>
 #include <llmjson/extract.hpp>
+#include <llmjson/scan.hpp>
 
 #include "catch_compat.hpp"
 #include "enum_names_check.hpp"

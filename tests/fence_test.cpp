@@ -1,8 +1,8 @@
 // llmjson: fences() lists the fenced code blocks extraction reads (§2 Fences)
 // SPDX-License-Identifier: MIT
-#include <llmjson/candidate.hpp>
 #include <llmjson/detail/scan/fence_walker.hpp>
 #include <llmjson/fence.hpp>
+#include <llmjson/scan.hpp>
 
 #include "catch_compat.hpp"
 #include "reference/reference.hpp"

@@ -1,10 +1,9 @@
-// llmjson: struct candidate, candidates(): every JSON value a model output may mean as its answer
+// llmjson: struct candidate and scan_result: the JSON values a model output may mean as its answer
 // SPDX-License-Identifier: MIT
 #ifndef LLMJSON_CANDIDATE_HPP_INCLUDED
 #define LLMJSON_CANDIDATE_HPP_INCLUDED
 
 #include <array>
-#include <concepts>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -14,8 +13,6 @@
 #include <nlohmann/json.hpp>
 
 #include <llmjson/enum_names.hpp>
-#include <llmjson/fence.hpp>
-#include <llmjson/options.hpp>
 
 namespace llmjson {
 
@@ -119,26 +116,6 @@ struct scan_result {
 /// How many near misses a scan keeps (and an error message names).
 inline constexpr std::size_t max_near_misses = 3;
 
-/// Returns every candidate of `text`, valid or malformed, in document order, and where the text
-/// was cut if it was truncated. The rules are tests/corpus/README.md's, summed up in the README.
-///
-/// Linear time and memory in `text.size()` on every input; values are built only for
-/// candidates. Allocates; throws only `std::bad_alloc`. `options::max_input_bytes` is not
-/// checked here (`extract` checks it). The views in the result point into `text`.
-///
-/// **Example**:
-/// ```cpp
-/// auto scan = llmjson::candidates(R"(draft: {"a":1} final: {"b":2})");
-/// // scan.candidates.size() == 2, scan.candidates[1].value == {"b":2}
-/// ```
-[[nodiscard]] scan_result candidates(std::string_view text, const options& opts = {});
-
-/// Candidates of a temporary string would dangle: pass a named string or a `string_view`.
-template <TemporaryString S>
-scan_result candidates(S&&, const options& = {}) = delete;
-
 }  // namespace llmjson
-
-#include <llmjson/detail/scan.hpp>
 
 #endif  // LLMJSON_CANDIDATE_HPP_INCLUDED

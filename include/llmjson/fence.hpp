@@ -1,5 +1,5 @@
-// llmjson: struct fence, fences(): the fenced code blocks of a model output, as extraction reads
-// them SPDX-License-Identifier: MIT
+// llmjson: struct fence, a fenced code block of a model output (fences() is in scan.hpp)
+// SPDX-License-Identifier: MIT
 #ifndef LLMJSON_FENCE_HPP_INCLUDED
 #define LLMJSON_FENCE_HPP_INCLUDED
 
@@ -8,7 +8,6 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 namespace llmjson {
 
@@ -31,32 +30,6 @@ struct fence {
 template <class S>
 concept TemporaryString = !std::is_reference_v<S> && std::same_as<std::remove_cv_t<S>, std::string>;
 
-/// Returns every fenced code block of `text` that extraction reads, in document order: the
-/// fences of tests/corpus/README.md §2 Fences, found by the same reading as `candidates()`.
-///
-/// A fence opens on a line with at most 3 spaces of indent, then 3 or more backticks or tildes,
-/// then an info string (for backticks, one without backticks: ```` ```{"a":1}``` ```` is inline
-/// code, not a fence). It closes at the next line with at most 3 spaces of indent, the same
-/// character at least as many times, and only spaces or tabs after it. Lines end at LF, CR or
-/// CRLF. Fences inside a fence's body are part of the body (a ```` ```` ```` block can quote a
-/// ```` ```json ```` one).
-///
-/// Unlike a plain CommonMark reading, the text is first cut into parts (§2 Reasoning regions,
-/// §2 Parts; the default `options`): reasoning regions and harmony tokens end a part, and a
-/// fence never crosses a part's boundary. A fence still open at its part's end runs to that
-/// end (`closed` is false): `<think>` ```` ```json ```` `{}` `</think>` ```` ``` ```` holds two
-/// fences, one in the reasoning ending at `</think>`, and one opened by the last line. Fences
-/// inside reasoning are listed too. A text that is one JSON value holds no fence.
-///
-/// Linear time. Allocates the returned vector and the scan's working memory.
-[[nodiscard]] std::vector<fence> fences(std::string_view text);
-
-/// Fences of a temporary string would dangle: pass a named string or a `string_view`.
-template <TemporaryString S>
-std::vector<fence> fences(S&&) = delete;
-
 }  // namespace llmjson
-
-#include <llmjson/candidate.hpp>
 
 #endif  // LLMJSON_FENCE_HPP_INCLUDED

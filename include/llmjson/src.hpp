@@ -16,5 +16,8 @@
 #include <llmjson/schema.hpp>
 
 // The bodies, one -inl.hpp per public header that declares non-template functions.
+#include <llmjson/detail/scan/extract-inl.hpp>
+#include <llmjson/detail/scan/scan-inl.hpp>
+#include <llmjson/detail/scan/scanner-inl.hpp>
 
 #endif  // LLMJSON_SRC_HPP_INCLUDED

@@ -3,19 +3,17 @@
 #ifndef LLMJSON_STREAM_HPP_INCLUDED
 #define LLMJSON_STREAM_HPP_INCLUDED
 
-#include <algorithm>
 #include <cassert>
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
-#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include <llmjson/candidate.hpp>
+#include <llmjson/detail/scan/scanner.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/options.hpp>
 #include <llmjson/result.hpp>
@@ -65,36 +63,18 @@ class stream {
     state& s = *s_;
     assert(!s.ended && "llmjson::stream::feed after finish");
     if (s.ended || chunk.empty()) return;
-    s.total += chunk.size();
-    if (s.over) return;
-    if (s.total > s.opts.max_input_bytes) {
-      // Over the limit: the result is too_large whatever comes; the text is not kept.
-      s.over = true;
-      s.buf = std::string();
-      s.done.clear();
-      s.settled.reset();
+    const bool due = s.scan.feed(chunk);
+    if (s.scan.over()) {
+      s.settled.reset();  // too_large whatever comes: the candidates are gone
       return;
     }
-    if (chunk.size() > s.buf.capacity() - s.buf.size()) {
-      // The buffer moves: grown here (doubling, as append would), so that the views follow
-      // it exactly when it moves. A chunk taken from the stream's own text is copied first.
-      const std::less<const char*> before;
-      std::string own;
-      if (!before(chunk.data(), s.buf.data()) && before(chunk.data(), s.buf.data() + s.buf.size()))
-        chunk = own.assign(chunk);
-      s.buf.reserve(std::max(s.buf.size() + chunk.size(), 2 * s.buf.capacity()));
-      follow_buffer();
-      s.buf.append(chunk);
-    } else {
-      s.buf.append(chunk);
-    }
-    if (s.buf.size() >= s.read_at) read(false);
+    if (due) read();
   }
 
   /// Reads the bytes fed but not read yet (feed waits for a few): `settled()`, `completed()`
   /// and `seen()` then see all the text so far. Costs nothing when nothing new came.
   void sync() {
-    if (!s_->ended && !s_->over && s_->read < s_->buf.size()) read(false);
+    if (!s_->ended && s_->scan.unread()) read();
   }
 
   /// No more text: returns exactly what `extract(text(), selector, options)` returns. The
@@ -102,23 +82,22 @@ class stream {
   [[nodiscard]] result<extraction> finish() & {
     state& s = *s_;
     s.ended = true;
-    if (auto e = detail::precheck(s.total, !s.over && detail::is_blank(s.buf), s.opts))
-      return std::move(*e);
-    read(true);
-    // The candidates made so far are final: they are taken as they are, with their verdicts.
-    std::size_t judged = s.done.size();
-    scan_result scan = detail::make_scan_result(s.buf, s.engine, s.opts, std::move(s.done));
-    s.done.clear();
     s.settled.reset();
+    if (auto e = detail::precheck(s.scan.size(), !s.scan.over() && detail::is_blank(s.scan.text()),
+                                  s.opts))
+      return std::move(*e);
+    // The candidates made so far are final: they are taken as they are, with their verdicts.
+    std::size_t judged = 0;
+    scan_result scan = s.scan.finish(judged);
     return detail::choose(std::move(scan), s.sel, s.opts, judged);
   }
   /// The result of a temporary stream would dangle.
   result<extraction> finish() && = delete;
 
   /// The text fed so far (empty once it went over `options::max_input_bytes`).
-  [[nodiscard]] std::string_view text() const noexcept { return s_->buf; }
+  [[nodiscard]] std::string_view text() const noexcept { return s_->scan.text(); }
   /// How many bytes were fed.
-  [[nodiscard]] std::size_t size() const noexcept { return s_->total; }
+  [[nodiscard]] std::size_t size() const noexcept { return s_->scan.size(); }
 
   /// The candidates read so far that nothing later can drop or change (within the resource
   /// limits), in document order, each with its verdict (`qualifies`, `message`). While a later
@@ -127,7 +106,7 @@ class stream {
   /// `analysis` could still turn out to be stripped harmony — this holds them all back, as
   /// `settled()` does (`seen()` shows them). Valid until the next `feed`.
   [[nodiscard]] std::span<const candidate> completed() const {
-    if (s_->engine.provisional()) return {};
+    if (s_->scan.provisional()) return {};
     return seen();
   }
 
@@ -138,9 +117,8 @@ class stream {
   /// resource limit is crossed. Valid until the next `feed`.
   [[nodiscard]] std::span<const candidate> seen() const {
     state& s = *s_;
-    if (!s.ended && !s.over && s.engine.overflowed() == detail::overflow::none)
-      make_candidates(s.engine.stable_records());  // made when first asked for
-    return s.done;
+    if (!s.ended) make(s.scan.stable());  // made when first asked for
+    return s.scan.made();
   }
 
   /// Under policy `first`: the answer, once it is settled — `extract` on the text so far
@@ -148,7 +126,7 @@ class stream {
   /// Null before, and always under `unique` and `last` (a later candidate could change the
   /// answer). Valid until the next `feed`.
   [[nodiscard]] const candidate* settled() const noexcept {
-    return s_->settled ? &s_->done[*s_->settled] : nullptr;
+    return s_->settled ? &s_->scan.made()[*s_->settled] : nullptr;
   }
 
  private:
@@ -156,107 +134,50 @@ class stream {
     state(S sel_, options opts_)
         : sel(std::move(sel_)),
           opts(std::move(opts_)),
-          engine(opts),
+          scan(opts),
           first(opts.policy.value_or(detail::default_policy_of<S>()) == policy::first) {}
 
     S sel;
     options opts;
-    detail::engine engine;  // refers to opts: the state stays where it is (on the heap)
-    bool first;             // policy first: the answer can settle
-    std::string buf;
-    std::size_t total = 0;    // bytes fed
-    std::size_t read = 0;     // bytes the engine has seen
-    std::size_t read_at = 0;  // feed reads once the text is this long
-    bool over = false;        // over max_input_bytes
+    detail::scanner scan;  // refers to opts: the state stays where it is (on the heap)
+    bool first;            // policy first: the answer can settle
     bool ended = false;
-    std::vector<candidate> done;       // the final candidates so far, judged
-    const char* views_into = nullptr;  // buf.data() when done's views were made
-    std::size_t generation = 0;
-    detail::position_finder positions{std::string_view()};
-    bool positions_made = false;
-    detail::validator diagnosis;
     std::size_t settle_from = 0;  // records[..settle_from] hold no qualifying candidate
     std::optional<std::size_t> settled;
   };
 
-  /// The buffer moved: the views of the candidates follow it. The buffer grows geometrically,
-  /// so this costs O(1) a byte in all.
-  void follow_buffer() {
+  void read() {
     state& s = *s_;
-    const std::string_view text = s.buf;
-    for (candidate& c : s.done) {
-      auto moved = [&](std::string_view v) {
-        return v.empty() ? v
-                         : text.substr(static_cast<std::size_t>(v.data() - s.views_into), v.size());
-      };
-      c.text = moved(c.text);
-      c.info = moved(c.info);
-      c.marker = moved(c.marker);
-    }
-    s.views_into = s.buf.data();
-  }
-
-  void read(bool ended) {
-    state& s = *s_;
-    if (s.over) return;
-    s.engine.advance(s.buf, ended);
-    s.read = s.buf.size();
-    s.read_at = s.read + std::min<std::size_t>(4096, std::max<std::size_t>(64, s.read / 16));
-    if (s.engine.overflowed() != detail::overflow::none) {  // too_large, whatever comes
-      s.done.clear();
-      s.settled.reset();
-      return;
-    }
-    if (s.engine.generation() != s.generation) {  // the start was reasoning after all
-      s.generation = s.engine.generation();
-      s.done.clear();
+    if (s.scan.read(/*ended=*/false)) {  // the candidates made so far are gone
       s.settled.reset();
       s.settle_from = 0;
-      s.positions_made = false;
     }
     // The first qualifying candidate is the answer of every continuation once nothing before
     // it can change and no closing marker can still make the start reasoning. Candidates are
     // made here only while that search needs them; `seen()` makes the rest when asked.
-    if (!s.first || s.settled || s.engine.provisional()) return;
-    const std::size_t stable = s.engine.stable_records();
+    if (!s.first || s.settled || !s.scan.live() || s.scan.provisional()) return;
+    const std::size_t stable = s.scan.stable();
     for (; s.settle_from < stable; ++s.settle_from) {
       // A record that is not valid JSON, or lies in reasoning, never qualifies: its candidate
       // is made only when one after it settles, or at the end (a hostile text of invalid spans
       // that ends in too_large costs no candidates, as in extract).
-      const detail::record& r = s.engine.records[s.settle_from];
-      if (!r.valid || s.engine.contexts[r.ctx].in_reasoning) continue;
-      make_candidates(s.settle_from + 1);
-      if (s.done[s.settle_from].qualifies) {
+      if (!s.scan.may_qualify(s.settle_from)) continue;
+      make(s.settle_from + 1);
+      if (s.scan.made()[s.settle_from].qualifies) {
         s.settled = s.settle_from;
         return;
       }
     }
   }
 
-  /// Makes the candidates of the records before `stable` that are not made yet, in document
-  /// order, judged.
-  void make_candidates(std::size_t stable) const {
+  /// Makes the candidates of the records before `upto` that are not made yet, in document
+  /// order, and judges them.
+  void make(std::size_t upto) const {
     state& s = *s_;
-    if (s.done.size() >= stable) return;
-    const std::string_view text = s.buf;
-    if (!s.positions_made) {
-      // Made with the first record, when the start is known (a BOM takes no column).
-      s.positions = detail::position_finder(text);
-      s.positions_made = true;
-    }
-    s.positions.rebind(text);
-    auto position_of = [&](std::size_t offset) { return s.positions.at(offset); };
-    s.views_into = s.buf.data();
-    while (s.done.size() < stable) {
-      const detail::record& r = s.engine.records[s.done.size()];
-      std::size_t at = 0;
-      std::string why;
-      detail::diagnose(r, s.diagnosis, text, s.engine.max_depth(), at, why);
-      candidate c = detail::make_candidate(text, r, s.engine.contexts[r.ctx], at, std::move(why),
-                                           position_of);
-      detail::judge_candidate(c, s.sel);
-      s.done.push_back(std::move(c));
-    }
+    std::vector<candidate>& made = s.scan.made();
+    std::size_t from = made.size();
+    s.scan.make(upto);
+    for (; from < made.size(); ++from) detail::judge_candidate(made[from], s.sel);
   }
 
   std::unique_ptr<state> s_;

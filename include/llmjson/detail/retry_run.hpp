@@ -3,6 +3,7 @@
 #ifndef LLMJSON_DETAIL_RETRY_RUN_HPP_INCLUDED
 #define LLMJSON_DETAIL_RETRY_RUN_HPP_INCLUDED
 
+#include <llmjson/detail/scan/utf8.hpp>
 #include <llmjson/retry.hpp>
 
 namespace llmjson {

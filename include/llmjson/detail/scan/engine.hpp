@@ -1,9 +1,5 @@
 // llmjson: the engine: the extraction rules over a text that may still be growing, in one pass
 // SPDX-License-Identifier: MIT
-// The public header first, outside the guard: it declares what this one uses and includes the
-// implementation (this file among it) after its declarations.
-#include <llmjson/candidate.hpp>
-
 #ifndef LLMJSON_DETAIL_SCAN_ENGINE_HPP_INCLUDED
 #define LLMJSON_DETAIL_SCAN_ENGINE_HPP_INCLUDED
 
@@ -15,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include <llmjson/candidate.hpp>
 #include <llmjson/detail/scan/fence_walker.hpp>
 #include <llmjson/detail/scan/find.hpp>
 #include <llmjson/detail/scan/frames.hpp>

@@ -1,9 +1,5 @@
 // llmjson: the frame scanner: §3 The scan, one segment at a time, resumable
 // SPDX-License-Identifier: MIT
-// The public header first, outside the guard: it declares what this one uses and includes the
-// implementation (this file among it) after its declarations.
-#include <llmjson/candidate.hpp>
-
 #ifndef LLMJSON_DETAIL_SCAN_FRAMES_HPP_INCLUDED
 #define LLMJSON_DETAIL_SCAN_FRAMES_HPP_INCLUDED
 
@@ -17,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include <llmjson/candidate.hpp>
 #include <llmjson/detail/scan/find.hpp>
 #include <llmjson/detail/scan/records.hpp>
 #include <llmjson/detail/scan/text.hpp>

@@ -1,15 +1,13 @@
 // llmjson: the engine's data model: records, their contexts, near misses, cuts, overflow
 // SPDX-License-Identifier: MIT
-// The public header first, outside the guard: it declares `source` and includes the scanner
-// (this file among it) after its declarations.
-#include <llmjson/candidate.hpp>
-
 #ifndef LLMJSON_DETAIL_SCAN_RECORDS_HPP_INCLUDED
 #define LLMJSON_DETAIL_SCAN_RECORDS_HPP_INCLUDED
 
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+
+#include <llmjson/candidate.hpp>
 
 namespace llmjson::detail {
 

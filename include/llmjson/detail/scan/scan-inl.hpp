@@ -1,29 +1,33 @@
-// llmjson: fences(): the fences the engine reads, as the public `fence`
+// llmjson: the bodies of candidates() and fences()
 // SPDX-License-Identifier: MIT
-// The public header first, outside the guard: it declares what this one uses and includes the
-// implementation (this file among it) after its declarations.
-#include <llmjson/candidate.hpp>
-
-#ifndef LLMJSON_DETAIL_SCAN_FENCES_HPP_INCLUDED
-#define LLMJSON_DETAIL_SCAN_FENCES_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_SCAN_SCAN_INL_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_SCAN_INL_HPP_INCLUDED
 
 #include <cstddef>
 #include <limits>
 #include <string_view>
 #include <vector>
 
+#include <llmjson/candidate.hpp>
+#include <llmjson/detail/config.hpp>
 #include <llmjson/detail/scan/engine.hpp>
 #include <llmjson/detail/scan/positions.hpp>
 #include <llmjson/detail/scan/records.hpp>
+#include <llmjson/detail/scan/scanner.hpp>
 #include <llmjson/fence.hpp>
 #include <llmjson/options.hpp>
+#include <llmjson/scan.hpp>
 
 namespace llmjson {
 
+LLMJSON_INLINE scan_result candidates(std::string_view text, const options& opts) {
+  return detail::scanner::scan(text, opts);
+}
+
 // §2 Fences, read by the engine itself (one fence walker): per part, reasoning regions and
-// harmony tokens respected, the default options. The segments are not scanned (no candidate
-// is wanted), and no limit stops the reading.
-inline std::vector<fence> fences(std::string_view text) {
+// harmony tokens respected, the default options. The segments are not scanned (no candidate is
+// wanted), and no limit stops the reading.
+LLMJSON_INLINE std::vector<fence> fences(std::string_view text) {
   options opts;
   opts.max_candidates = std::numeric_limits<std::size_t>::max();
   opts.max_open_frames = std::numeric_limits<std::size_t>::max();
@@ -52,4 +56,4 @@ inline std::vector<fence> fences(std::string_view text) {
 
 }  // namespace llmjson
 
-#endif  // LLMJSON_DETAIL_SCAN_FENCES_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_SCAN_SCAN_INL_HPP_INCLUDED

@@ -1,12 +1,12 @@
-// llmjson: the one-pass brace scan and candidate collection behind candidates()
+// llmjson: the bodies of detail::scanner (the engine's records made into candidates)
 // SPDX-License-Identifier: MIT
-#ifndef LLMJSON_DETAIL_SCAN_HPP_INCLUDED
-#define LLMJSON_DETAIL_SCAN_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_SCAN_SCANNER_INL_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_SCANNER_INL_HPP_INCLUDED
 
 #include <algorithm>
+#include <cassert>
 #include <cstddef>
-#include <cstring>
-#include <limits>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,14 +17,16 @@
 #include <nlohmann/json.hpp>
 
 #include <llmjson/candidate.hpp>
+#include <llmjson/detail/config.hpp>
 #include <llmjson/detail/scan/engine.hpp>
-#include <llmjson/detail/scan/fences.hpp>
 #include <llmjson/detail/scan/frames.hpp>
 #include <llmjson/detail/scan/positions.hpp>
+#include <llmjson/detail/scan/scanner.hpp>
+#include <llmjson/detail/scan/text.hpp>
 #include <llmjson/detail/scan/utf8.hpp>
 #include <llmjson/detail/scan/validator.hpp>
 #include <llmjson/detail/scan/whole.hpp>
-#include <llmjson/fence.hpp>
+#include <llmjson/options.hpp>
 
 namespace llmjson::detail {
 
@@ -129,7 +131,7 @@ candidate make_candidate(std::string_view text, const record& r, const context& 
 /// its one candidate, checked and built in one nlohmann pass. Nothing otherwise: the engine then
 /// reads the text and decides (the same way: a whole value owns all inside it).
 inline std::optional<scan_result> whole_candidate(std::string_view text, const options& opts) {
-  const std::size_t start = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  const std::size_t start = bom_length(text);
   std::size_t b = start, e = text.size();
   while (b < e && is_json_ws(text[b])) ++b;
   if (b == e || (text[b] != '{' && text[b] != '[')) return std::nullopt;
@@ -272,16 +274,173 @@ inline scan_result make_scan_result(std::string_view text, engine& scan, const o
 
 }  // namespace llmjson::detail
 
-namespace llmjson {
+namespace llmjson::detail {
 
-inline scan_result candidates(std::string_view text, const options& opts) {
-  if (std::optional<scan_result> fast = detail::whole_candidate(text, opts))
-    return std::move(*fast);
-  detail::engine scan(opts);
-  scan.advance(text, /*ended=*/true);
-  return detail::make_scan_result(text, scan, opts);
+/// A scanner's state: the engine, and for a text fed in pieces the text itself, the candidates
+/// made so far and what makes them (positions found so far, a validator for problems).
+struct scanner::state {
+  explicit state(const options& o) : opts(o), engine(o) {}
+
+  const options& opts;
+  detail::engine engine;
+  std::string buf;
+  std::size_t total = 0;    // bytes fed
+  std::size_t read = 0;     // bytes the engine has seen
+  std::size_t read_at = 0;  // feed asks for a read once the text is this long
+  bool over = false;        // over max_input_bytes: the text is dropped
+  bool ended = false;
+  std::vector<candidate> made;
+  const char* views_into = nullptr;  // buf.data() when made's views were made
+  std::size_t generation = 0;
+  position_finder positions{std::string_view()};
+  bool positions_made = false;
+  validator diagnosis;
+
+  /// The buffer moved: the views of the candidates follow it. The buffer grows geometrically,
+  /// so this costs O(1) a byte in all.
+  void follow_buffer() {
+    const std::string_view text = buf;
+    for (candidate& c : made) {
+      auto moved = [&](std::string_view v) {
+        return v.empty() ? v
+                         : text.substr(static_cast<std::size_t>(v.data() - views_into), v.size());
+      };
+      c.text = moved(c.text);
+      c.info = moved(c.info);
+      c.marker = moved(c.marker);
+    }
+    views_into = buf.data();
+  }
+};
+
+LLMJSON_INLINE void scanner::state_deleter::operator()(state* s) const noexcept { delete s; }
+
+LLMJSON_INLINE scan_result scanner::scan(std::string_view text, const options& opts) {
+  if (std::optional<scan_result> fast = whole_candidate(text, opts)) return std::move(*fast);
+  detail::engine engine(opts);
+  engine.advance(text, /*ended=*/true);
+  return make_scan_result(text, engine, opts);
 }
 
-}  // namespace llmjson
+LLMJSON_INLINE scanner::scanner(const options& opts) : s_(new state(opts)) {}
 
-#endif  // LLMJSON_DETAIL_SCAN_HPP_INCLUDED
+LLMJSON_INLINE bool scanner::feed(std::string_view chunk) {
+  state& s = *s_;
+  s.total += chunk.size();
+  if (s.over) return false;
+  if (s.total > s.opts.max_input_bytes) {
+    // Over the limit: the result is too_large whatever comes; the text is not kept.
+    s.over = true;
+    s.buf = std::string();
+    s.made.clear();
+    return false;
+  }
+  if (chunk.size() > s.buf.capacity() - s.buf.size()) {
+    // The buffer moves: grown here (doubling, as append would), so that the views follow
+    // it exactly when it moves. A chunk taken from the scanner's own text is copied first.
+    const std::less<const char*> before;
+    std::string own;
+    if (!before(chunk.data(), s.buf.data()) && before(chunk.data(), s.buf.data() + s.buf.size()))
+      chunk = own.assign(chunk);
+    s.buf.reserve(std::max(s.buf.size() + chunk.size(), 2 * s.buf.capacity()));
+    s.follow_buffer();
+    s.buf.append(chunk);
+  } else {
+    s.buf.append(chunk);
+  }
+  return s.buf.size() >= s.read_at;
+}
+
+LLMJSON_INLINE bool scanner::read(bool ended) {
+  state& s = *s_;
+  if (s.over) return false;
+  s.engine.advance(s.buf, ended);
+  s.read = s.buf.size();
+  // The next read once enough new bytes came: 64, or 1/16 of the text so far, at most 4 KB.
+  s.read_at = s.read + std::min<std::size_t>(4096, std::max<std::size_t>(64, s.read / 16));
+  if (s.engine.overflowed() != overflow::none) {  // too_large, whatever comes
+    s.made.clear();
+    return true;
+  }
+  if (s.engine.generation() != s.generation) {  // the start was reasoning after all
+    s.generation = s.engine.generation();
+    s.made.clear();
+    s.positions_made = false;
+    return true;
+  }
+  return false;
+}
+
+LLMJSON_INLINE bool scanner::unread() const noexcept {
+  return !s_->ended && !s_->over && s_->read < s_->buf.size();
+}
+
+LLMJSON_INLINE std::string_view scanner::text() const noexcept { return s_->buf; }
+
+LLMJSON_INLINE std::size_t scanner::size() const noexcept { return s_->total; }
+
+LLMJSON_INLINE bool scanner::over() const noexcept { return s_->over; }
+
+LLMJSON_INLINE bool scanner::live() const noexcept {
+  return !s_->over && !s_->ended && s_->engine.overflowed() == overflow::none;
+}
+
+LLMJSON_INLINE bool scanner::provisional() const noexcept { return s_->engine.provisional(); }
+
+LLMJSON_INLINE std::size_t scanner::stable() const noexcept { return s_->engine.stable_records(); }
+
+LLMJSON_INLINE bool scanner::may_qualify(std::size_t k) const noexcept {
+  const record& r = s_->engine.records[k];
+  return r.valid && !s_->engine.contexts[r.ctx].in_reasoning;
+}
+
+LLMJSON_INLINE void scanner::make(std::size_t upto) {
+  state& s = *s_;
+  if (!live() || s.made.size() >= upto) return;
+  const std::string_view text = s.buf;
+  if (!s.positions_made) {
+    // Made with the first record, when the start is known (a BOM takes no column).
+    s.positions = position_finder(text);
+    s.positions_made = true;
+  }
+  s.positions.rebind(text);
+  auto position_of = [&](std::size_t offset) { return s.positions.at(offset); };
+  s.views_into = s.buf.data();
+  while (s.made.size() < upto) {
+    const record& r = s.engine.records[s.made.size()];
+    std::size_t at = 0;
+    std::string why;
+    diagnose(r, s.diagnosis, text, s.engine.max_depth(), at, why);
+    s.made.push_back(
+        make_candidate(text, r, s.engine.contexts[r.ctx], at, std::move(why), position_of));
+  }
+}
+
+LLMJSON_INLINE std::vector<candidate>& scanner::made() noexcept { return s_->made; }
+
+LLMJSON_INLINE scan_result scanner::finish(std::size_t& kept) {
+  state& s = *s_;
+  kept = 0;
+  if (s.over) {
+    s.ended = true;
+    return {};
+  }
+  // The whole-output fast path, as in scan(): the engine has not begun reading the text.
+  if (!s.engine.reading()) {
+    if (std::optional<scan_result> fast = whole_candidate(s.buf, s.opts)) {
+      s.ended = true;
+      s.made.clear();
+      return std::move(*fast);
+    }
+  }
+  read(/*ended=*/true);
+  s.ended = true;
+  kept = s.made.size();
+  scan_result out = make_scan_result(s.buf, s.engine, s.opts, std::move(s.made));
+  s.made.clear();
+  return out;
+}
+
+}  // namespace llmjson::detail
+
+#endif  // LLMJSON_DETAIL_SCAN_SCANNER_INL_HPP_INCLUDED

@@ -1,0 +1,91 @@
+// llmjson: detail::scanner, the rules of sections 1 to 4 made into candidates, in one piece or
+// in many
+// SPDX-License-Identifier: MIT
+#ifndef LLMJSON_DETAIL_SCAN_SCANNER_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCAN_SCANNER_HPP_INCLUDED
+
+#include <cstddef>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include <llmjson/candidate.hpp>
+#include <llmjson/detail/config.hpp>
+#include <llmjson/options.hpp>
+
+namespace llmjson::detail {
+
+/// The scan of tests/corpus/README.md (sections 1 to 4) behind `candidates()` and `stream<S>`:
+/// the engine, the whole-output fast path, candidate assembly (views, positions, values, why a
+/// span is not JSON), near misses, and the words for a cut and for a resource limit. Judging the
+/// candidates (the selector) is the caller's. Not a template: with LLMJSON_SEPARATE_COMPILATION
+/// its bodies (scanner-inl.hpp) are compiled once, and this header parses no scanner internals.
+///
+/// A whole text: `scan(text, opts)`. A text in pieces: `feed` the chunks (the scanner keeps the
+/// text), `read` when `feed` says so, `make` the candidates of the records `stable()` says are
+/// final, then `finish()`; `finish()` returns exactly what `scan(text(), opts)` returns. Either
+/// way, when the text has ended and the engine has not begun reading it (the whole output is a
+/// JSON value or a prefix of one), the whole-output fast path answers instead of the engine.
+///
+/// `opts` must outlive the scanner. Not copyable; not thread-safe.
+class scanner {
+ public:
+  /// Returns every candidate of `text`, with positions, values, what is wrong with the invalid
+  /// ones, near misses and the cut: `candidates()`. Views point into `text`.
+  static scan_result scan(std::string_view text, const options& opts);
+
+  explicit scanner(const options& opts);
+
+  /// Appends `chunk` to the text. Returns true when enough new bytes came to read them now.
+  /// Past `options::max_input_bytes` the text is dropped and `over()` is true for good. When the
+  /// buffer moves, the views of `made()` follow it.
+  bool feed(std::string_view chunk);
+  /// Reads the bytes fed since the last read; `ended`: no more text will come. Returns true when
+  /// `made()` was emptied: the text is read again from its start (a later marker changed how it
+  /// is read), or a resource limit stopped the scan.
+  bool read(bool ended);
+  /// Bytes were fed that were not read yet.
+  [[nodiscard]] bool unread() const noexcept;
+  /// The text fed so far (empty once `over()`).
+  [[nodiscard]] std::string_view text() const noexcept;
+  /// How many bytes were fed.
+  [[nodiscard]] std::size_t size() const noexcept;
+  /// The bytes fed went over `options::max_input_bytes`.
+  [[nodiscard]] bool over() const noexcept;
+  /// The text is still being read: not over the input limit, not stopped by a resource limit
+  /// (`max_candidates`, `max_open_frames`), not finished.
+  [[nodiscard]] bool live() const noexcept;
+  /// A later byte could still change how all the text so far is read (the engine's
+  /// `provisional()`): no candidate is final yet.
+  [[nodiscard]] bool provisional() const noexcept;
+  /// The records before this index are final (unless `read` empties `made()`).
+  [[nodiscard]] std::size_t stable() const noexcept;
+  /// Record `k` is valid JSON outside reasoning: its candidate may qualify.
+  [[nodiscard]] bool may_qualify(std::size_t k) const noexcept;
+  /// Makes the candidates of the records before `upto` that are not made yet, in document order,
+  /// as `candidates()` gives them (unjudged: `message` says only what is wrong with an invalid
+  /// one). Views point into `text()`.
+  void make(std::size_t upto);
+  /// The candidates made so far, in document order; the caller may judge them in place.
+  [[nodiscard]] std::vector<candidate>& made() noexcept;
+
+  /// No more text: reads the rest and returns the scan of all of it. Its first `kept`
+  /// candidates are those `made()` held (taken as they are, verdicts included); `made()` is
+  /// then empty.
+  scan_result finish(std::size_t& kept);
+
+ private:
+  struct state;
+  struct state_deleter {
+    void operator()(state* s) const noexcept;
+  };
+  std::unique_ptr<state, state_deleter> s_;
+};
+
+}  // namespace llmjson::detail
+
+#ifndef LLMJSON_SEPARATE_COMPILATION
+#include <llmjson/detail/scan/scanner-inl.hpp>
+#endif
+
+#endif  // LLMJSON_DETAIL_SCAN_SCANNER_HPP_INCLUDED
