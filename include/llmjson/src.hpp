@@ -16,5 +16,11 @@
 #include <llmjson/schema.hpp>
 
 // The bodies, one -inl.hpp per public header that declares non-template functions.
+#include <llmjson/detail/schema/compiler-inl.hpp>
+#include <llmjson/detail/schema/messages-inl.hpp>
+#include <llmjson/detail/schema/regex-inl.hpp>
+#include <llmjson/detail/schema/schema-inl.hpp>
+#include <llmjson/detail/schema/uri-inl.hpp>
+#include <llmjson/detail/schema/values-inl.hpp>
 
 #endif  // LLMJSON_SRC_HPP_INCLUDED
