@@ -17,6 +17,7 @@
 
 // The bodies, one -inl.hpp per public header that declares non-template functions.
 #include <llmjson/detail/schema/compiler-inl.hpp>
+#include <llmjson/detail/schema/evaluator-inl.hpp>
 #include <llmjson/detail/schema/messages-inl.hpp>
 #include <llmjson/detail/schema/regex-inl.hpp>
 #include <llmjson/detail/schema/schema-inl.hpp>

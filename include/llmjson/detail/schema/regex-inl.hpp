@@ -226,6 +226,16 @@ class regex_parser {
       negated = true;
       ++pos_;
     }
+    // One class atom: a code point (`c`), or an escape that stands for a set (`set`).
+    auto atom = [&](std::optional<char32_t>& c, std::optional<range_list>& set) {
+      if (peek() != U'\\') {
+        c = peek();
+        ++pos_;
+        return true;
+      }
+      ++pos_;
+      return parse_escape(true, c, set);
+    };
     range_list r;
     for (;;) {
       if (at_end()) return fail("unterminated character class");
@@ -235,13 +245,7 @@ class regex_parser {
       }
       std::optional<char32_t> lo;
       std::optional<range_list> set;
-      if (peek() == U'\\') {
-        ++pos_;
-        if (!parse_escape(true, lo, set)) return false;
-      } else {
-        lo = peek();
-        ++pos_;
-      }
+      if (!atom(lo, set)) return false;
       if (set) {
         r.insert(r.end(), set->begin(), set->end());
         continue;
@@ -250,13 +254,7 @@ class regex_parser {
         ++pos_;  // '-'
         std::optional<char32_t> hi;
         std::optional<range_list> hiset;
-        if (peek() == U'\\') {
-          ++pos_;
-          if (!parse_escape(true, hi, hiset)) return false;
-        } else {
-          hi = peek();
-          ++pos_;
-        }
+        if (!atom(hi, hiset)) return false;
         if (hiset) return fail("a class escape cannot end a range");
         if (*hi < *lo) return fail("range out of order in character class");
         r.emplace_back(*lo, *hi);
