@@ -16,6 +16,10 @@
 #include <llmjson/schema.hpp>
 
 // The bodies, one -inl.hpp per public header that declares non-template functions.
+#include <llmjson/detail/retry/judges-inl.hpp>
+#include <llmjson/detail/retry/record-inl.hpp>
+#include <llmjson/detail/retry/stop-inl.hpp>
+#include <llmjson/detail/retry/wording-inl.hpp>
 #include <llmjson/detail/schema/compiler-inl.hpp>
 #include <llmjson/detail/schema/evaluator-inl.hpp>
 #include <llmjson/detail/schema/messages-inl.hpp>
