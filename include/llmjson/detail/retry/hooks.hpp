@@ -11,6 +11,7 @@
 
 namespace llmjson::detail {
 
+/// Whether a type is a `std::optional`: a hook that returns one may decline to retry.
 template <class>
 inline constexpr bool is_optional_v = false;
 template <class T>

@@ -331,25 +331,19 @@ LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::resume(frame& f, bool
         returned = false;
         break;
       case phase::additional_items:
+      case phase::items: {
+        // One schema for each item from f.i on: `items`, or `additionalItems` after a tuple.
         if (returned && !r) return outcome::fail;
-        if (n.additional_items != no_node && f.i < v.size()) {
+        const std::size_t each = f.at == phase::items ? n.items : n.additional_items;
+        if (each != no_node && f.i < v.size()) {
           ++f.i;
-          return child(f, n.additional_items, &v[f.i - 1], false, nullptr, f.i - 1);
+          return child(f, each, &v[f.i - 1], false, nullptr, f.i - 1);
         }
         f.at = phase::contains;
         f.i = 0;
         returned = false;
         break;
-      case phase::items:
-        if (returned && !r) return outcome::fail;
-        if (n.items != no_node && f.i < v.size()) {
-          ++f.i;
-          return child(f, n.items, &v[f.i - 1], false, nullptr, f.i - 1);
-        }
-        f.at = phase::contains;
-        f.i = 0;
-        returned = false;
-        break;
+      }
       case phase::contains:
         if (returned && r) {
           f.at = phase::all_of;

@@ -22,8 +22,8 @@ LLMJSON_INLINE std::string json_quote(std::string_view s) {
 }
 
 LLMJSON_INLINE std::string show_value(const nlohmann::json& v, std::size_t limit) {
-  // nlohmann's dump recurses: a value nested deeper than a message needs is named, not printed.
-  if (deeper_than(v, 16)) return v.is_array() ? "a deeply nested array" : "a deeply nested object";
+  if (deeper_than(v, show_value_max_depth))
+    return v.is_array() ? "a deeply nested array" : "a deeply nested object";
   std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (s.size() > limit) {
     std::size_t cut = limit;

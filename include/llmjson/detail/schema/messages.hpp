@@ -17,8 +17,12 @@ namespace llmjson::detail {
 /// Invalid UTF-8 is replaced, never thrown on.
 std::string json_quote(std::string_view s);
 
+/// The deepest value `show_value` prints; a deeper one is named ("a deeply nested array").
+inline constexpr std::size_t show_value_max_depth = 16;
+
 /// Returns `v` as compact JSON, cut to about `limit` bytes (on a code point boundary, then
-/// `...`). A value nested more than 16 levels is named ("a deeply nested array"), not printed.
+/// `...`). A value nested deeper than `show_value_max_depth` is named, not printed: nlohmann's
+/// dump recurses.
 std::string show_value(const nlohmann::json& v, std::size_t limit = 80);
 
 /// Returns the JSON type name used in messages; an integral number is "integer". Does not throw.

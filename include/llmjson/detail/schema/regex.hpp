@@ -24,6 +24,7 @@ namespace llmjson::detail {
 /// The most instructions a compiled pattern may have; larger patterns are a compile error.
 /// Counted repetition expands (`a{3}` is three copies of `a`), so `(x{100}){100}` is rejected.
 inline constexpr std::size_t regex_max_program = 4096;
+static_assert(100 * 100 > regex_max_program, "(x{100}){100}, the example above, must be rejected");
 /// The deepest group nesting a pattern may have.
 inline constexpr std::size_t regex_max_nesting = 64;
 

@@ -13,6 +13,7 @@
 #include <llmjson/detail/config.hpp>
 #include <llmjson/detail/schema/compiler.hpp>
 #include <llmjson/detail/schema/evaluator.hpp>
+#include <llmjson/detail/schema/regex.hpp>
 #include <llmjson/detail/schema/tree.hpp>
 #include <llmjson/detail/schema/values.hpp>
 #include <llmjson/options.hpp>
@@ -20,6 +21,8 @@
 #include <llmjson/verdict.hpp>
 
 namespace llmjson {
+
+static_assert(detail::regex_max_program == 4096, "schema.hpp's documentation quotes the cap");
 
 LLMJSON_INLINE schema_result schema::compile(const nlohmann::json& source) {
   detail::schema_compiler c(source);
