@@ -75,11 +75,11 @@ class retrying {
   /// stopped once the answer is settled (`retry_options::stop_early`).
   /// Throws: as `complete`, and whatever `sel` throws (other than nlohmann's exceptions; with a
   /// streaming adapter, once the adapter has returned).
-  template <selector S, RequestFor<A> Req>
+  template <Selector S, RequestFor<A> Req>
   [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel) const;
 
   /// As `extract(request, sel)`, under policy `pol` instead of `options.extraction.policy`.
-  template <selector S, RequestFor<A> Req>
+  template <Selector S, RequestFor<A> Req>
   [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel,
                                              llmjson::policy pol) const;
 
@@ -91,12 +91,12 @@ class retrying {
   /// Returns the one candidate that decodes strictly to a `T` (`decode<T>`), decoded, from the
   /// first reply that holds one, or why there is none. Policy default: `unique`.
   template <class T, RequestFor<A> Req>
-    requires(!selector<T>)
+    requires(!Selector<T>)
   [[nodiscard]] retry_result<T> extract(const Req& request) const;
 
   /// As `extract<T>(request)`, with the caller's check on the decoded `T` (returns `verdict` or
   /// `bool`), as `llmjson::extract<T>(text, check)` has it.
-  template <class T, RequestFor<A> Req, check_for<T> F>
+  template <class T, RequestFor<A> Req, CheckFor<T> F>
   [[nodiscard]] retry_result<T> extract(const Req& request, F check) const;
 
 #if LLMJSON_HAS_STOP_TOKEN
@@ -105,18 +105,18 @@ class retrying {
   /// adapter gets), and no other.
   template <RequestFor<A> Req>
   [[nodiscard]] retry_result<message> complete(const Req& request, std::stop_token stop) const;
-  template <selector S, RequestFor<A> Req>
+  template <Selector S, RequestFor<A> Req>
   [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel,
                                              std::stop_token stop) const;
-  template <selector S, RequestFor<A> Req>
+  template <Selector S, RequestFor<A> Req>
   [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel, llmjson::policy pol,
                                              std::stop_token stop) const;
   template <int&... ExplicitArgumentBarrier, RequestFor<A> Req>
   [[nodiscard]] retry_result<answer> extract(const Req& request, std::stop_token stop) const;
   template <class T, RequestFor<A> Req>
-    requires(!selector<T>)
+    requires(!Selector<T>)
   [[nodiscard]] retry_result<T> extract(const Req& request, std::stop_token stop) const;
-  template <class T, RequestFor<A> Req, check_for<T> F>
+  template <class T, RequestFor<A> Req, CheckFor<T> F>
   [[nodiscard]] retry_result<T> extract(const Req& request, F check, std::stop_token stop) const;
 #endif
 
@@ -188,13 +188,13 @@ retry_result<message> retrying<A, H>::complete(const Req& request) const {
 }
 
 template <class A, class H>
-template <selector S, RequestFor<A> Req>
+template <Selector S, RequestFor<A> Req>
 retry_result<answer> retrying<A, H>::extract(const Req& request, const S& sel) const {
   return extract_with_(request, sel, options_.extraction, {});
 }
 
 template <class A, class H>
-template <selector S, RequestFor<A> Req>
+template <Selector S, RequestFor<A> Req>
 retry_result<answer> retrying<A, H>::extract(const Req& request, const S& sel,
                                              llmjson::policy pol) const {
   return extract_with_(request, sel, with_policy_(pol), {});
@@ -208,12 +208,12 @@ retry_result<answer> retrying<A, H>::extract(const Req& request) const {
 
 template <class A, class H>
 template <class T, RequestFor<A> Req>
-  requires(!selector<T>)
+  requires(!Selector<T>)
 retry_result<T> retrying<A, H>::extract(const Req& request)
 const { return extract_as_<T>(request, detail::no_check{}, {}); }
 
 template <class A, class H>
-template <class T, RequestFor<A> Req, check_for<T> F>
+template <class T, RequestFor<A> Req, CheckFor<T> F>
 retry_result<T> retrying<A, H>::extract(const Req& request, F check) const {
   return extract_as_<T>(request, check, {});
 }
@@ -226,14 +226,14 @@ retry_result<message> retrying<A, H>::complete(const Req& request, std::stop_tok
 }
 
 template <class A, class H>
-template <selector S, RequestFor<A> Req>
+template <Selector S, RequestFor<A> Req>
 retry_result<answer> retrying<A, H>::extract(const Req& request, const S& sel,
                                              std::stop_token stop) const {
   return extract_with_(request, sel, options_.extraction, stop);
 }
 
 template <class A, class H>
-template <selector S, RequestFor<A> Req>
+template <Selector S, RequestFor<A> Req>
 retry_result<answer> retrying<A, H>::extract(const Req& request, const S& sel, llmjson::policy pol,
                                              std::stop_token stop) const {
   return extract_with_(request, sel, with_policy_(pol), stop);
@@ -247,12 +247,12 @@ retry_result<answer> retrying<A, H>::extract(const Req& request, std::stop_token
 
 template <class A, class H>
 template <class T, RequestFor<A> Req>
-  requires(!selector<T>)
+  requires(!Selector<T>)
 retry_result<T> retrying<A, H>::extract(const Req& request, std::stop_token stop)
 const { return extract_as_<T>(request, detail::no_check{}, stop); }
 
 template <class A, class H>
-template <class T, RequestFor<A> Req, check_for<T> F>
+template <class T, RequestFor<A> Req, CheckFor<T> F>
 retry_result<T> retrying<A, H>::extract(const Req& request, F check, std::stop_token stop) const {
   return extract_as_<T>(request, check, stop);
 }

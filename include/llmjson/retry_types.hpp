@@ -78,7 +78,7 @@ struct attempt {
   int status = 0;             ///< the HTTP status of an `api_error`; 0 otherwise
   /// One line (control characters escaped, invalid UTF-8 replaced): why there is no answer ("" when
   /// `ok`). Its wording may change between releases.
-  std::string detail;
+  std::string message;
   /// What the adapter or the exception handed over, unchanged (newlines and all): the
   /// `api_error`'s message, the `bad_response`'s `raw` (its `message` when `raw` is empty), the
   /// exception's `what()`. "" for the other outcomes: their raw text is `content`.

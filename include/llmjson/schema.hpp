@@ -22,7 +22,7 @@ struct schema_tree;  // detail/schema/tree.hpp: the compiled form, shared by cop
 }  // namespace detail
 
 /// Thrown by the `schema` constructor when the schema does not compile; `what()` is the same
-/// message `schema::compile` returns in `schema_result::error`.
+/// message `schema::compile` returns in `schema_result::message`.
 class schema_error : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
@@ -68,7 +68,7 @@ struct schema_result;
 /// **Example**:
 /// ```cpp
 /// auto s = llmjson::schema::compile(nlohmann::json::parse(R"({"required": ["orders"]})"));
-/// if (!s) std::cerr << s.error << '\n';
+/// if (!s) std::cerr << s.message << '\n';
 /// llmjson::verdict v = (*s.value)(nlohmann::json::object());  // "/: required: missing key
 /// \"orders\""
 /// ```
@@ -99,7 +99,7 @@ class schema {
 /// What `schema::compile` returns: the schema, or why it did not compile.
 struct schema_result {
   std::optional<llmjson::schema> value;  ///< the compiled schema, when it compiled
-  std::string error;                     ///< when it did not: "/path: what is wrong"
+  std::string message;                   ///< when it did not: "/path: what is wrong"
 
   /// Returns whether the schema compiled.
   [[nodiscard]] bool has_value() const noexcept { return value.has_value(); }

@@ -24,17 +24,16 @@ using hook_result_t = std::remove_cvref_t<std::invoke_result_t<H&, const Req&, c
 /// Whether `h(const Req& previous, const attempt& failed)` returns a `Req` (by value or
 /// reference) or a `std::optional<Req>`.
 template <class H, class Req>
-concept makes_request = std::invocable<H&, const Req&, const attempt&> &&
+concept MakesRequest = std::invocable<H&, const Req&, const attempt&> &&
     (std::same_as<hook_result_t<H, Req>, Req> ||
      std::same_as<hook_result_t<H, Req>, std::optional<Req>>);
 
 /// Whether `H` is a `next_request` hook for requests of type `Req`. The default hook, `resend`,
 /// fits any request, a string literal included; another hook needs a request object.
 template <class H, class Req>
-concept next_request_hook = std::same_as<H, resend> ||
-    (!std::is_array_v<Req> && makes_request<H, Req>);
+concept NextRequestHook = std::same_as<H, resend> ||(!std::is_array_v<Req> && MakesRequest<H, Req>);
 
-/// Fails the build with the rule a hook breaks. Instantiated only when `next_request_hook<H, Req>`
+/// Fails the build with the rule a hook breaks. Instantiated only when `NextRequestHook<H, Req>`
 /// is false, before anything else is instantiated with that hook, so this is the first error.
 template <class H, class Req>
 constexpr bool explain_hook() {
@@ -47,7 +46,7 @@ constexpr bool explain_hook() {
                   "the next_request hook must be callable as hook(const Req& previous, const "
                   "llmjson::attempt& failed), Req being the request type of the call");
   } else {
-    static_assert(next_request_hook<H, Req>,
+    static_assert(NextRequestHook<H, Req>,
                   "the next_request hook must return the request type itself or a std::optional "
                   "of it: a request converted from another type (a std::string made into a "
                   "std::string_view request) would point into a temporary");

@@ -17,9 +17,9 @@ namespace llmjson::detail {
 LLMJSON_INLINE judged<message> content_judge::operator()(message&& m, attempt& a) const {
   if (is_blank(m.content)) {
     a.outcome = attempt_outcome::empty_content;
-    a.detail = m.content.empty()
-                   ? "the reply has no content"
-                   : "the reply is only white space (" + count_of(m.content.size(), "byte") + ")";
+    a.message = m.content.empty()
+                    ? "the reply has no content"
+                    : "the reply is only white space (" + count_of(m.content.size(), "byte") + ")";
     return {};
   }
   a.outcome = attempt_outcome::ok;

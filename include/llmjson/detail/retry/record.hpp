@@ -61,7 +61,7 @@ judged<Out> record_extraction(result<Out>&& r, attempt& a,
   // made g++ -O2 warn (-Wnull-dereference) through the variant's get_if.
   llmjson::error e = std::move(r).error();
   a.outcome = outcome_of(e.kind);
-  a.detail = e.message;
+  a.message = e.message;
   a.truncation = e.truncation;
   return {std::nullopt, std::move(e), std::move(text)};
 }
@@ -78,12 +78,12 @@ std::optional<judged<Out>> take_completion(completion&& c, attempt& a, JudgeMess
     a.outcome = attempt_outcome::api_error;
     a.status = api->status;
     a.raw = std::move(api->message);
-    a.detail = one_line(a.raw);
+    a.message = one_line(a.raw);
     return std::nullopt;
   }
   if (auto* bad = std::get_if<bad_response>(&c)) {
     a.outcome = attempt_outcome::bad_response;
-    a.detail = one_line(bad->message);
+    a.message = one_line(bad->message);
     a.raw = std::move(bad->raw.empty() ? bad->message : bad->raw);
     return std::nullopt;
   }

@@ -43,7 +43,7 @@ constexpr bool retryable(attempt_outcome o) noexcept {
   }
 }
 
-/// The attempt loop of every `retrying` call, over a hook that fits (`next_request_hook`).
+/// The attempt loop of every `retrying` call, over a hook that fits (`NextRequestHook`).
 template <class Out, class A, class H, class Req, class Judge>
 retry_result<Out> run_checked(A& adapter, H& next, const retry_options& options, const Req& request,
                               [[maybe_unused]] const call_stop& call_token, const Judge& judge) {
@@ -87,7 +87,7 @@ retry_result<Out> run_checked(A& adapter, H& next, const retry_options& options,
       attempt a;
       a.number = n;
       a.outcome = attempt_outcome::cancelled;
-      a.detail = "stop requested: the adapter was not called";
+      a.message = "stop requested: the adapter was not called";
       report(std::move(a));
       return fail(retry_error_kind::cancelled, std::move(m));
     }
@@ -120,7 +120,7 @@ retry_result<Out> run_checked(A& adapter, H& next, const retry_options& options,
       throw;
     }
     a.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - start);
-    if (a.reasoning_at_length()) a.detail += reasoning_at_length_note(a);
+    if (a.reasoning_at_length()) a.message += reasoning_at_length_note(a);
 
     if (judgement && judgement->value) {
       report(std::move(a));
@@ -138,7 +138,7 @@ retry_result<Out> run_checked(A& adapter, H& next, const retry_options& options,
 
     if (failed.outcome == attempt_outcome::api_error) {
       std::string m = "HTTP " + std::to_string(failed.status) + " on attempt " + std::to_string(n) +
-                      ", not retried: " + failed.detail;
+                      ", not retried: " + failed.message;
       return fail(retry_error_kind::api_error, std::move(m));
     }
     std::string not_retried;
@@ -149,7 +149,7 @@ retry_result<Out> run_checked(A& adapter, H& next, const retry_options& options,
     auto give_up = [&](std::string why) {
       std::string m = "no answer after " + count_attempts(n);
       if (!why.empty()) m += " (not retried: " + why + ")";
-      m += " [" + describe_attempts(attempts) + "]: " + attempts.back().detail;
+      m += " [" + describe_attempts(attempts) + "]: " + attempts.back().message;
       return fail(retry_error_kind::parse_error, std::move(m));
     };
     if (!not_retried.empty()) return give_up(std::move(not_retried));
@@ -182,7 +182,7 @@ template <class Out, class A, class H, class Req, class Judge>
 retry_result<Out> run_attempts(A& adapter, H& next, const retry_options& options,
                                const Req& request, const call_stop& call_token,
                                const Judge& judge) {
-  if constexpr (next_request_hook<H, Req>) {
+  if constexpr (NextRequestHook<H, Req>) {
     return run_checked<Out>(adapter, next, options, request, call_token, judge);
   } else {
     static_assert(explain_hook<H, Req>());

@@ -69,9 +69,9 @@ std::optional<judged<Out>> stream_attempt(A& adapter, const Req& request,
         a.content = m.content;
       } else if (m.content != watch.text()) {
         a.outcome = attempt_outcome::bad_response;
-        a.detail = "the streaming adapter returned a content of " +
-                   count_of(m.content.size(), "byte") + " that is not the " +
-                   count_of(a.received, "byte") + " it streamed";
+        a.message = "the streaming adapter returned a content of " +
+                    count_of(m.content.size(), "byte") + " that is not the " +
+                    count_of(a.received, "byte") + " it streamed";
         a.raw = std::move(m.content);
         return std::nullopt;
       }

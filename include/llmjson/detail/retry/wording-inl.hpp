@@ -21,9 +21,9 @@ LLMJSON_INLINE void record_current_exception(attempt& a) {
     throw;
   } catch (const std::exception& e) {
     a.raw = e.what();
-    a.detail = "the adapter or selector threw: " + one_line(a.raw);
+    a.message = "the adapter or selector threw: " + one_line(a.raw);
   } catch (...) {
-    a.detail = "the adapter or selector threw an exception not derived from std::exception";
+    a.message = "the adapter or selector threw an exception not derived from std::exception";
   }
 }
 

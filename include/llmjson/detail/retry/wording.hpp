@@ -12,7 +12,7 @@
 
 namespace llmjson::detail {
 
-/// Records the exception being handled in `a`: `detail` one line, `raw` its `what()`. Call only
+/// Records the exception being handled in `a`: `message` one line, `raw` its `what()`. Call only
 /// inside a handler.
 void record_current_exception(attempt& a);
 
@@ -25,7 +25,7 @@ std::string describe_attempts(const std::vector<attempt>& as);
 /// `3 attempts`: how messages count attempts.
 std::string count_attempts(std::size_t n);
 
-/// What `detail` adds when the token limit stopped the model before any answer.
+/// What `message` adds when the token limit stopped the model before any answer.
 std::string reasoning_at_length_note(const attempt& a);
 
 }  // namespace llmjson::detail

@@ -32,7 +32,7 @@ LLMJSON_INLINE schema_result schema::compile(const nlohmann::json& source) {
 
 LLMJSON_INLINE schema::schema(const nlohmann::json& source) {
   schema_result r = compile(source);
-  if (!r) throw schema_error(r.error);
+  if (!r) throw schema_error(r.message);
   *this = std::move(*r.value);
 }
 
