@@ -50,8 +50,8 @@ LLMJSON_INLINE bool schema_compiler::fail_at(std::size_t node, std::string_view 
 }
 
 LLMJSON_INLINE bool schema_compiler::fail(std::string where, std::string_view what) {
-  if (error_.empty())
-    error_ = (where.empty() ? std::string("/") : where) + ": " + std::string(what);
+  if (message_.empty())
+    message_ = (where.empty() ? std::string("/") : where) + ": " + std::string(what);
   return false;
 }
 

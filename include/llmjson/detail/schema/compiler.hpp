@@ -19,13 +19,13 @@
 namespace llmjson::detail {
 
 /// Compiles one schema document into a `schema_tree`. `run()` returns false at the first
-/// problem, and `error()` names its place and what is wrong: `/items/$ref: remote reference
+/// problem, and `message()` names its place and what is wrong: `/items/$ref: remote reference
 /// "http://example.com/s.json" is not supported`. The document must outlive the compiler; the
 /// tree it makes does not refer to it.
 ///
 /// ```cpp
 /// schema_compiler c(document);
-/// if (!c.run()) return c.error();
+/// if (!c.run()) return c.message();
 /// schema_tree tree = c.take();
 /// ```
 class schema_compiler {
@@ -34,11 +34,11 @@ class schema_compiler {
 
   /// Compiles the document: every subschema it reaches into a node, then every `$ref` to its
   /// node, then the unknown keywords judged, then `$ref` cycles refused. Returns false and sets
-  /// `error()` on the first problem.
+  /// `message()` on the first problem.
   bool run();
 
   /// The first problem, "/path: what is wrong"; empty after a successful `run()`.
-  [[nodiscard]] const std::string& error() const noexcept { return error_; }
+  [[nodiscard]] const std::string& message() const noexcept { return message_; }
 
   /// Moves the compiled tree out (after a successful `run()`).
   schema_tree take() { return std::move(tree_); }
@@ -130,7 +130,7 @@ class schema_compiler {
   std::vector<work> queue_;
   std::vector<pending_ref> refs_;
   std::vector<unknown_keyword> unknown_;
-  std::string error_;
+  std::string message_;
 };
 
 }  // namespace llmjson::detail

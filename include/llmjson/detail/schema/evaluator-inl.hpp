@@ -42,12 +42,12 @@ LLMJSON_INLINE bool schema_evaluator::call(std::size_t node, const nlohmann::jso
                                            const std::string* key, std::size_t index) {
   if (stack_.size() >= schema_max_evaluation_depth) {
     aborted_ = true;
-    reason_ = where() + too_deep;
+    message_ = where() + too_deep;
     return false;
   }
   if (++steps_ > schema_max_evaluation_steps) {
     aborted_ = true;
-    reason_ = where() + too_costly;
+    message_ = where() + too_costly;
     return false;
   }
   // $ref chains are acyclic (checked when compiling), so this loop ends.
@@ -92,11 +92,11 @@ LLMJSON_INLINE std::string schema_evaluator::where() const {
 LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::fail(std::string_view keyword,
                                                                 std::string_view what) {
   if (!silent()) {
-    reason_ = where();
-    reason_ += ": ";
-    reason_ += keyword;
-    reason_ += ": ";
-    reason_ += what;
+    message_ = where();
+    message_ += ": ";
+    message_ += keyword;
+    message_ += ": ";
+    message_ += what;
   }
   return outcome::fail;
 }
@@ -339,21 +339,18 @@ LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::resume(frame& f, bool
           ++f.i;
           return child(f, each, &v[f.i - 1], false, nullptr, f.i - 1);
         }
-        f.at = phase::contains;
-        f.i = 0;
+        enter(f, phase::contains);
         returned = false;
         break;
       }
       case phase::contains:
         if (returned && r) {
-          f.at = phase::all_of;
-          f.i = 0;
+          enter(f, phase::all_of);
           returned = false;
           break;
         }
         if (n.contains == no_node) {
-          f.at = phase::all_of;
-          f.i = 0;
+          enter(f, phase::all_of);
           break;
         }
         if (f.i < v.size()) {
@@ -368,16 +365,15 @@ LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::resume(frame& f, bool
           const auto& [key, node] = n.dependency_schemas[f.i++];
           if (v.contains(key)) return child(f, node, &v, false);
         }
-        f.at = phase::names;
-        f.i = 0;
+        enter(f, phase::names);
         returned = false;
         break;
       case phase::names:
         if (returned) {
           path_.swap(f.saved_path);
-          reason_.swap(f.saved_reason);  // f.saved_reason: what the key's check said
+          message_.swap(f.saved_message);  // f.saved_message: what the key's check said
           if (!r) {
-            std::string inner = std::move(f.saved_reason);
+            std::string inner = std::move(f.saved_message);
             if (inner.rfind("/: ", 0) == 0) inner.erase(0, 3);
             return fail_name(f.member.key(), inner);
           }
@@ -390,24 +386,22 @@ LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::resume(frame& f, bool
           f.name = f.member.key();
           f.saved_path.clear();
           path_.swap(f.saved_path);
-          f.saved_reason.clear();
-          reason_.swap(f.saved_reason);
+          f.saved_message.clear();
+          message_.swap(f.saved_message);
           if (child(f, n.property_names, &f.name, false) == outcome::called) return outcome::called;
           // Too deep: put the member's place back before the frames are popped.
           path_.swap(f.saved_path);
-          reason_ = where() + too_deep;
+          message_ = where() + too_deep;
           return outcome::fail;
         }
-        f.at = phase::members;
-        f.i = 0;
+        enter(f, phase::members);
         returned = false;
         break;
       case phase::members:
         if (returned && !r) return outcome::fail;
         if (n.properties.empty() && n.pattern_properties.empty() &&
             (n.additional_properties == no_node || closed(n))) {
-          f.at = phase::all_of;
-          f.i = 0;
+          enter(f, phase::all_of);
           break;
         }
         if (f.i == 0) {
@@ -444,8 +438,7 @@ LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::resume(frame& f, bool
           f.j = 0;
           f.matched = false;
         }
-        f.at = phase::all_of;
-        f.i = 0;
+        enter(f, phase::all_of);
         break;
       case phase::all_of:
         if (returned && !r) return outcome::fail;
@@ -453,8 +446,7 @@ LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::resume(frame& f, bool
           ++f.i;
           return child(f, n.all_of[f.i - 1], &v, false);
         }
-        f.at = phase::any_of;
-        f.i = 0;
+        enter(f, phase::any_of);
         returned = false;
         break;
       case phase::any_of:
@@ -465,8 +457,7 @@ LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::resume(frame& f, bool
           }
           return fail("anyOf", "no alternative matches");
         }
-        f.at = phase::one_of;
-        f.i = 0;
+        enter(f, phase::one_of);
         returned = false;
         break;
       case phase::one_of:

@@ -35,12 +35,12 @@ class schema_evaluator {
  public:
   explicit schema_evaluator(const schema_tree& t) : t_(t) {}
 
-  /// Returns whether `v` is valid; when not, `reason()` says why: the place, the keyword and
+  /// Returns whether `v` is valid; when not, `message()` says why: the place, the keyword and
   /// what it expected (`/steps/2/eta: type: expected integer, got string`). Allocates; does not
   /// throw (except `std::bad_alloc`). Call once per evaluator.
   bool run(const nlohmann::json& v);
   /// Why the last `run` returned false.
-  [[nodiscard]] std::string& reason() noexcept { return reason_; }
+  [[nodiscard]] std::string& message() noexcept { return message_; }
 
  private:
   struct step {
@@ -76,10 +76,10 @@ class schema_evaluator {
     std::size_t j = 0;            // members: stage for the current key
     std::size_t first = no_node;  // oneOf: the first alternative that matched
     nlohmann::json::const_iterator member{};  // names/members: the current key
-    // propertyNames: the key as a value, judged with a path and reason of its own
+    // propertyNames: the key as a value, judged with a path and message of its own
     nlohmann::json name;
     std::vector<step> saved_path;
-    std::string saved_reason;
+    std::string saved_message;
   };
 
   static inline const std::string too_deep = ": schema evaluation too deep (over " +
@@ -93,9 +93,9 @@ class schema_evaluator {
   std::deque<frame> stack_;
   std::size_t steps_ = 0;
   std::vector<step> path_;
-  int quiet_ = 0;  // > 0 inside anyOf/oneOf/not/if/contains: failures are expected, no reason
+  int quiet_ = 0;  // > 0 inside anyOf/oneOf/not/if/contains: failures are expected, no message
   bool aborted_ = false;
-  std::string reason_;
+  std::string message_;
 
   // --- the stack ---
 
@@ -109,7 +109,7 @@ class schema_evaluator {
 
   // --- messages ---
 
-  [[nodiscard]] bool silent() const noexcept { return quiet_ > 0 || !reason_.empty(); }
+  [[nodiscard]] bool silent() const noexcept { return quiet_ > 0 || !message_.empty(); }
 
   [[nodiscard]] std::string where() const;
   outcome fail(std::string_view keyword, std::string_view what);
@@ -139,6 +139,12 @@ class schema_evaluator {
   }
 
   // --- the phases ---
+
+  /// Moves `f` to phase `p`, at its first position.
+  static void enter(frame& f, phase p) noexcept {
+    f.at = p;
+    f.i = 0;
+  }
 
   // Advances frame `f`; `r` is the result of the child it was waiting for, if any. Returns
   // `called` after pushing a child, else the frame's own result.

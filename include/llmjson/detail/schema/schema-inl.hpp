@@ -26,7 +26,7 @@ static_assert(detail::regex_max_program == 4096, "schema.hpp's documentation quo
 
 LLMJSON_INLINE schema_result schema::compile(const nlohmann::json& source) {
   detail::schema_compiler c(source);
-  if (!c.run()) return schema_result{std::nullopt, c.error()};
+  if (!c.run()) return schema_result{std::nullopt, c.message()};
   return schema_result{schema(std::make_shared<const detail::schema_tree>(c.take())), {}};
 }
 
@@ -44,7 +44,7 @@ LLMJSON_INLINE verdict schema::operator()(const nlohmann::json& value) const {
                          " levels");
   detail::schema_evaluator e(*tree_);
   if (e.run(value)) return verdict::pass();
-  return verdict::fail(std::move(e.reason()));
+  return verdict::fail(std::move(e.message()));
 }
 
 }  // namespace llmjson
