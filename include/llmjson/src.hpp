@@ -27,5 +27,6 @@
 #include <llmjson/detail/schema/schema-inl.hpp>
 #include <llmjson/detail/schema/uri-inl.hpp>
 #include <llmjson/detail/schema/values-inl.hpp>
+#include <llmjson/detail/select/select-inl.hpp>
 
 #endif  // LLMJSON_SRC_HPP_INCLUDED
