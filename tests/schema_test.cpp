@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <llmjson/detail/regex.hpp>
+#include <llmjson/detail/schema/regex.hpp>
 
 namespace {
 

@@ -16,6 +16,7 @@
 #include <llmjson/options.hpp>
 #include <llmjson/result.hpp>
 #include <llmjson/retry.hpp>
+#include <llmjson/retry_types.hpp>
 #include <llmjson/scan.hpp>
 #include <llmjson/select.hpp>
 #include <llmjson/stream.hpp>

@@ -3,263 +3,18 @@
 #ifndef LLMJSON_RETRY_HPP_INCLUDED
 #define LLMJSON_RETRY_HPP_INCLUDED
 
-#include <algorithm>
-#include <array>
-#include <chrono>
 #include <concepts>
-#include <cstddef>
-#include <exception>
-#include <functional>
-#include <memory>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <type_traits>
 #include <utility>
-#include <variant>
-#include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include <llmjson/adapter.hpp>
-#include <llmjson/candidate.hpp>
-#include <llmjson/enum_names.hpp>
-#include <llmjson/error.hpp>
-#include <llmjson/extract.hpp>
+#include <llmjson/detail/retry/judges.hpp>
+#include <llmjson/detail/retry/run.hpp>
+#include <llmjson/detail/retry/stop.hpp>
 #include <llmjson/options.hpp>
-#include <llmjson/result.hpp>
+#include <llmjson/retry_types.hpp>
 #include <llmjson/select.hpp>
-#include <llmjson/stream.hpp>
 
 namespace llmjson {
-
-/// What one attempt (one adapter call, then extraction) came to.
-///
-/// `empty_content`, `bad_response` and the extraction errors `no_json`, `truncated`, `no_match`
-/// and `ambiguous` are retried within `retry_options::max_attempts` (an empty or reasoning-cut
-/// reply at `length` only with `retry_reasoning_at_length`); the others never are.
-enum class attempt_outcome {
-  ok,             ///< a message with content (`complete`), or an answer (`extract`)
-  empty_content,  ///< a message with no content, or only white space (extraction's `empty`)
-  bad_response,   ///< the adapter could not read the provider's reply (`llmjson::bad_response`)
-  no_json,        ///< extraction: no JSON value in the content
-  truncated,      ///< extraction: the content was cut inside the answer
-  no_match,       ///< extraction: JSON, but none qualifies under the selector
-  ambiguous,      ///< extraction: policy `unique`, and two or more qualify
-  too_large,      ///< extraction: over `options::max_input_bytes`; not retried
-  api_error,      ///< the provider answered with an error (`llmjson::api_error`); not retried
-  exception,      ///< the adapter, or the caller's selector, threw; rethrown, not retried
-  cancelled,      ///< stop was requested before this attempt: the adapter was not called
-};
-
-/// Returns the outcome's name: `"empty_content"`. Does not throw.
-[[nodiscard]] constexpr std::string_view to_string(attempt_outcome o) noexcept;
-
-/// Every `attempt_outcome`: `from_string<attempt_outcome>("no_json") == attempt_outcome::no_json`.
-template <>
-inline constexpr std::array enumerators<attempt_outcome>{
-    attempt_outcome::ok,        attempt_outcome::empty_content, attempt_outcome::bad_response,
-    attempt_outcome::no_json,   attempt_outcome::truncated,     attempt_outcome::no_match,
-    attempt_outcome::ambiguous, attempt_outcome::too_large,     attempt_outcome::api_error,
-    attempt_outcome::exception, attempt_outcome::cancelled};
-
-/// One attempt, as it happened: what the adapter returned, what became of it, how long it took.
-///
-/// The wrapper records every attempt, keeps the records on success and on failure
-/// (`retry_result::attempts`) and shows each to `retry_options::on_attempt` as it ends. All
-/// members own their data. For a streaming adapter, `content` is all that came through the sink
-/// (whatever the adapter returned: a message, an `api_error` or a `bad_response`).
-struct attempt {
-  std::size_t number = 1;                         ///< 1-based, in call order
-  attempt_outcome outcome = attempt_outcome::ok;  ///< what became of it
-  std::string content;        ///< the raw content the model sent ("" when none came)
-  std::string reasoning;      ///< the reasoning sent apart (`message::reasoning`); never scanned
-  std::string finish_reason;  ///< as the provider sent it ("" when no message)
-  std::string role;           ///< the message's role ("" when no message)
-  int status = 0;             ///< the HTTP status of an `api_error`; 0 otherwise
-  /// One line (control characters escaped, invalid UTF-8 replaced): why there is no answer ("" when
-  /// `ok`). Its wording may change between releases.
-  std::string message;
-  /// What the adapter or the exception handed over, unchanged (newlines and all): the
-  /// `api_error`'s message, the `bad_response`'s `raw` (its `message` when `raw` is empty), the
-  /// exception's `what()`. "" for the other outcomes: their raw text is `content`.
-  std::string raw;
-  /// Where the content was cut: the extraction error's `truncation` (`extract` only). With
-  /// `cut::reasoning`, the cut is a reasoning region that never closes.
-  std::optional<llmjson::cut> truncation;
-  std::chrono::nanoseconds duration{0};  ///< adapter call plus extraction (0 when `cancelled`)
-  /// Streaming adapters (`StreamingAdapter`): the bytes that came through the sink, those after
-  /// a stop request included. 0 for the other forms.
-  std::size_t received = 0;
-  /// The answer settled while the content was streaming, and the wrapper requested stop
-  /// (`retry_options::stop_early`): the call was ended early, after `received` bytes. The
-  /// answer is the one the whole output would have given.
-  bool stopped_early = false;
-
-  /// Returns true when the message was empty and cut by the token limit (`finish_reason` is
-  /// `length`): with reasoning models, usually the reasoning spent the whole `max_tokens`, and
-  /// resending the same request tends to fail the same way. Does not throw.
-  [[nodiscard]] bool empty_at_length() const noexcept {
-    return outcome == attempt_outcome::empty_content && finish_reason == "length";
-  }
-  /// Returns true when the token limit (`finish_reason` `length`) stopped the model before it
-  /// wrote any answer: the content is empty (`empty_at_length()`), or it was cut inside a
-  /// reasoning region (outcome `truncated`, `truncation->reasoning`). The budget went to
-  /// reasoning; `retry_options::retry_reasoning_at_length` decides whether to retry. Does not
-  /// throw.
-  [[nodiscard]] bool reasoning_at_length() const noexcept {
-    if (empty_at_length()) return true;
-    return outcome == attempt_outcome::truncated && truncation && truncation->reasoning &&
-           finish_reason == "length";
-  }
-  /// Returns true when the adapter was called (every outcome but `cancelled`). Does not throw.
-  [[nodiscard]] bool called() const noexcept { return outcome != attempt_outcome::cancelled; }
-};
-
-/// Why the wrapper returned no answer.
-enum class retry_error_kind {
-  api_error,    ///< the provider returned an error: surfaced at once, never retried
-  cancelled,    ///< stop was requested before an attempt: no further call was made
-  parse_error,  ///< no attempt gave an answer (empty content, a bad response, an extraction error)
-};
-
-/// Returns the kind's name: `"parse_error"`. Does not throw.
-[[nodiscard]] constexpr std::string_view to_string(retry_error_kind k) noexcept;
-
-/// Every `retry_error_kind`: `from_string<retry_error_kind>("cancelled")`.
-template <>
-inline constexpr std::array enumerators<retry_error_kind>{
-    retry_error_kind::api_error, retry_error_kind::cancelled, retry_error_kind::parse_error};
-
-/// Why the wrapper returned no answer, with what the last call left behind.
-///
-/// `extraction` holds the last call's extraction error with all its candidates, so a `length`
-/// cut-off (`truncated`, `finish_reason == "length"`) is told apart from a `stop` without parsing
-/// again. Its views (`candidate::text`, `candidate::info`) point into `*text`, which the error
-/// shares: they stay valid while any copy of this error (or of the result holding it) lives.
-struct retry_error {
-  retry_error_kind kind = retry_error_kind::parse_error;
-  attempt_outcome cause = attempt_outcome::empty_content;  ///< the last attempt's outcome
-  std::string finish_reason;                 ///< the last call's, "" when it returned no message
-  std::optional<llmjson::error> extraction;  ///< the last call's extraction error, if it had one
-  std::optional<llmjson::api_error> api;     ///< the provider's error (kind `api_error`)
-  std::string message;                       ///< one line, without the kind: for a log
-  /// The last call's content, shared: `extraction`'s views point here.
-  std::shared_ptr<const std::string> text;
-};
-
-/// Thrown by `retry_result<T>::value()` when the result holds an error. It carries the error.
-class bad_retry_access : public std::exception {
- public:
-  explicit bad_retry_access(retry_error e) : error_(std::move(e)) {}
-  [[nodiscard]] const char* what() const noexcept override {
-    return "llmjson: retry result holds an error";
-  }
-  [[nodiscard]] const retry_error& error() const noexcept { return error_; }
-
- private:
-  retry_error error_;
-};
-
-/// Holds a `T` (the answer) or a `retry_error`, and always the record of every attempt.
-///
-/// The members are `std::expected<T, retry_error>`'s (`has_value()`, `explicit operator bool`,
-/// `value()`, `error()`, `*`, `->`, `value_or()`), plus `attempts`. `value()` on an error throws
-/// `bad_retry_access`; `*` and `error()` only assert.
-///
-/// **Example**:
-/// ```cpp
-/// auto r = llmjson::retrying(adapter).extract<plan>(prompt);
-/// for (const auto& a : r.attempts) log(a.number, to_string(a.outcome), a.finish_reason);
-/// ```
-template <class T>
-class [[nodiscard]] retry_result : public detail::expected_base<T, retry_error, bad_retry_access> {
-  using base = detail::expected_base<T, retry_error, bad_retry_access>;
-
- public:
-  /// Every attempt, in order, on success and on failure. The last one is the one that decided.
-  std::vector<attempt> attempts;
-
-  retry_result(T v, std::vector<attempt> a) : base(std::move(v)), attempts(std::move(a)) {}
-  retry_result(retry_error e, std::vector<attempt> a)
-      : base(std::move(e)), attempts(std::move(a)) {}
-
-  /// Returns how many times the adapter was called: the attempts not `cancelled`. Does not throw.
-  [[nodiscard]] std::size_t calls() const noexcept {
-    return static_cast<std::size_t>(std::count_if(attempts.begin(), attempts.end(),
-                                                  [](const attempt& a) { return a.called(); }));
-  }
-};
-
-/// The answer `retrying::extract(request, selector)` found: the value and where it was, owned.
-struct answer {
-  nlohmann::json value;                    ///< the chosen candidate's value
-  std::string text;                        ///< the chosen candidate's text, copied from the content
-  std::size_t offset = 0;                  ///< byte offset of `text` in the last attempt's content
-  std::size_t line = 1;                    ///< 1-based line of the first byte
-  std::size_t column = 1;                  ///< 1-based column of the first byte, in code points
-  llmjson::source source = source::prose;  ///< where it was found
-  std::string info;                        ///< the enclosing fence's info string, if any
-  bool in_fence = false;                   ///< the span lies in a fence body
-  bool fallback = false;                   ///< policy `first` took a candidate that did not qualify
-  llmjson::policy policy = policy::first;  ///< the policy that chose
-  std::optional<cut> truncation;  ///< the content was cut after the answer (policy `first`)
-};
-
-/// Options of the retry wrapper. Designated initializers read well:
-/// `llmjson::retry_options{.max_attempts = 3, .retry_reasoning_at_length = false}`.
-struct retry_options {
-  /// Adapter calls in all, the first one included (2: the send and one retry). 0 counts as 1:
-  /// the request is always sent once, and never retried.
-  std::size_t max_attempts = 2;
-  /// Retry a reply that the token limit cut before any answer (`attempt::reasoning_at_length()`):
-  /// empty content with `finish_reason` `length`, or content cut inside a reasoning region at
-  /// `length`. With reasoning models the reasoning used the whole `max_tokens`; resending the
-  /// same request tends to fail the same way and is billed again. On by default, so that "empty
-  /// content is retried" holds without exceptions; set it to false unless a `next_request` hook
-  /// raises the token budget. (Formerly `retry_empty_at_length`, which named the first case only.)
-  bool retry_reasoning_at_length = true;
-  /// Extraction options (`extract` only): policy, fallback, limits.
-  llmjson::options extraction{};
-  /// Called with each attempt as it ends, successful or not, before any further call. It may
-  /// throw: the exception reaches the caller and no further call is made, except while an
-  /// adapter's exception is on its way out: then the adapter's exception wins and the callback's
-  /// is dropped. Called without locking: see `retrying` on sharing a wrapper between threads.
-  std::function<void(const attempt&)> on_attempt{};
-#if LLMJSON_HAS_STOP_TOKEN
-  /// Stops every call of the wrapper: checked before every attempt, and passed to adapters that
-  /// take a stop token. One call alone is stopped through the token the call takes.
-  std::stop_token stop{};
-  /// With a streaming adapter (`StreamingAdapter`), in `extract` under policy `first`: request
-  /// stop as soon as the answer is settled (`llmjson::stream::settled()`), so that the adapter
-  /// ends the call and the rest of the output is neither waited for nor paid for. The answer is
-  /// the one the whole output would have given. Under `unique` and `last` nothing settles
-  /// before the end, and `complete` has no answer to settle: the switch changes nothing there.
-  /// Note that with `extraction.start` left `unknown`, an output without reasoning markers
-  /// settles only at its end, so this saves nothing on most outputs (on the corpus, 1 case of
-  /// 85 settles before its last byte): set `output_start::answer` for models that do not reason
-  /// in their content (21 of 85 then do). The README's "How early it settles" has the figures.
-  bool stop_early = true;
-#endif
-};
-
-/// The default `next_request` hook: resend the caller's request unchanged (it is not copied).
-struct resend {
-  template <class Req>
-  const Req& operator()(const Req& previous, const attempt&) const noexcept {
-    return previous;
-  }
-};
-
-namespace detail {
-#if LLMJSON_HAS_STOP_TOKEN
-/// The stop token passed to one call, if any; `std::stop_token{}` for the calls without one.
-using call_stop = std::stop_token;
-#else
-/// No stop tokens in this standard library: the calls take none.
-struct call_stop {};
-#endif
-}  // namespace detail
 
 /// Calls an `Adapter` until a reply holds an answer, at most `max_attempts` times, and keeps the
 /// record of every attempt.
@@ -388,8 +143,121 @@ class retrying {
   mutable H next_;
 };
 
-}  // namespace llmjson
+// --- the members of retrying: each call picks its judge and runs detail::run_attempts ---------
 
-#include <llmjson/detail/retry_run.hpp>
+template <class A, class H>
+template <class Out, class Req, class Judge>
+retry_result<Out> retrying<A, H>::run_(const Req& request, const detail::call_stop& stop,
+                                       const Judge& judge) const {
+  return detail::run_attempts<Out>(adapter_, next_, options_, request, stop, judge);
+}
+
+template <class A, class H>
+template <class Req, class S>
+retry_result<answer> retrying<A, H>::extract_with_(const Req& request, const S& sel,
+                                                   const llmjson::options& opts,
+                                                   const detail::call_stop& stop) const {
+  return run_<answer>(request, stop, detail::extraction_judge<answer, S>(sel, opts));
+}
+
+template <class A, class H>
+template <class T, class Req, class Check>
+retry_result<T> retrying<A, H>::extract_as_(const Req& request, const Check& check,
+                                            const detail::call_stop& stop) const {
+  decode<T> sel = [&] {
+    if constexpr (std::same_as<Check, detail::no_check>) {
+      return decode<T>();
+    } else {
+      return decode<T>(check);
+    }
+  }();
+  return run_<T>(request, stop, detail::extraction_judge<T, decode<T>>(sel, options_.extraction));
+}
+
+template <class A, class H>
+llmjson::options retrying<A, H>::with_policy_(llmjson::policy pol) const {
+  llmjson::options opts = options_.extraction;
+  opts.policy = pol;
+  return opts;
+}
+
+template <class A, class H>
+template <RequestFor<A> Req>
+retry_result<message> retrying<A, H>::complete(const Req& request) const {
+  return run_<message>(request, {}, detail::content_judge{});
+}
+
+template <class A, class H>
+template <Selector S, RequestFor<A> Req>
+retry_result<answer> retrying<A, H>::extract(const Req& request, const S& sel) const {
+  return extract_with_(request, sel, options_.extraction, {});
+}
+
+template <class A, class H>
+template <Selector S, RequestFor<A> Req>
+retry_result<answer> retrying<A, H>::extract(const Req& request, const S& sel,
+                                             llmjson::policy pol) const {
+  return extract_with_(request, sel, with_policy_(pol), {});
+}
+
+template <class A, class H>
+template <int&... ExplicitArgumentBarrier, RequestFor<A> Req>
+retry_result<answer> retrying<A, H>::extract(const Req& request) const {
+  return extract_with_(request, any_object{}, options_.extraction, {});
+}
+
+template <class A, class H>
+template <class T, RequestFor<A> Req>
+  requires(!Selector<T>)
+retry_result<T> retrying<A, H>::extract(const Req& request)
+const { return extract_as_<T>(request, detail::no_check{}, {}); }
+
+template <class A, class H>
+template <class T, RequestFor<A> Req, CheckFor<T> F>
+retry_result<T> retrying<A, H>::extract(const Req& request, F check) const {
+  return extract_as_<T>(request, check, {});
+}
+
+#if LLMJSON_HAS_STOP_TOKEN
+template <class A, class H>
+template <RequestFor<A> Req>
+retry_result<message> retrying<A, H>::complete(const Req& request, std::stop_token stop) const {
+  return run_<message>(request, stop, detail::content_judge{});
+}
+
+template <class A, class H>
+template <Selector S, RequestFor<A> Req>
+retry_result<answer> retrying<A, H>::extract(const Req& request, const S& sel,
+                                             std::stop_token stop) const {
+  return extract_with_(request, sel, options_.extraction, stop);
+}
+
+template <class A, class H>
+template <Selector S, RequestFor<A> Req>
+retry_result<answer> retrying<A, H>::extract(const Req& request, const S& sel, llmjson::policy pol,
+                                             std::stop_token stop) const {
+  return extract_with_(request, sel, with_policy_(pol), stop);
+}
+
+template <class A, class H>
+template <int&... ExplicitArgumentBarrier, RequestFor<A> Req>
+retry_result<answer> retrying<A, H>::extract(const Req& request, std::stop_token stop) const {
+  return extract_with_(request, any_object{}, options_.extraction, stop);
+}
+
+template <class A, class H>
+template <class T, RequestFor<A> Req>
+  requires(!Selector<T>)
+retry_result<T> retrying<A, H>::extract(const Req& request, std::stop_token stop)
+const { return extract_as_<T>(request, detail::no_check{}, stop); }
+
+template <class A, class H>
+template <class T, RequestFor<A> Req, CheckFor<T> F>
+retry_result<T> retrying<A, H>::extract(const Req& request, F check, std::stop_token stop) const {
+  return extract_as_<T>(request, check, stop);
+}
+#endif
+
+}  // namespace llmjson
 
 #endif  // LLMJSON_RETRY_HPP_INCLUDED

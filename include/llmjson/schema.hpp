@@ -11,12 +11,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include <llmjson/detail/schema_compile.hpp>
-#include <llmjson/detail/schema_eval.hpp>
+#include <llmjson/detail/config.hpp>
 #include <llmjson/options.hpp>
 #include <llmjson/verdict.hpp>
 
 namespace llmjson {
+
+namespace detail {
+struct schema_tree;  // detail/schema/tree.hpp: the compiled form, shared by copies
+}  // namespace detail
 
 /// Thrown by the `schema` constructor when the schema does not compile; `what()` is the same
 /// message `schema::compile` returns in `schema_result::message`.
@@ -104,31 +107,10 @@ struct schema_result {
   explicit operator bool() const noexcept { return value.has_value(); }
 };
 
-// --- implementation --------------------------------------------------------------------------
-
-inline schema_result schema::compile(const nlohmann::json& source) {
-  detail::schema_compiler c(source);
-  if (!c.run()) return schema_result{std::nullopt, c.error()};
-  return schema_result{schema(std::make_shared<const detail::schema_tree>(c.take())), {}};
-}
-
-inline schema::schema(const nlohmann::json& source) {
-  schema_result r = compile(source);
-  if (!r) throw schema_error(r.message);
-  *this = std::move(*r.value);
-}
-
-inline verdict schema::operator()(const nlohmann::json& value) const {
-  // nlohmann's == (enum, const, uniqueItems) recurses: no deeper value may reach it. Values from
-  // extraction are never this deep; a value built by the caller may be.
-  if (detail::deeper_than(value, max_depth_limit))
-    return verdict::fail("/: the value nests deeper than " + std::to_string(max_depth_limit) +
-                         " levels");
-  detail::schema_evaluator e(*tree_);
-  if (e.run(value)) return verdict::pass();
-  return verdict::fail(std::move(e.reason()));
-}
-
 }  // namespace llmjson
+
+#ifndef LLMJSON_SEPARATE_COMPILATION
+#include <llmjson/detail/schema/schema-inl.hpp>
+#endif
 
 #endif  // LLMJSON_SCHEMA_HPP_INCLUDED

@@ -16,8 +16,20 @@
 #include <llmjson/schema.hpp>
 
 // The bodies, one -inl.hpp per public header that declares non-template functions.
+#include <llmjson/detail/retry/judges-inl.hpp>
+#include <llmjson/detail/retry/record-inl.hpp>
+#include <llmjson/detail/retry/stop-inl.hpp>
+#include <llmjson/detail/retry/wording-inl.hpp>
 #include <llmjson/detail/scan/extract-inl.hpp>
 #include <llmjson/detail/scan/scan-inl.hpp>
 #include <llmjson/detail/scan/scanner-inl.hpp>
+#include <llmjson/detail/schema/compiler-inl.hpp>
+#include <llmjson/detail/schema/evaluator-inl.hpp>
+#include <llmjson/detail/schema/messages-inl.hpp>
+#include <llmjson/detail/schema/regex-inl.hpp>
+#include <llmjson/detail/schema/schema-inl.hpp>
+#include <llmjson/detail/schema/uri-inl.hpp>
+#include <llmjson/detail/schema/values-inl.hpp>
+#include <llmjson/detail/select/select-inl.hpp>
 
 #endif  // LLMJSON_SRC_HPP_INCLUDED

@@ -1,6 +1,6 @@
-// llmjson: fuzz target: the pattern engine (detail/regex.hpp) against std::regex (ECMAScript)
+// llmjson: fuzz target: the pattern engine (detail/schema/regex.hpp) against std::regex
 // SPDX-License-Identifier: MIT
-#include <llmjson/detail/regex.hpp>
+#include <llmjson/detail/schema/regex.hpp>
 
 #include "fuzz_bytes.hpp"
 

@@ -1,12 +1,11 @@
-// llmjson: a small ECMAScript-subset regex run by a Pike VM, for JSON Schema's pattern keywords
+// llmjson: the bodies of detail/schema/regex.hpp: the pattern parser and the Pike VM
 // SPDX-License-Identifier: MIT
-#ifndef LLMJSON_DETAIL_REGEX_HPP_INCLUDED
-#define LLMJSON_DETAIL_REGEX_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_SCHEMA_REGEX_INL_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCHEMA_REGEX_INL_HPP_INCLUDED
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <limits>
 #include <optional>
 #include <string>
@@ -14,66 +13,14 @@
 #include <utility>
 #include <vector>
 
+#include <llmjson/detail/config.hpp>
 #include <llmjson/detail/scan/utf8.hpp>
+#include <llmjson/detail/schema/regex.hpp>
 
 namespace llmjson::detail {
 
-// Why not std::regex: libstdc++'s matcher backtracks recursively, so `(a*)*b` against a long run
-// of `a`s takes exponential time or overflows the stack. This one compiles the pattern to a
-// Thompson NFA and simulates it breadth-first (a Pike VM without captures): a search costs at
-// most O(code points of the text × instructions of the program), never recurses on the text, and
-// the program is capped at `regex_max_program` instructions when compiled.
-
-/// The most instructions a compiled pattern may have; larger patterns are a compile error.
-/// Counted repetition expands (`a{3}` is three copies of `a`), so `(x{100}){100}` is rejected.
-inline constexpr std::size_t regex_max_program = 4096;
-/// The deepest group nesting a pattern may have.
-inline constexpr std::size_t regex_max_nesting = 64;
-
-/// A compiled pattern. `search` reports whether the pattern matches anywhere in the text.
-class regex {
- public:
-  /// Compiles an ECMAScript pattern (the subset below). Returns `std::nullopt` and sets `error`
-  /// when the pattern is malformed, uses an unsupported construct, or is too large.
-  ///
-  /// Supported: literals, `.`, `[...]` with ranges and `^`, `\d \w \s \D \W \S`, `\b \B`,
-  /// `\t \n \v \f \r \0 \xHH \uHHHH \cX`, escaped punctuation, `^ $`, `( )`, `(?: )`, `(?<name> )`,
-  /// `|`, `* + ? {n} {n,} {n,m}` (greedy or lazy, the same for a yes/no search). Not supported
-  /// (an error): backreferences, lookahead, lookbehind, `\p{..}`, other letter escapes (`\Z`).
-  [[nodiscard]] static std::optional<regex> compile(std::string_view pattern, std::string& error);
-
-  /// Returns whether the pattern matches a substring of `text` (UTF-8, matched by code point).
-  /// Cost: O(code points × program size); allocates two state lists.
-  [[nodiscard]] bool search(std::string_view text) const;
-
-  [[nodiscard]] std::size_t program_size() const noexcept { return code_.size(); }
-
- private:
-  enum class op : std::uint8_t { cls, any, split, jmp, bol, eol, word, not_word, match };
-  struct inst {
-    op code = op::match;
-    std::uint32_t x = 0;  // cls: class index; split/jmp: first target
-    std::uint32_t y = 0;  // split: second target
-  };
-  struct char_class {
-    std::vector<std::pair<char32_t, char32_t>> ranges;  // sorted, merged
-    bool negated = false;
-    [[nodiscard]] bool contains(char32_t c) const noexcept {
-      auto it = std::upper_bound(
-          ranges.begin(), ranges.end(), c,
-          [](char32_t v, const std::pair<char32_t, char32_t>& r) { return v < r.first; });
-      bool in = it != ranges.begin() && c <= std::prev(it)->second;
-      return in != negated;
-    }
-  };
-  std::vector<inst> code_;
-  std::vector<char_class> classes_;
-
-  friend class regex_parser;
-};
-
-// --- implementation --------------------------------------------------------------------------
-
+/// Reads a pattern into the program of a `regex` (one node tree, then Thompson construction);
+/// `run` returns it, or `std::nullopt` with the reason.
 class regex_parser {
  public:
   explicit regex_parser(std::string_view pattern) {
@@ -279,6 +226,16 @@ class regex_parser {
       negated = true;
       ++pos_;
     }
+    // One class atom: a code point (`c`), or an escape that stands for a set (`set`).
+    auto atom = [&](std::optional<char32_t>& c, std::optional<range_list>& set) {
+      if (peek() != U'\\') {
+        c = peek();
+        ++pos_;
+        return true;
+      }
+      ++pos_;
+      return parse_escape(true, c, set);
+    };
     range_list r;
     for (;;) {
       if (at_end()) return fail("unterminated character class");
@@ -288,13 +245,7 @@ class regex_parser {
       }
       std::optional<char32_t> lo;
       std::optional<range_list> set;
-      if (peek() == U'\\') {
-        ++pos_;
-        if (!parse_escape(true, lo, set)) return false;
-      } else {
-        lo = peek();
-        ++pos_;
-      }
+      if (!atom(lo, set)) return false;
       if (set) {
         r.insert(r.end(), set->begin(), set->end());
         continue;
@@ -303,13 +254,7 @@ class regex_parser {
         ++pos_;  // '-'
         std::optional<char32_t> hi;
         std::optional<range_list> hiset;
-        if (peek() == U'\\') {
-          ++pos_;
-          if (!parse_escape(true, hi, hiset)) return false;
-        } else {
-          hi = peek();
-          ++pos_;
-        }
+        if (!atom(hi, hiset)) return false;
         if (hiset) return fail("a class escape cannot end a range");
         if (*hi < *lo) return fail("range out of order in character class");
         r.emplace_back(*lo, *hi);
@@ -580,12 +525,12 @@ class regex_parser {
   }
 };
 
-inline std::optional<regex> regex::compile(std::string_view pattern, std::string& error) {
+LLMJSON_INLINE std::optional<regex> regex::compile(std::string_view pattern, std::string& error) {
   regex_parser p(pattern);
   return p.run(error);
 }
 
-inline bool regex::search(std::string_view text) const {
+LLMJSON_INLINE bool regex::search(std::string_view text) const {
   std::vector<char32_t> cps;
   cps.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) cps.push_back(utf8_next(text, i));
@@ -664,4 +609,4 @@ inline bool regex::search(std::string_view text) const {
 
 }  // namespace llmjson::detail
 
-#endif  // LLMJSON_DETAIL_REGEX_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_SCHEMA_REGEX_INL_HPP_INCLUDED

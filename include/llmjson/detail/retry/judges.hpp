@@ -1,0 +1,158 @@
+// llmjson: the judges: what makes one reply an answer, whole or as it streams
+// SPDX-License-Identifier: MIT
+#ifndef LLMJSON_DETAIL_RETRY_JUDGES_HPP_INCLUDED
+#define LLMJSON_DETAIL_RETRY_JUDGES_HPP_INCLUDED
+
+#include <concepts>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include <llmjson/adapter.hpp>
+#include <llmjson/detail/config.hpp>
+#include <llmjson/detail/retry/record.hpp>
+#include <llmjson/extract.hpp>
+#include <llmjson/options.hpp>
+#include <llmjson/result.hpp>
+#include <llmjson/retry_types.hpp>
+#include <llmjson/select.hpp>
+#include <llmjson/stream.hpp>
+
+namespace llmjson::detail {
+
+/// Judges one message's content with an extraction (`run`, a `result<...>(std::string_view)`:
+/// of an `extraction` for `Out = answer`, else of an `Out`), and records in `a` what became of
+/// it. (Also the seam the tests use to script extraction errors.)
+template <class Out, class Extract>
+judged<Out> judge_extraction(message&& m, attempt& a, Extract run) {
+  auto text = std::make_shared<const std::string>(std::move(m.content));
+  // Made before `text` is moved into the judgement (arguments are evaluated in any order).
+  result<Out> r = [&] {
+    if constexpr (std::same_as<Out, answer>) {
+      return to_answer(run(std::string_view(*text)));
+    } else {
+      return run(std::string_view(*text));
+    }
+  }();
+  return record_extraction(std::move(r), a, std::move(text));
+}
+
+/// The caller's selector, as a stream takes it (by value) without copying it: a view, with the
+/// selector's default policy and fallback rule.
+template <class S>
+class selector_view {
+ public:
+  static constexpr llmjson::policy default_policy = default_policy_of<S>();
+  static constexpr bool allows_fallback = allows_fallback_of<S>();
+
+  explicit selector_view(const S& sel) noexcept : sel_(&sel) {}
+  decltype(auto) operator()(const nlohmann::json& v) const { return (*sel_)(v); }
+
+ private:
+  const S* sel_;
+};
+
+/// The judge of `extract` and `extract<T>`: `sel` under `opts` on a message's content, the
+/// answer made an `Out` (an `answer`, or the `T` of `S = decode<T>`).
+///
+/// A judge is called on a whole message (`judge(m, a)`), or, for a streaming adapter, makes a
+/// watch (`start()`) that is fed the content as it arrives (`feed`), says whether the answer is
+/// settled, keeps the text, and judges the message at the end (`finish(m, a)`).
+template <class Out, class S>
+class extraction_judge {
+ public:
+  extraction_judge(const S& sel, const options& opts) noexcept : sel_(sel), opts_(opts) {}
+
+  judged<Out> operator()(message&& m, attempt& a) const {
+    return judge_extraction<Out>(std::move(m), a, [&](std::string_view text) {
+      if constexpr (std::same_as<Out, answer>) {
+        return ::llmjson::extract(text, sel_, opts_);
+      } else {
+        return decoded_answer(sel_, ::llmjson::extract(text, sel_, opts_));
+      }
+    });
+  }
+
+  /// The content of one streaming attempt, extracted as it arrives.
+  class watch {
+   public:
+    explicit watch(const extraction_judge& judge)
+        : judge_(&judge), stream_(selector_view<S>(judge.sel_), judge.opts_) {}
+
+    void feed(std::string_view chunk) {
+      if (!over_ && stream_.size() + chunk.size() > judge_->opts_.max_input_bytes) {
+        // The stream keeps no text past the limit, and the record keeps all of it.
+        kept_ = std::string(stream_.text());
+        over_ = true;
+      }
+      if (over_) kept_.append(chunk);
+      stream_.feed(chunk);
+      stream_.sync();  // cheap, and the settled answer is seen at once
+    }
+    [[nodiscard]] bool settled() const noexcept { return stream_.settled() != nullptr; }
+    [[nodiscard]] std::string_view text() const noexcept {
+      return over_ ? std::string_view(kept_) : stream_.text();
+    }
+    /// Judges the message whose content was fed: the stream's `finish()`.
+    judged<Out> finish(message&&, attempt& a) {
+      result<Out> r = judge_->conclude_(stream_.finish());
+      if (r) return record_extraction(std::move(r), a, nullptr);
+      // The error's views point into the stream: into a copy the error can share instead.
+      auto text = std::make_shared<const std::string>(this->text());
+      rebase(r.error(), stream_.text(), *text);
+      return record_extraction(std::move(r), a, std::move(text));
+    }
+
+   private:
+    const extraction_judge* judge_;
+    stream<selector_view<S>> stream_;
+    bool over_ = false;
+    std::string kept_;  // the text, once over max_input_bytes
+  };
+  [[nodiscard]] watch start() const { return watch(*this); }
+
+ private:
+  result<Out> conclude_(result<extraction>&& r) const {
+    if constexpr (std::same_as<Out, answer>) {
+      return to_answer(std::move(r));
+    } else {
+      return decoded_answer(sel_, std::move(r));
+    }
+  }
+
+  const S& sel_;
+  const options& opts_;
+};
+
+/// The judge of `complete`: a message with content is the answer.
+struct content_judge {
+  /// Returns the message as the answer when its content is not blank; else records
+  /// `empty_content` in `a`.
+  judged<message> operator()(message&& m, attempt& a) const;
+
+  /// The content of one streaming attempt: kept, and never settled (there is no answer to
+  /// settle).
+  class watch {
+   public:
+    void feed(std::string_view chunk) { text_.append(chunk); }
+    [[nodiscard]] bool settled() const noexcept { return false; }
+    [[nodiscard]] std::string_view text() const noexcept { return text_; }
+    /// Judges `m` with the content that was fed.
+    judged<message> finish(message&& m, attempt& a);
+
+   private:
+    std::string text_;
+  };
+  [[nodiscard]] watch start() const { return {}; }
+};
+
+}  // namespace llmjson::detail
+
+#ifndef LLMJSON_SEPARATE_COMPILATION
+#include <llmjson/detail/retry/judges-inl.hpp>
+#endif
+
+#endif  // LLMJSON_DETAIL_RETRY_JUDGES_HPP_INCLUDED

@@ -1,0 +1,57 @@
+// llmjson: the bodies of detail/retry/record.hpp
+// SPDX-License-Identifier: MIT
+#ifndef LLMJSON_DETAIL_RETRY_RECORD_INL_HPP_INCLUDED
+#define LLMJSON_DETAIL_RETRY_RECORD_INL_HPP_INCLUDED
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <llmjson/candidate.hpp>
+#include <llmjson/detail/config.hpp>
+#include <llmjson/detail/retry/record.hpp>
+#include <llmjson/error.hpp>
+#include <llmjson/extract.hpp>
+#include <llmjson/result.hpp>
+#include <llmjson/retry_types.hpp>
+
+namespace llmjson::detail {
+
+LLMJSON_INLINE answer make_answer(extraction&& x) {
+  candidate& c = x.candidates[x.index];
+  answer a;
+  a.value = std::move(c.value);
+  a.text = std::string(c.text);
+  a.offset = c.offset;
+  a.line = c.line;
+  a.column = c.column;
+  a.source = c.source;
+  a.info = std::string(c.info);
+  a.in_fence = c.in_fence;
+  a.fallback = x.fallback;
+  a.policy = x.policy;
+  a.truncation = std::move(x.truncation);
+  return a;
+}
+
+LLMJSON_INLINE result<answer> to_answer(result<extraction>&& r) {
+  if (!r) return std::move(r).error();
+  return make_answer(std::move(*r));
+}
+
+LLMJSON_INLINE void rebase(llmjson::error& e, std::string_view from, std::string_view to) noexcept {
+  auto moved = [&](std::string_view v) {
+    return v.empty() ? v : to.substr(static_cast<std::size_t>(v.data() - from.data()), v.size());
+  };
+  for (candidate& c : e.candidates) {
+    c.text = moved(c.text);
+    c.info = moved(c.info);
+    c.marker = moved(c.marker);
+  }
+  for (near_miss& m : e.near_misses) m.text = moved(m.text);
+}
+
+}  // namespace llmjson::detail
+
+#endif  // LLMJSON_DETAIL_RETRY_RECORD_INL_HPP_INCLUDED

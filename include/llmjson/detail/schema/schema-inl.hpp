@@ -1,0 +1,52 @@
+// llmjson: the bodies of schema.hpp
+// SPDX-License-Identifier: MIT
+#ifndef LLMJSON_DETAIL_SCHEMA_SCHEMA_INL_HPP_INCLUDED
+#define LLMJSON_DETAIL_SCHEMA_SCHEMA_INL_HPP_INCLUDED
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include <llmjson/detail/config.hpp>
+#include <llmjson/detail/schema/compiler.hpp>
+#include <llmjson/detail/schema/evaluator.hpp>
+#include <llmjson/detail/schema/regex.hpp>
+#include <llmjson/detail/schema/tree.hpp>
+#include <llmjson/detail/schema/values.hpp>
+#include <llmjson/options.hpp>
+#include <llmjson/schema.hpp>
+#include <llmjson/verdict.hpp>
+
+namespace llmjson {
+
+static_assert(detail::regex_max_program == 4096, "schema.hpp's documentation quotes the cap");
+
+LLMJSON_INLINE schema_result schema::compile(const nlohmann::json& source) {
+  detail::schema_compiler c(source);
+  if (!c.run()) return schema_result{std::nullopt, c.message()};
+  return schema_result{schema(std::make_shared<const detail::schema_tree>(c.take())), {}};
+}
+
+LLMJSON_INLINE schema::schema(const nlohmann::json& source) {
+  schema_result r = compile(source);
+  if (!r) throw schema_error(r.message);
+  *this = std::move(*r.value);
+}
+
+LLMJSON_INLINE verdict schema::operator()(const nlohmann::json& value) const {
+  // nlohmann's == (enum, const, uniqueItems) recurses: no deeper value may reach it. Values from
+  // extraction are never this deep; a value built by the caller may be.
+  if (detail::deeper_than(value, max_depth_limit))
+    return verdict::fail("/: the value nests deeper than " + std::to_string(max_depth_limit) +
+                         " levels");
+  detail::schema_evaluator e(*tree_);
+  if (e.run(value)) return verdict::pass();
+  return verdict::fail(std::move(e.message()));
+}
+
+}  // namespace llmjson
+
+#endif  // LLMJSON_DETAIL_SCHEMA_SCHEMA_INL_HPP_INCLUDED
