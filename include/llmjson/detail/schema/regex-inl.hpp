@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <llmjson/detail/config.hpp>
+#include <llmjson/detail/scan/text.hpp>
 #include <llmjson/detail/scan/utf8.hpp>
 #include <llmjson/detail/schema/regex.hpp>
 
@@ -129,16 +130,11 @@ class regex_parser {
     return s;
   }
 
-  static int hex_value(char32_t c) noexcept {
-    if (c >= U'0' && c <= U'9') return static_cast<int>(c - U'0');
-    if (c >= U'a' && c <= U'f') return static_cast<int>(c - U'a') + 10;
-    if (c >= U'A' && c <= U'F') return static_cast<int>(c - U'A') + 10;
-    return -1;
-  }
   bool read_hex(std::size_t digits, char32_t& out) {
     char32_t v = 0;
     for (std::size_t k = 0; k < digits; ++k) {
-      const int h = hex_value(peek());
+      const char32_t c = peek();
+      const int h = c < 0x80 ? detail::hex_value(static_cast<char>(c)) : -1;
       if (h < 0) return false;
       v = v * 16 + static_cast<char32_t>(h);
       ++pos_;

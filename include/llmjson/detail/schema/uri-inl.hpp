@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include <llmjson/detail/config.hpp>
+#include <llmjson/detail/scan/text.hpp>
 #include <llmjson/detail/schema/uri.hpp>
 
 namespace llmjson::detail {
@@ -114,14 +115,8 @@ LLMJSON_INLINE std::string uri_resolve(std::string_view base, std::string_view r
 LLMJSON_INLINE std::string percent_decode(std::string_view s) {
   std::string out;
   for (std::size_t i = 0; i < s.size(); ++i) {
-    auto hex = [](char c) -> int {
-      if (c >= '0' && c <= '9') return c - '0';
-      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-      return -1;
-    };
-    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
-      out.push_back(static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2])));
+    if (s[i] == '%' && i + 2 < s.size() && hex_value(s[i + 1]) >= 0 && hex_value(s[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2])));
       i += 2;
     } else {
       out.push_back(s[i]);
