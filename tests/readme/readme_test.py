@@ -44,7 +44,8 @@ an option line), and the values of a flag written `--flag a\|b` are the ones --h
 gives it (`[--flag a|b]`) where it gives them (console mode).
 
 Figures quoted in prose (blocks mode): every "N corpus cases" is the number of cases in
-tests/corpus (a NAME.txt beside a NAME.expect.json).
+tests/corpus (a NAME.txt beside a NAME.expect.json), and the API map (`| header | what |`) names
+exactly the headers of include/llmjson.
 
 usage: readme_test.py --readme FILE [--readme FILE...] MODE ...
   generate --out DIR          (configure time) the programs and fragments, and DIR/blocks.cmake
@@ -324,6 +325,18 @@ def check_figures(c, a):
                             "%s:%d says %s corpus cases; tests/corpus has %d"
                             % (shown(readme), n, m.group(1), cases))
     print("figures: %d quotes of the corpus case count (%d)" % (quoted, cases))
+    # The API map names every public header, and only those.
+    rows = [row for readme in a.readme for row in table_rows(readme, "| header | what |")]
+    if rows:
+        mapped = set()
+        for row in rows:
+            mapped.update(os.path.basename(h) for h in re.findall(r"`(?:llmjson/)?([a-z_]+\.hpp)`", row[0]))
+        include = os.path.join(a.source_dir, "include", "llmjson")
+        headers = {h for h in os.listdir(include) if h.endswith(".hpp")}
+        c.check(mapped == headers, "the API map and include/llmjson differ: only in the map: %s; "
+                "only in include/llmjson: %s" % (" ".join(sorted(mapped - headers)) or "-",
+                                                  " ".join(sorted(headers - mapped)) or "-"))
+        print("api map: %d headers" % len(mapped))
 
 
 # ---------------------------------------------------------------------------------------------
