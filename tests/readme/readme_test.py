@@ -45,7 +45,8 @@ gives it (`[--flag a|b]`) where it gives them (console mode).
 
 Figures quoted in prose (blocks mode): every "N corpus cases" is the number of cases in
 tests/corpus (a NAME.txt beside a NAME.expect.json), and the API map (`| header | what |`) names
-exactly the headers of include/llmjson.
+exactly the headers of include/llmjson, the fuzz targets' table (`| target | what it checks on
+every input |`) exactly the tests/fuzz/NAME_fuzz.cpp.
 
 usage: readme_test.py --readme FILE [--readme FILE...] MODE ...
   generate --out DIR          (configure time) the programs and fragments, and DIR/blocks.cmake
@@ -337,6 +338,15 @@ def check_figures(c, a):
                 "only in include/llmjson: %s" % (" ".join(sorted(mapped - headers)) or "-",
                                                   " ".join(sorted(headers - mapped)) or "-"))
         print("api map: %d headers" % len(mapped))
+    # The fuzz targets' table names every tests/fuzz/NAME.cpp that is a target (NAME_fuzz).
+    rows = [row for readme in a.readme
+            for row in table_rows(readme, "| target | what it checks on every input |")]
+    if rows:
+        tabled = {code_of(row[0]) for row in rows}
+        fuzz = os.path.join(a.source_dir, "tests", "fuzz")
+        targets = {f[:-4] for f in os.listdir(fuzz) if f.endswith("_fuzz.cpp")}
+        c.check(tabled == targets, "the fuzz targets' table names %s; tests/fuzz has %s"
+                % (" ".join(sorted(t or "?" for t in tabled)), " ".join(sorted(targets))))
 
 
 # ---------------------------------------------------------------------------------------------
