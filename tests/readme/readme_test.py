@@ -2,9 +2,13 @@
 # llmjson: the README's blocks, each checked by exactly one mechanism (C++ built and run, console
 # sessions run against the built tool, messages against the library)
 # SPDX-License-Identifier: MIT
-"""Checks that what README.md shows is what the code does.
+"""Checks that what README.md and the manuals beside it show is what the code does.
 
-Every fenced block of the README is checked by exactly one mechanism, named by an HTML comment
+The files are given with --readme, once each (README.md, examples/cli/README.md,
+examples/openai/README.md, tests/bench/README.md, tests/fuzz/README.md: tests/CMakeLists.txt
+lists them); their blocks are one collection (names are unique across files, and exactly one
+file has the quick start's `tool` block). Every fenced block is checked by exactly one
+mechanism, named by an HTML comment
 on the line before it (`<!-- check: KIND ARGS -->`, invisible on GitHub); a ```console block
 needs none: it is always run.
 
@@ -34,9 +38,17 @@ within COMMAND_SECONDS.
 
 Two tables are checked as well: the error kinds' messages (`| kind | when | example |`) against
 `llmjson_readme_messages error KIND`, and the schema compile errors (`| schema | compile error |`)
-against `llmjson_readme_messages schema` on the schema in the row.
+against `llmjson_readme_messages schema` on the schema in the row. The tool's flag table
+(`| Flag | Meaning |`) names exactly the flags `llmjson --help` lists (each `  --flag` that starts
+an option line), and the values of a flag written `--flag a\|b` are the ones --help's synopsis
+gives it (`[--flag a|b]`) where it gives them (console mode).
 
-usage: readme_test.py --readme FILE MODE ...
+Figures quoted in prose (blocks mode): every "N corpus cases" is the number of cases in
+tests/corpus (a NAME.txt beside a NAME.expect.json), and the API map (`| header | what |`) names
+exactly the headers of include/llmjson, the fuzz targets' table (`| target | what it checks on
+every input |`) exactly the tests/fuzz/NAME_fuzz.cpp.
+
+usage: readme_test.py --readme FILE [--readme FILE...] MODE ...
   generate --out DIR          (configure time) the programs and fragments, and DIR/blocks.cmake
   blocks --source-dir DIR     every block has one mechanism; `in`, `ci` and `test` blocks hold
   run NAME --exe PATH         runs a program or fragment, compares with its `output` block
@@ -67,7 +79,9 @@ COMMAND_SECONDS = 45
 
 
 class Block:
-    def __init__(self, info, first_line, lines, indent, marker, after):
+    def __init__(self, info, first_line, lines, indent, marker, after, file):
+        self.file = file                  # the Markdown file's absolute path
+        self.path = shown(file)           # the file, as the messages name it
         self.info = info                  # the info string: cpp, console, sh, cmake, text, ""
         self.first_line = first_line      # 1-based line of the first line of the body
         self.lines = lines                # the body, its indentation removed
@@ -80,7 +94,15 @@ class Block:
         return "".join(line + "\n" for line in self.lines)
 
     def where(self):
-        return "README.md:%d (```%s)" % (self.first_line - 1, self.info)
+        return "%s:%d (```%s)" % (self.path, self.first_line - 1, self.info)
+
+
+def shown(path):
+    """`path` as messages name it: relative to the folder of the first --readme (the root)."""
+    return os.path.relpath(path, ROOT[0]) if ROOT else path
+
+
+ROOT = []
 
 
 def read_blocks(path):
@@ -110,11 +132,17 @@ def read_blocks(path):
                 k -= 1
                 while k >= 0 and lines[k].strip() == "":
                     k -= 1
-            blocks.append(Block(info, i + 2, body, indent, marker, lines[k] if k >= 0 else ""))
+            blocks.append(Block(info, i + 2, body, indent, marker, lines[k] if k >= 0 else "",
+                                path))
             i = j + 1
             continue
         i += 1
     return blocks
+
+
+def all_blocks(readmes):
+    """The blocks of every file, file after file."""
+    return [b for readme in readmes for b in read_blocks(readme)]
 
 
 class Checker:
@@ -146,13 +174,13 @@ def diff(expected, actual):
 # ---------------------------------------------------------------------------------------------
 # generate: the programs and fragments, for tests/CMakeLists.txt
 
-def generate(readme, out):
+def generate(readmes, out):
     os.makedirs(out, exist_ok=True)
     programs, fragments = [], []
-    for b in read_blocks(readme):
+    for b in all_blocks(readmes):
         if b.info != "cpp" or b.kind not in ("program", "fragment"):
             continue
-        code = '#line %d "%s"\n%s' % (b.first_line, readme, b.text)
+        code = '#line %d "%s"\n%s' % (b.first_line, b.file, b.text)
         name = b.arg
         if not re.fullmatch(r"[a-z0-9_]+", name):
             sys.exit("%s: a program or fragment name is [a-z0-9_]+, not %r" % (b.where(), name))
@@ -203,7 +231,7 @@ def tool_command(block):
 
 def mode_blocks(a):
     c = Checker()
-    blocks = read_blocks(a.readme)
+    blocks = all_blocks(a.readme)
     counts = {}
     names = set()
     previous_program = None
@@ -235,14 +263,15 @@ def mode_blocks(a):
                             % (b.where(), b.arg, b.text))
         elif kind == "file":
             nxt = blocks[i + 1] if i + 1 < len(blocks) else None
-            c.check(nxt is not None and nxt.info == "console" and b.arg in nxt.text,
+            c.check(nxt is not None and nxt.file == b.file and nxt.info == "console"
+                    and b.arg in nxt.text,
                     "%s: the console block after it does not use %s" % (b.where(), b.arg))
         elif kind == "output":
             if b.arg:
                 c.check(b.arg.startswith("messages "), "%s: `output %s`?" % (b.where(), b.arg))
             else:
                 prev = blocks[i - 1] if i else None
-                c.check(prev is not None and prev is previous_program,
+                c.check(prev is not None and prev is previous_program and prev.file == b.file,
                         "%s: `output` must follow a program or fragment" % b.where())
         elif kind == "ci":
             expected = ci_command(a.source_dir)
@@ -272,8 +301,52 @@ def mode_blocks(a):
             c.check(b.info == "console", "%s: only ```console blocks are run" % b.where())
             c.check(b.lines and b.lines[0].startswith("$ "),
                     "%s: a console block starts with a `$ ` command" % b.where())
+    c.check(counts.get("tool") == 1, "%d `tool` blocks, not 1" % counts.get("tool", 0))
     print("blocks: %s" % ", ".join("%d %s" % (n, k) for k, n in sorted(counts.items())))
+    check_figures(c, a)
     return c.finish("blocks")
+
+
+def corpus_cases(source_dir):
+    corpus = os.path.join(source_dir, "tests", "corpus")
+    return sum(1 for name in os.listdir(corpus) if name.endswith(".txt")
+               and os.path.exists(os.path.join(corpus, name[:-4] + ".expect.json")))
+
+
+def check_figures(c, a):
+    """The figures quoted in prose that a test can count."""
+    cases = corpus_cases(a.source_dir)
+    quoted = 0
+    for readme in a.readme:
+        with open(readme, encoding="utf-8") as f:
+            for n, line in enumerate(f.read().split("\n"), 1):
+                for m in re.finditer(r"\b(\d[\d,]*) corpus cases\b", line):
+                    quoted += 1
+                    c.check(int(m.group(1).replace(",", "")) == cases,
+                            "%s:%d says %s corpus cases; tests/corpus has %d"
+                            % (shown(readme), n, m.group(1), cases))
+    print("figures: %d quotes of the corpus case count (%d)" % (quoted, cases))
+    # The API map names every public header, and only those.
+    rows = [row for readme in a.readme for row in table_rows(readme, "| header | what |")]
+    if rows:
+        mapped = set()
+        for row in rows:
+            mapped.update(os.path.basename(h) for h in re.findall(r"`(?:llmjson/)?([a-z_]+\.hpp)`", row[0]))
+        include = os.path.join(a.source_dir, "include", "llmjson")
+        headers = {h for h in os.listdir(include) if h.endswith(".hpp")}
+        c.check(mapped == headers, "the API map and include/llmjson differ: only in the map: %s; "
+                "only in include/llmjson: %s" % (" ".join(sorted(mapped - headers)) or "-",
+                                                  " ".join(sorted(headers - mapped)) or "-"))
+        print("api map: %d headers" % len(mapped))
+    # The fuzz targets' table names every tests/fuzz/NAME.cpp that is a target (NAME_fuzz).
+    rows = [row for readme in a.readme
+            for row in table_rows(readme, "| target | what it checks on every input |")]
+    if rows:
+        tabled = {code_of(row[0]) for row in rows}
+        fuzz = os.path.join(a.source_dir, "tests", "fuzz")
+        targets = {f[:-4] for f in os.listdir(fuzz) if f.endswith("_fuzz.cpp")}
+        c.check(tabled == targets, "the fuzz targets' table names %s; tests/fuzz has %s"
+                % (" ".join(sorted(t or "?" for t in tabled)), " ".join(sorted(targets))))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -281,9 +354,9 @@ def mode_blocks(a):
 
 def mode_run(a):
     c = Checker()
-    blocks = read_blocks(a.readme)
+    blocks = all_blocks(a.readme)
     found = [i for i, b in enumerate(blocks) if b.kind in ("program", "fragment") and b.arg == a.name]
-    if not c.check(len(found) == 1, "README.md has %d blocks named %s" % (len(found), a.name)):
+    if not c.check(len(found) == 1, "%d blocks are named %s, not 1" % (len(found), a.name)):
         return c.finish(a.name)
     i = found[0]
     p = subprocess.run([a.exe], capture_output=True, timeout=300)
@@ -291,7 +364,7 @@ def mode_run(a):
     err = p.stderr.decode("utf-8", "replace")
     c.check(p.returncode == 0, "%s exited %d; stdout:\n%s\nstderr:\n%s" % (a.name, p.returncode, out, err))
     nxt = blocks[i + 1] if i + 1 < len(blocks) else None
-    if nxt is not None and nxt.kind == "output" and not nxt.arg:
+    if nxt is not None and nxt.file == blocks[i].file and nxt.kind == "output" and not nxt.arg:
         c.check(out == nxt.text, "%s: its output%s" % (nxt.where(), diff(nxt.text, out)))
     return c.finish(a.name)
 
@@ -330,13 +403,15 @@ def compiler_has_nlohmann(cxx):
 
 def mode_console(a):
     c = Checker()
-    blocks = read_blocks(a.readme)
+    blocks = all_blocks(a.readme)
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([os.path.dirname(os.path.abspath(a.tool)),
                                    os.path.join(HERE, "bin"), env.get("PATH", "")])
     env["LC_ALL"] = "C.UTF-8"
     files = {}
-    for b in blocks:
+    for i, b in enumerate(blocks):
+        if i and blocks[i - 1].file != b.file:
+            files = {}
         if b.kind == "file":
             files[b.arg] = b.text
         if b.info != "console" or b.kind is not None:
@@ -367,7 +442,42 @@ def mode_console(a):
                 print("ran `%s`: exit %d, %d bytes" % (cmd, status, len(got)))
         finally:
             shutil.rmtree(d)
+    check_flags(c, a)
     return c.finish("console")
+
+
+def check_flags(c, a):
+    """The tool's flag table names exactly the flags of `llmjson --help`, with its values."""
+    rows = [row for readme in a.readme for row in table_rows(readme, "| Flag | Meaning |")]
+    if not rows:
+        return
+    p = subprocess.run([a.tool, "--help"], capture_output=True, timeout=60)
+    help_text = p.stdout.decode("utf-8", "replace")
+    if not c.check(p.returncode == 0 and help_text, "`llmjson --help` exited %d" % p.returncode):
+        return
+    listed = set()
+    for line in help_text.split("\n"):
+        m = re.match(r"^  (--[a-z][a-z-]*)(?:, (--[a-z][a-z-]*))?", line)
+        if m:
+            listed.update(f for f in m.groups() if f)
+    synopsis = help_text.split("\n\n")[0]
+    tabled = set()
+    for row in rows:
+        for cell in re.findall(r"`([^`]*)`", row[0]):
+            words = cell.split()
+            if not words or not words[0].startswith("--"):
+                continue
+            tabled.add(words[0])
+            values = words[1].split("|") if len(words) > 1 and "|" in words[1] else None
+            given = re.search(r"\[" + re.escape(words[0]) + r" ([^\]]*)\]", synopsis)
+            if values and given and "|" in given.group(1):
+                c.check(values == given.group(1).split("|"),
+                        "the flag table gives %s the values %s; --help: %s"
+                        % (words[0], "|".join(values), given.group(1)))
+    c.check(tabled == listed, "the flag table and `llmjson --help` differ: only in the table: %s;"
+            " only in --help: %s" % (" ".join(sorted(tabled - listed)) or "-",
+                                      " ".join(sorted(listed - tabled)) or "-"))
+    print("flags: %d in the table, %d in --help" % (len(tabled), len(listed)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -400,19 +510,20 @@ def helper(path, *args, stdin=b""):
 
 def mode_messages(a):
     c = Checker()
-    for b in read_blocks(a.readme):
+    for b in all_blocks(a.readme):
         if b.kind == "output" and b.arg.startswith("messages "):
             rc, out, err = helper(a.helper, *b.arg.split()[1:])
             c.check(rc == 0 and out == b.text, "%s: `llmjson_readme_messages %s` (exit %d, %s)%s"
                     % (b.where(), b.arg[9:], rc, err.strip(), diff(b.text, out)))
-    kinds = table_rows(a.readme, "| kind | when | example |")
+    kinds = [row for readme in a.readme for row in table_rows(readme, "| kind | when | example |")]
     c.check(len(kinds) == 6, "the error kinds table has %d rows, not 6" % len(kinds))
     for row in kinds:
         kind, message = code_of(row[0]), code_of(row[-1])
         rc, out, err = helper(a.helper, "error", kind or "?")
         c.check(rc == 0 and out == (message or "") + "\n", "error kinds table, %s (exit %d, %s)%s"
                 % (row[0], rc, err.strip(), diff((message or "") + "\n", out)))
-    schemas = table_rows(a.readme, "| schema | compile error |")
+    schemas = [row for readme in a.readme
+               for row in table_rows(readme, "| schema | compile error |")]
     c.check(len(schemas) >= 5, "the compile error table has %d rows" % len(schemas))
     for row in schemas:
         source, message = code_of(row[0]), code_of(row[1])
@@ -428,8 +539,8 @@ def mode_messages(a):
 
 def mode_quick_start(a):
     c = Checker()
-    tool = [b for b in read_blocks(a.readme) if b.kind == "tool"]
-    if not c.check(len(tool) == 1, "README.md has %d `tool` blocks, not 1" % len(tool)):
+    tool = [b for b in all_blocks(a.readme) if b.kind == "tool"]
+    if not c.check(len(tool) == 1, "%d `tool` blocks, not 1" % len(tool)):
         return c.finish("quick_start")
     parsed = tool_command(tool[0])
     if not c.check(parsed, "%s: not `apt-get update && apt-get install -y ... && ...`" % tool[0].where()):
@@ -480,7 +591,7 @@ def mode_quick_start(a):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--readme", required=True)
+    ap.add_argument("--readme", required=True, action="append")
     sub = ap.add_subparsers(dest="mode", required=True)
     g = sub.add_parser("generate")
     g.add_argument("--out", required=True)
@@ -503,7 +614,8 @@ def main():
     q.add_argument("--make-program")
     q.add_argument("--cxx")
     a = ap.parse_args()
-    a.readme = os.path.abspath(a.readme)
+    a.readme = [os.path.abspath(r) for r in a.readme]
+    ROOT.append(os.path.dirname(a.readme[0]))
     return {"generate": lambda: generate(a.readme, a.out), "blocks": lambda: mode_blocks(a),
             "run": lambda: mode_run(a), "console": lambda: mode_console(a),
             "messages": lambda: mode_messages(a), "quick-start": lambda: mode_quick_start(a)}[a.mode]()
