@@ -1,9 +1,11 @@
 // llmjson: extract() chooses one answer under a policy, or says why there is none
 // SPDX-License-Identifier: MIT
+#include <llmjson/error.hpp>
 #include <llmjson/extract.hpp>
 
 #include "catch_compat.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -178,6 +180,11 @@ TEST_CASE("empty, white space, and too large", "[extract][rule §6 Errors]") {
   CHECK(r.error().kind == error_kind::too_large);
   CHECK(r.error().message ==
         "the output is 12 bytes, over the limit of 8 (options::max_input_bytes)");
+  // A reader that stopped at the limit knows only that the output is over it.
+  const llmjson::error e = llmjson::detail::too_large_error(std::nullopt, 8);
+  CHECK(e.kind == error_kind::too_large);
+  CHECK(e.offset == 8);
+  CHECK(e.message == "the output is over the limit of 8 bytes (options::max_input_bytes)");
 }
 
 TEST_CASE("no_match lists each candidate's reason", "[extract][rule §6 Errors]") {

@@ -21,6 +21,7 @@
 #include <llmjson/enum_names.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/options.hpp>
+#include <llmjson/scan.hpp>
 #include <llmjson/schema.hpp>
 #include <llmjson/stream.hpp>
 #include <llmjson/version.hpp>
@@ -422,31 +423,17 @@ const std::vector<llmjson::near_miss>& near_misses_of(const outcome& o) {
   return o.failure ? o.failure->near_misses : no_near_misses;
 }
 
-/// `prose`, `fence "json"`, `in fence "json"` or `whole`: where the candidate was found, with
-/// ` (enclosed)` when a frame encloses it (a piece of something bigger, never the fallback).
+/// Where the candidate was found, in the library's words (`prose`, `in fence "json"`, `fence
+/// "json"`, `whole part`, `whole output`), with ` (enclosed)` when a frame encloses it (a piece of
+/// something bigger, never the fallback).
 std::string source_label(const llmjson::candidate& c);
 
 using llmjson::detail::one_line;
 
 std::string source_label(const llmjson::candidate& c) {
-  // Appended piece by piece: g++ 12 -O2 warns (-Wrestrict, a false positive) on "literal" + string.
-  auto with_info = [&](std::string label) {
-    label += " \"";
-    label += one_line(c.info);
-    label += '"';
-    return label;
-  };
-  switch (c.source) {
-    case llmjson::source::whole: return "whole";
-    case llmjson::source::part: return "part";
-    case llmjson::source::fence: return with_info("fence");
-    case llmjson::source::prose: {
-      std::string label = c.in_fence ? with_info("in fence") : "prose";
-      if (c.enclosed) label += " (enclosed)";
-      return label;
-    }
-  }
-  return "unknown";
+  std::string label = llmjson::place(c);
+  if (c.enclosed) label += " (enclosed)";
+  return label;
 }
 
 /// How many columns `s` (valid UTF-8) takes: one per code point.
@@ -592,14 +579,12 @@ int show(const settings& s, const llmjson::result<llmjson::extraction>* r, outco
   // The selector's own default, as extract() takes it (strict selectors declare `unique`).
   o.policy = s.policy.value_or(llmjson::detail::default_policy_of<S>());
   if (!r) {
-    // Reading stopped at the limit, so the full size is unknown: say what is known.
-    llmjson::error e{
-        llmjson::error_kind::too_large,
-        s.max_bytes,
-        "the output is over the limit of " + std::to_string(s.max_bytes) + " bytes (--max-bytes)",
-        {},
-        std::nullopt,
-        {}};
+    // Reading stopped at the limit, so the full size is unknown: say what is known, naming the
+    // flag where the library names its option.
+    llmjson::error e = llmjson::detail::too_large_error(std::nullopt, s.max_bytes);
+    constexpr std::string_view option = "options::max_input_bytes";
+    if (const auto at = e.message.find(option); at != std::string::npos)
+      e.message.replace(at, option.size(), "--max-bytes");
     o.failure = &e;
     return finish(s, o);
   }

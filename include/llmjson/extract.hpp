@@ -87,6 +87,11 @@ result<T> extract(Str&&, F, const options& = {}) = delete;
 
 namespace detail {
 
+/// The `too_large` error for an output over `limit` bytes: `the output is 70 bytes, over the
+/// limit of 64 (options::max_input_bytes)`; without `size` (reading stopped at the limit), `the
+/// output is over the limit of 64 bytes (options::max_input_bytes)`. Allocates.
+error too_large_error(std::optional<std::size_t> size, std::size_t limit);
+
 /// `too_large` for an output of `size` bytes over the limit, `empty` for a blank one; nothing
 /// for an output to scan. `blank`: only ASCII white space after the BOM.
 std::optional<error> precheck(std::size_t size, bool blank, const options& opts);

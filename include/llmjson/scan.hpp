@@ -3,6 +3,7 @@
 #ifndef LLMJSON_SCAN_HPP_INCLUDED
 #define LLMJSON_SCAN_HPP_INCLUDED
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -54,6 +55,12 @@ scan_result candidates(S&&, const options& = {}) = delete;
 /// Fences of a temporary string would dangle: pass a named string or a `string_view`.
 template <TemporaryString S>
 std::vector<fence> fences(S&&) = delete;
+
+/// Returns where `c` was found, as the library's messages name it: `prose`, `in fence "json"` (a
+/// span inside a fence body), `fence "json"` (a whole fence body), `whole part` or `whole output`.
+/// The info string is made one line (control characters escaped, ill-formed UTF-8 replaced).
+/// Messages put the position first: `3:14 prose`. Allocates; throws only `std::bad_alloc`.
+[[nodiscard]] std::string place(const candidate& c);
 
 }  // namespace llmjson
 

@@ -180,9 +180,9 @@ def parse_table(text):
 
 def expected_source(cand):
     if cand["source"] == "part":
-        return "part"
+        return "whole part"
     if cand["source"] == "whole":
-        return "whole"
+        return "whole output"
     if cand["source"] == "fence":
         return 'fence "%s"' % cand["info"]
     label = 'in fence "%s"' % cand["info"] if cand["in_fence"] else "prose"

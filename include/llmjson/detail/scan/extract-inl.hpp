@@ -20,22 +20,10 @@
 #include <llmjson/extract.hpp>
 #include <llmjson/options.hpp>
 #include <llmjson/result.hpp>
+#include <llmjson/scan.hpp>
 #include <llmjson/select.hpp>
 
 namespace llmjson::detail {
-
-/// `3:14 prose`, `1:1 fence "json"`, `1:1 whole output`: how messages name a candidate.
-LLMJSON_INLINE std::string describe_place(const candidate& c) {
-  std::string s = std::to_string(c.line) + ":" + std::to_string(c.column);
-  switch (c.source) {
-    case source::whole: return s + " whole output";
-    case source::part: return s + " whole part";
-    case source::fence: return s + " fence \"" + std::string(c.info) + "\"";
-    case source::prose:
-      return s + (c.in_fence ? " in fence \"" + std::string(c.info) + "\"" : " prose");
-  }
-  return s;
-}
 
 /// Appends "; "-separated `place: message` for the candidates picked by `pick`, at most 8.
 LLMJSON_INLINE void append_candidates(std::string& out, const std::vector<candidate>& cs,
@@ -47,7 +35,7 @@ LLMJSON_INLINE void append_candidates(std::string& out, const std::vector<candid
     ++total;
     if (shown == most) continue;
     out += shown++ ? "; " : "";
-    out += describe_place(c);
+    out += std::to_string(c.line) + ":" + std::to_string(c.column) + " " + llmjson::place(c);
     if (!c.qualifies) out += ": " + one_line(c.message);
   }
   if (total > shown) out += "; and " + std::to_string(total - shown) + " more";
@@ -121,16 +109,17 @@ LLMJSON_INLINE std::string count_of(std::size_t n, std::string_view one) {
   return std::to_string(n) + " " + std::string(one) + (n == 1 ? "" : "s");
 }
 
+LLMJSON_INLINE error too_large_error(std::optional<std::size_t> size, std::size_t limit) {
+  std::string message = "the output is ";
+  if (size) message += std::to_string(*size) + " bytes, ";
+  message += "over the limit of ";
+  message += std::to_string(limit);
+  message += size ? " (options::max_input_bytes)" : " bytes (options::max_input_bytes)";
+  return error{error_kind::too_large, limit, std::move(message), {}, std::nullopt, {}};
+}
+
 LLMJSON_INLINE std::optional<error> precheck(std::size_t size, bool blank, const options& opts) {
-  if (size > opts.max_input_bytes) {
-    return error{error_kind::too_large,
-                 opts.max_input_bytes,
-                 "the output is " + std::to_string(size) + " bytes, over the limit of " +
-                     std::to_string(opts.max_input_bytes) + " (options::max_input_bytes)",
-                 {},
-                 std::nullopt,
-                 {}};
-  }
+  if (size > opts.max_input_bytes) return too_large_error(size, opts.max_input_bytes);
   if (blank) {
     return error{error_kind::empty,
                  0,
