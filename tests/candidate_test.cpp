@@ -174,24 +174,24 @@ TEST_CASE("a malformed owner is reported with its reason and position, and owns 
     CHECK_FALSE(c.valid);
     CHECK(c.value.is_discarded());
     CHECK(c.line == 2);
-    CHECK(c.problem == "line 2 col 37: trailing comma");
+    CHECK(c.message == "line 2 col 37: trailing comma");
   }
   SECTION("a Python literal") {
     auto s = llmjson::candidates(std::string_view("{\"done\": True, \"inner\": {\"a\": 1}}"));
     REQUIRE(s.candidates.size() == 1);
-    CHECK(s.candidates[0].problem ==
+    CHECK(s.candidates[0].message ==
           "line 1 col 10: invalid literal True (Python; JSON has true, false, null)");
   }
   SECTION("a comment") {
     auto s = llmjson::candidates(std::string_view("{\"a\": 1 // one\n}"));
     REQUIRE(s.candidates.size() == 1);
-    CHECK(s.candidates[0].problem == "line 1 col 9: comments are not JSON");
+    CHECK(s.candidates[0].message == "line 1 col 9: comments are not JSON");
   }
   SECTION("a duplicate key, compared after unescaping") {
     auto s = llmjson::candidates(std::string_view("x {\"a\": 1, \"\\u0061\": 2}"));
     REQUIRE(s.candidates.size() == 1);
     CHECK_FALSE(s.candidates[0].valid);
-    CHECK(s.candidates[0].problem == "line 1 col 12: duplicate key \"a\"");
+    CHECK(s.candidates[0].message == "line 1 col 12: duplicate key \"a\"");
   }
   SECTION("a duplicate key in a nested object makes the outer one malformed too") {
     auto s = llmjson::candidates(std::string_view("x {\"o\": {\"k\": 1, \"k\": 2}}"));
@@ -210,7 +210,7 @@ TEST_CASE("a malformed owner is reported with its reason and position, and owns 
 TEST_CASE("invalid JSON details are llmjson's decision", "[candidate]") {
   auto first_problem = [](std::string_view t) {
     auto s = llmjson::candidates(t);
-    return s.candidates.empty() ? std::string("none") : s.candidates[0].problem;
+    return s.candidates.empty() ? std::string("none") : s.candidates[0].message;
   };
   CHECK(first_problem("x {\"a\": 01}") == "line 1 col 10: leading zero in number");
   CHECK(first_problem("x {\"a\": 1.}") == "line 1 col 11: incomplete number");
@@ -250,14 +250,14 @@ TEST_CASE("a raw control character is a byte of a later string in a JSON-like sp
   CHECK(values(s) == std::vector<json>{json::parse(R"({"c":3})")});
   CHECK(malformed(s) == 1);
   REQUIRE(s.candidates.size() == 2);
-  CHECK(s.candidates[0].problem == "line 1 col 13: a raw line break in a string");
+  CHECK(s.candidates[0].message == "line 1 col 13: a raw line break in a string");
 }
 
 TEST_CASE("a number nlohmann cannot hold is a valid span without a value", "[candidate]") {
   auto s = llmjson::candidates(std::string_view("x {\"a\": 1e400}"));
   REQUIRE(s.candidates.size() == 1);
   CHECK_FALSE(s.candidates[0].valid);
-  CHECK(s.candidates[0].problem == "line 1 col 3: a number is out of range for a double");
+  CHECK(s.candidates[0].message == "line 1 col 3: a number is out of range for a double");
 }
 
 TEST_CASE("nesting deeper than the limit disqualifies a candidate", "[candidate]") {
@@ -273,7 +273,7 @@ TEST_CASE("nesting deeper than the limit disqualifies a candidate", "[candidate]
   auto s = llmjson::candidates(deep);
   REQUIRE(s.candidates.size() == 1);
   CHECK_FALSE(s.candidates[0].valid);
-  CHECK(s.candidates[0].problem.find("nesting deeper than 512 levels") != std::string::npos);
+  CHECK(s.candidates[0].message.find("nesting deeper than 512 levels") != std::string::npos);
   llmjson::options opts;
   opts.max_depth = 8;
   const std::string nine = nested(9);
@@ -282,7 +282,7 @@ TEST_CASE("nesting deeper than the limit disqualifies a candidate", "[candidate]
   // frame that closes malformed).
   auto arrays = llmjson::candidates(std::string_view("[[[[[[[[[1]]]]]]]]]"), opts);
   REQUIRE(arrays.candidates.size() == 1);
-  CHECK(arrays.candidates[0].problem == "line 1 col 9: nesting deeper than 8 levels");
+  CHECK(arrays.candidates[0].message == "line 1 col 9: nesting deeper than 8 levels");
   // The limit has a ceiling that options cannot lift.
   opts.max_depth = 1000000;
   const std::string very_deep = nested(5000);
@@ -300,7 +300,7 @@ TEST_CASE("truncation: the text ends inside an object whose text is a valid pref
     CHECK(s.truncation->offset == 14);
     CHECK(s.truncation->line == 2);
     CHECK(s.truncation->column == 1);
-    CHECK(s.truncation->what == "the object opened at 2:1 never closes");
+    CHECK(s.truncation->message == "the object opened at 2:1 never closes");
   }
   SECTION("an earlier complete draft stays a candidate") {
     auto s = llmjson::candidates(std::string_view("Draft {\"route\": [1]} final {\"route\": [2, "));
@@ -321,7 +321,7 @@ TEST_CASE("truncation: the text ends inside an object whose text is a valid pref
     auto s = llmjson::candidates(std::string_view("{\"a\": [1,\n```json\n{\"b\": 2}\n```\n"));
     REQUIRE(s.candidates.size() == 2);
     CHECK_FALSE(s.candidates[0].valid);
-    CHECK(s.candidates[0].problem == "line 2 col 1: the object never closes: a fence line cuts it");
+    CHECK(s.candidates[0].message == "line 2 col 1: the object never closes: a fence line cuts it");
     CHECK(s.candidates[1].value == json::parse(R"({"b":2})"));
     CHECK_FALSE(s.truncation);
   }
@@ -332,7 +332,7 @@ TEST_CASE("truncation in an unclosed fence", "[candidate]") {
     auto s = llmjson::candidates(std::string_view("Here it is:\n```json\n"));
     REQUIRE(s.truncation);
     CHECK(s.truncation->offset == 20);
-    CHECK(s.truncation->what ==
+    CHECK(s.truncation->message ==
           "the fence \"json\" opened at line 2 never closes and its body is empty");
   }
   SECTION("a bare ``` at the end is a prefilled fence's closer, not a cut") {
@@ -344,7 +344,7 @@ TEST_CASE("truncation in an unclosed fence", "[candidate]") {
     auto s = llmjson::candidates(std::string_view("```json\n[{\"a\": 1}, {\"b\": 2}, {\"c\""));
     CHECK(s.candidates.empty());
     REQUIRE(s.truncation);
-    CHECK(s.truncation->what.find("unfinished JSON array") != std::string::npos);
+    CHECK(s.truncation->message.find("unfinished JSON array") != std::string::npos);
   }
   SECTION("a fence left open around a complete value is no cut") {
     auto s = llmjson::candidates(std::string_view("```json\n{\"status\": \"ok\"}\n"));
@@ -496,7 +496,7 @@ TEST_CASE("hostile 1 MB inputs get the right answer (a quadratic scan would not 
     s = llmjson::candidates(u, unlimited);
     CHECK(values(s) == std::vector<json>{json::parse(R"({"b":1})")});
     REQUIRE(malformed(s) == 1);
-    CHECK(s.candidates[0].problem == "line 1 col 10: a raw line break in a string");
+    CHECK(s.candidates[0].message == "line 1 col 10: a raw line break in a string");
   }
   SECTION("backslash, line break repeated in a string; [\" and a line break repeated") {
     const std::string t = "x {\"a\": \"" + repeat("\\\n", mb);
@@ -527,23 +527,23 @@ TEST_CASE("resource limits stop a hostile scan with too_large, naming the limit"
   const std::string open_braces = repeat("{\"a\":", 1 << 20);
   auto frames = llmjson::candidates(open_braces);
   CHECK(frames.candidates.empty());
-  CHECK(frames.stopped ==
+  CHECK(frames.message ==
         "the output opens more than 100000 braces and brackets at once (options::max_open_frames)");
   auto r = llmjson::extract(open_braces);
   REQUIRE_FALSE(r);
   CHECK(r.error().kind == llmjson::error_kind::too_large);
-  CHECK(r.error().message == frames.stopped);
+  CHECK(r.error().message == frames.message);
   const std::string objects = repeat("{} ", 700000);
   auto many = llmjson::candidates(objects);
-  CHECK(many.stopped == "the output holds more than 200000 candidates (options::max_candidates)");
+  CHECK(many.message == "the output holds more than 200000 candidates (options::max_candidates)");
   llmjson::options small;
   small.max_candidates = 3;
-  CHECK(llmjson::candidates(std::string_view("{} {} {}"), small).stopped.empty());
-  CHECK_FALSE(llmjson::candidates(std::string_view("{} {} {} {}"), small).stopped.empty());
+  CHECK(llmjson::candidates(std::string_view("{} {} {}"), small).message.empty());
+  CHECK_FALSE(llmjson::candidates(std::string_view("{} {} {} {}"), small).message.empty());
   small.max_open_frames = 2;
-  CHECK(llmjson::candidates(std::string_view("[{\"a\": 1}]"), small).stopped.empty());
+  CHECK(llmjson::candidates(std::string_view("[{\"a\": 1}]"), small).message.empty());
   CHECK_FALSE(
-      llmjson::candidates(std::string_view("x [{\"a\": {\"b\": 1}}]"), small).stopped.empty());
+      llmjson::candidates(std::string_view("x [{\"a\": {\"b\": 1}}]"), small).message.empty());
 }
 
 TEST_CASE("bracket frames: a [ followed by {, [ or \" opens one; other brackets are text",
@@ -572,7 +572,7 @@ TEST_CASE("bracket frames: a [ followed by {, [ or \" opens one; other brackets 
     auto s = llmjson::candidates(std::string_view("Result: [{\"id\": 1}, {\"id\": 2},]"));
     REQUIRE(s.candidates.size() == 1);
     CHECK_FALSE(s.candidates[0].valid);
-    CHECK(s.candidates[0].problem == "line 1 col 31: trailing comma");
+    CHECK(s.candidates[0].message == "line 1 col 31: trailing comma");
     auto wiki = llmjson::candidates(std::string_view("See [[Main Page]] then {\"ok\": true}"));
     REQUIRE(wiki.candidates.size() == 2);
     CHECK(wiki.candidates[0].text == "[[Main Page]]");
@@ -606,7 +606,7 @@ TEST_CASE("cut arrays, and whole outputs cut by the end of the text", "[candidat
     auto s = llmjson::candidates(std::string_view("So far: [{\"id\": 1}, {\"id\": 2}, {\"i"));
     CHECK(s.candidates.empty());
     REQUIRE(s.truncation);
-    CHECK(s.truncation->what == "the array opened at 1:9 never closes");
+    CHECK(s.truncation->message == "the array opened at 1:9 never closes");
   }
   SECTION("a [ with nothing but white space after it to the end is a cut") {
     auto s = llmjson::candidates(std::string_view("The rows: [ \n"));
@@ -616,7 +616,7 @@ TEST_CASE("cut arrays, and whole outputs cut by the end of the text", "[candidat
   SECTION("a [ cut by a fence line is malformed") {
     auto s = llmjson::candidates(std::string_view("rows: [\n```json\n[1]\n```\n"));
     REQUIRE(s.candidates.size() == 2);
-    CHECK(s.candidates[0].problem == "line 2 col 1: the array never closes: a fence line cuts it");
+    CHECK(s.candidates[0].message == "line 2 col 1: the array never closes: a fence line cuts it");
     CHECK(s.candidates[1].value == json::parse("[1]"));
   }
   SECTION("the whole output a valid JSON prefix: truncated, with no candidates") {
@@ -628,8 +628,8 @@ TEST_CASE("cut arrays, and whole outputs cut by the end of the text", "[candidat
       CHECK(s.truncation);
     }
     auto s = llmjson::candidates(std::string_view("\"The answer is"));
-    CHECK(s.truncation->what == "the string opened at 1:1 never closes");
-    CHECK(llmjson::candidates(std::string_view("  -1.")).truncation->what ==
+    CHECK(s.truncation->message == "the string opened at 1:1 never closes");
+    CHECK(llmjson::candidates(std::string_view("  -1.")).truncation->message ==
           "the value at 1:3 is cut short");
     // Not a prefix: the scan reads it as usual.
     CHECK_FALSE(llmjson::candidates(std::string_view("-.5 {\"a\": 1}")).truncation);
@@ -692,7 +692,7 @@ namespace {
 /// The first candidate's problem, or "none".
 std::string first_problem_of(std::string_view t) {
   auto s = llmjson::candidates(t);
-  return s.candidates.empty() ? std::string("none") : s.candidates[0].problem;
+  return s.candidates.empty() ? std::string("none") : s.candidates[0].message;
 }
 }  // namespace
 
@@ -712,7 +712,7 @@ TEST_CASE("a brace frame's first string ends at a raw control character: prose-l
   // A key broken by a raw line break is a near miss, with the new wording.
   s = llmjson::candidates(std::string_view("x {\"li\tne\": 1}"));
   REQUIRE(s.near_misses.size() == 1);
-  CHECK(s.near_misses[0].reason == "a raw tab in a string");
+  CHECK(s.near_misses[0].message == "a raw tab in a string");
 }
 
 TEST_CASE("a bracket frame's first string that a raw control character ends: no frame at all",
@@ -732,7 +732,7 @@ TEST_CASE("a bracket frame's first string that a raw control character ends: no 
   s = llmjson::candidates(std::string_view("x [\"a\", \"b\nc\"] {\"d\": 2}"));
   CHECK(values(s) == std::vector<json>{json::parse(R"({"d": 2})")});
   REQUIRE(malformed(s) == 1);
-  CHECK(s.candidates[0].problem == "line 1 col 11: a raw line break in a string");
+  CHECK(s.candidates[0].message == "line 1 col 11: a raw line break in a string");
   // Nor is a string after a nested `[` or `{`.
   s = llmjson::candidates(std::string_view("x [[\"b\nc\"]] {\"d\": 2}"));
   CHECK(malformed(s) == 1);
@@ -748,7 +748,7 @@ TEST_CASE("every other string runs to its quote: raw control characters are its 
     auto s = llmjson::candidates(t);
     REQUIRE(s.candidates.size() == 1);
     CHECK_FALSE(s.candidates[0].valid);
-    CHECK(s.candidates[0].problem == "line 1 col 18: a raw line break in a string");
+    CHECK(s.candidates[0].message == "line 1 col 18: a raw line break in a string");
     CHECK_FALSE(s.truncation);
   }
   SECTION("the reason names the first offending byte, its line and column, and its name") {
@@ -796,7 +796,7 @@ TEST_CASE("every other string runs to its quote: raw control characters are its 
     // A fence body cut by its closing line while a string with a line break runs: malformed.
     s = llmjson::candidates(std::string_view("x\n```\n{\"a\": \"b\nc\n```\n{\"d\": 1}"));
     REQUIRE(s.candidates.size() == 2);
-    CHECK(s.candidates[0].problem.find("never closes: the fence's closing line cuts it") !=
+    CHECK(s.candidates[0].message.find("never closes: the fence's closing line cuts it") !=
           std::string::npos);
     CHECK_FALSE(s.truncation);
   }

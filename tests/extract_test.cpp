@@ -40,7 +40,7 @@ TEST_CASE("the plan fence after a ```json analysis fence, chosen by keys", "[ext
   CHECK_FALSE(r->fallback);
   CHECK(r->candidates.size() == 2);
   CHECK_FALSE(r->candidates[0].qualifies);
-  CHECK(r->candidates[0].reason.find("has none of the keys") == 0);
+  CHECK(r->candidates[0].message.find("has none of the keys") == 0);
   CHECK(r->chosen().line == 7);
 }
 
@@ -54,7 +54,7 @@ TEST_CASE("a draft in the preamble: a strict decoder and policy unique take the 
   CHECK(r->decision == "reply");
   auto full = llmjson::extract(text, llmjson::decode<reply>{});
   REQUIRE(full);
-  CHECK(full->candidates[0].reason == R"(missing key "thread_id")");
+  CHECK(full->candidates[0].message == R"(missing key "thread_id")");
   CHECK(full->policy == policy::unique);
 }
 
@@ -237,7 +237,7 @@ TEST_CASE("no_json names near misses: objects the model meant, with what to fix"
       INFO(text);
       auto e = no_json(text);
       REQUIRE(e.near_misses.size() == 1);
-      CHECK(e.near_misses[0].reason == reason);
+      CHECK(e.near_misses[0].message == reason);
     }
     // JSON-like spans are malformed candidates instead, with the same kind of reason.
     auto e = no_json("x {\"a\": True, \"b\": NaN, \"c\": 1,}");
@@ -371,7 +371,8 @@ TEST_CASE("raw control characters in strings: the messages name the first one",
         "no JSON value in the output; 1 malformed candidate: 2:1 prose: malformed: line 2 col "
         "36: a raw line break in a string");
   REQUIRE(r.error().candidates.size() == 1);
-  CHECK(r.error().candidates[0].reason == "malformed: line 2 col 36: a raw line break in a string");
+  CHECK(r.error().candidates[0].message ==
+        "malformed: line 2 col 36: a raw line break in a string");
   // Cut while such a string runs: truncated, never an answer from inside it.
   auto cut = llmjson::extract(std::string_view("{\"code\": \"a = {\\\"k\\\": 1}\nb = 2"));
   REQUIRE_FALSE(cut);

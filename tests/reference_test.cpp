@@ -81,7 +81,7 @@ std::string problems(std::string_view text) {
   std::string out;
   for (const ref::candidate& c : ref::candidates(text).candidates) {
     if (!out.empty()) out += " | ";
-    out += c.problem;
+    out += c.message;
   }
   return out;
 }

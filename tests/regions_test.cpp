@@ -90,7 +90,7 @@ TEST_CASE("a region that never closes is a cut: the model was still thinking", "
   CHECK(s.truncation->reasoning);
   CHECK(s.truncation->marker == "<think>");
   CHECK(s.truncation->offset == 0);
-  CHECK(s.truncation->what ==
+  CHECK(s.truncation->message ==
         "the reasoning opened at 1:1 (<think>) never closes: the output ended before any answer");
   REQUIRE(s.candidates.size() == 1);
   CHECK(s.candidates[0].in_reasoning);
@@ -152,7 +152,7 @@ TEST_CASE("options::start: the prompt opened the reasoning, or it did not", "[re
   REQUIRE(all.truncation);
   CHECK(all.truncation->reasoning);
   CHECK(all.truncation->marker.empty());
-  CHECK(all.truncation->what ==
+  CHECK(all.truncation->message ==
         "the reasoning that the prompt opened never closes: the output ended before any answer");
   CHECK(first("{\"a\": 1} and so on", opened) == "error truncated");
   llmjson::options answer_start;
@@ -209,7 +209,7 @@ TEST_CASE("harmony: only final messages and text outside messages are answer tex
     auto s = llmjson::candidates(std::string_view("{\"a\": [1,<|message|>2]} {\"b\": 1}"));
     REQUIRE(s.candidates.size() == 2);
     CHECK_FALSE(s.candidates[0].valid);
-    CHECK(s.candidates[0].problem ==
+    CHECK(s.candidates[0].message ==
           "line 1 col 10: the object never closes: a reasoning or harmony marker cuts it");
     CHECK(s.candidates[1].text == "{\"b\": 1}");
   }
@@ -228,7 +228,7 @@ TEST_CASE("parts: each is read as a text of its own", "[regions]") {
     CHECK(s.candidates.empty());
     REQUIRE(s.truncation);
     CHECK_FALSE(s.truncation->reasoning);
-    CHECK(s.truncation->what == "the array opened at 2:1 never closes");
+    CHECK(s.truncation->message == "the array opened at 2:1 never closes");
   }
   SECTION("an empty answer part after the reasoning is no cut") {
     auto s = llmjson::candidates(std::string_view("<think>{\"a\": 1}</think>\n"));
@@ -502,7 +502,7 @@ TEST_CASE("no_json names the candidates left out as reasoning, with where", "[re
         "1 candidate, none qualifies: 1:24 whole part: has none of the keys \"k\"; 1 candidate "
         "inside <think> at 1:8");
   REQUIRE(nm.error().candidates.size() == 2);
-  CHECK(nm.error().candidates[0].reason == "inside <think>");
+  CHECK(nm.error().candidates[0].message == "inside <think>");
 }
 
 TEST_CASE("hostile 1 MB inputs of markers stay linear", "[regions][hostile]") {

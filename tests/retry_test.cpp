@@ -90,13 +90,13 @@ TEST_CASE("empty content then a good reply: the answer, two calls, both recorded
   CHECK(first.finish_reason == "stop");
   CHECK(first.role == "assistant");
   CHECK(first.status == 0);
-  CHECK(first.detail == "the reply has no content");
+  CHECK(first.message == "the reply has no content");
   CHECK_FALSE(first.empty_at_length());
   const auto& second = r.attempts[1];
   CHECK(second.number == 2);
   CHECK(second.outcome == attempt_outcome::ok);
   CHECK(second.content == "hello");
-  CHECK(second.detail.empty());
+  CHECK(second.message.empty());
   CHECK(s.seen == std::vector<std::string>{prompt, prompt});
 }
 
@@ -108,7 +108,7 @@ TEST_CASE("white space only counts as empty content", "[retry]") {
   REQUIRE(r);
   CHECK(r.attempts[0].outcome == attempt_outcome::empty_content);
   CHECK(r.attempts[0].content == " \n\t");
-  CHECK(r.attempts[0].detail == "the reply is only white space (3 bytes)");
+  CHECK(r.attempts[0].message == "the reply is only white space (3 bytes)");
 }
 
 TEST_CASE("empty twice: a parse error with the last finish_reason and the cause", "[retry]") {
@@ -172,7 +172,7 @@ TEST_CASE("empty with length is not retried when the caller says so", "[retry]")
         std::string::npos);
   REQUIRE(r.attempts.size() == 1);
   CHECK(r.attempts[0].empty_at_length());
-  CHECK(r.attempts[0].detail.find("token budget") != std::string::npos);
+  CHECK(r.attempts[0].message.find("token budget") != std::string::npos);
 
   SECTION("but empty with stop still is") {
     script t;
@@ -202,7 +202,7 @@ TEST_CASE("an API error first is surfaced at once, after one call", "[retry]") {
   REQUIRE(r.attempts.size() == 1);
   CHECK(r.attempts[0].outcome == attempt_outcome::api_error);
   CHECK(r.attempts[0].status == 429);
-  CHECK(r.attempts[0].detail == "Rate limit reached for requests");
+  CHECK(r.attempts[0].message == "Rate limit reached for requests");
   CHECK(r.attempts[0].content.empty());
 }
 
@@ -242,7 +242,7 @@ TEST_CASE("an adapter that throws: the same exception, one call, recorded first"
   CHECK(s.calls == 1);
   REQUIRE(seen.size() == 1);
   CHECK(seen[0].outcome == attempt_outcome::exception);
-  CHECK(seen[0].detail == "the adapter or selector threw: connection reset by peer");
+  CHECK(seen[0].message == "the adapter or selector threw: connection reset by peer");
   CHECK(seen[0].content.empty());
 
   SECTION("and the wrapper is usable afterwards") {
@@ -284,7 +284,7 @@ TEST_CASE("an exception not derived from std::exception passes through unchanged
   REQUIRE_THROWS_AS((void)llmjson::retrying(adapter, opts).complete(prompt), int);
   CHECK(calls == 1);
   REQUIRE(seen.size() == 1);
-  CHECK(seen[0].detail ==
+  CHECK(seen[0].message ==
         "the adapter or selector threw an exception not derived from std::exception");
 }
 
@@ -428,7 +428,7 @@ TEST_CASE("truncated at length then good: the raw first attempt is kept", "[retr
   CHECK(r.attempts[0].outcome == attempt_outcome::truncated);
   CHECK(r.attempts[0].content == truncated_plan);
   CHECK(r.attempts[0].finish_reason == "length");
-  CHECK(r.attempts[0].detail.find("the output was cut") == 0);
+  CHECK(r.attempts[0].message.find("the output was cut") == 0);
   CHECK(r.attempts[1].outcome == attempt_outcome::ok);
   CHECK(r.attempts[1].content == good_plan);
 }
@@ -517,7 +517,7 @@ TEST_CASE("max_attempts 5: four failures then an answer, or five failures", "[re
     CHECK(r.attempts[0].outcome == attempt_outcome::empty_content);
     CHECK(r.attempts[1].outcome == attempt_outcome::no_json);
     CHECK(r.attempts[2].outcome == attempt_outcome::bad_response);
-    CHECK(r.attempts[2].detail == "body is not JSON");
+    CHECK(r.attempts[2].message == "body is not JSON");
     CHECK(r.attempts[2].finish_reason.empty());
     CHECK(r.attempts[3].outcome == attempt_outcome::truncated);
     CHECK(r.attempts[4].outcome == attempt_outcome::ok);
@@ -560,7 +560,7 @@ TEST_CASE("ambiguous then good: the first reply's candidates are in the record's
   REQUIRE(r.attempts.size() == 2);
   CHECK(r.attempts[0].outcome == attempt_outcome::ambiguous);
   CHECK(r.attempts[0].content == two_plans);
-  CHECK(r.attempts[0].detail.find("2 candidates qualify") == 0);
+  CHECK(r.attempts[0].message.find("2 candidates qualify") == 0);
 
   SECTION("and under policy last, the same reply is an answer at once") {
     script t;
@@ -724,7 +724,7 @@ TEST_CASE("on_attempt sees each attempt as it ends, equal to the record", "[retr
     CHECK(seen[i].number == r.attempts[i].number);
     CHECK(seen[i].outcome == r.attempts[i].outcome);
     CHECK(seen[i].content == r.attempts[i].content);
-    CHECK(seen[i].detail == r.attempts[i].detail);
+    CHECK(seen[i].message == r.attempts[i].message);
     CHECK(seen[i].duration == r.attempts[i].duration);
   }
 }
@@ -921,7 +921,7 @@ TEST_CASE("details are one line; the provider's and the exception's own text is 
     s.replies = {llmjson::api_error{503, "overloaded\nplease retry"}};
     auto r = llmjson::retrying(replay(s)).complete(prompt);
     REQUIRE(r.attempts.size() == 1);
-    CHECK(r.attempts[0].detail == "overloaded\\nplease retry");
+    CHECK(r.attempts[0].message == "overloaded\\nplease retry");
     CHECK(r.attempts[0].raw == "overloaded\nplease retry");
     CHECK(r.error().api->message == "overloaded\nplease retry");
   }
@@ -932,9 +932,9 @@ TEST_CASE("details are one line; the provider's and the exception's own text is 
                  llmjson::bad_response{"no choices\r\nat all"}};
     auto r = llmjson::retrying(replay(s)).complete(prompt);
     REQUIRE(r.attempts.size() == 2);
-    CHECK(r.attempts[0].detail == "the 200 body is not JSON:\\n<html>");
+    CHECK(r.attempts[0].message == "the 200 body is not JSON:\\n<html>");
     CHECK(r.attempts[0].raw == "<html>\n<body>Bad Gateway</body>\n</html>\n");
-    CHECK(r.attempts[1].detail == "no choices\\r\\nat all");
+    CHECK(r.attempts[1].message == "no choices\\r\\nat all");
     CHECK(r.attempts[1].raw == "no choices\r\nat all");  // no body kept: the message itself
     CHECK(r.error().message ==
           "no answer after 2 attempts [1: bad_response; 2: bad_response]: no choices\\r\\nat all");
@@ -948,7 +948,7 @@ TEST_CASE("details are one line; the provider's and the exception's own text is 
     opts.on_attempt = [&](const llmjson::attempt& a) { seen.push_back(a); };
     REQUIRE_THROWS_AS((void)llmjson::retrying(adapter, opts).complete(prompt), network_down);
     REQUIRE(seen.size() == 1);
-    CHECK(seen[0].detail == "the adapter or selector threw: connection reset\\nby peer\\x01");
+    CHECK(seen[0].message == "the adapter or selector threw: connection reset\\nby peer\\x01");
     CHECK(seen[0].raw == "connection reset\nby peer\x01");
   }
   SECTION("an extraction error has nothing raw but the content") {
@@ -957,7 +957,7 @@ TEST_CASE("details are one line; the provider's and the exception's own text is 
     auto r = llmjson::retrying(replay(s)).extract<plan>(prompt);
     REQUIRE(r.attempts.size() == 2);
     for (const auto& a : r.attempts) {
-      CHECK(a.detail.find('\n') == std::string::npos);
+      CHECK(a.message.find('\n') == std::string::npos);
       CHECK(a.raw.empty());
     }
     CHECK(r.attempts[0].content == "no json\nhere");
@@ -977,7 +977,7 @@ TEST_CASE("extract<T>(request, check): the caller's check on the decoded T, retr
   CHECK(r->steps == std::vector<std::string>{"boil", "pour"});
   REQUIRE(r.attempts.size() == 2);
   CHECK(r.attempts[0].outcome == attempt_outcome::no_match);
-  CHECK(r.attempts[0].detail.find("a plan needs two steps") != std::string::npos);
+  CHECK(r.attempts[0].message.find("a plan needs two steps") != std::string::npos);
 
   SECTION("a bool check works too") {
     script t;
@@ -1185,7 +1185,7 @@ TEST_CASE("empty at length after reasoning sent apart: the budget went to reason
   CHECK(s.calls == 1);
   REQUIRE(r.attempts.size() == 1);
   CHECK(r.attempts[0].reasoning_at_length());
-  CHECK(r.attempts[0].detail ==
+  CHECK(r.attempts[0].message ==
         "the output is empty; empty with finish_reason \"length\" after 18 bytes of reasoning: the "
         "token budget went to reasoning, and the same request tends to fail the same way (raise "
         "max_tokens)");
@@ -1204,7 +1204,7 @@ llmjson::error reasoning_cut_error() {
       "the output was cut: the reasoning opened at 1:1 (<think>) never closes: the output ended "
       "before any answer";
   llmjson::cut c;
-  c.what = "the reasoning opened at 1:1 (<think>) never closes";
+  c.message = "the reasoning opened at 1:1 (<think>) never closes";
   c.reasoning = true;
   c.marker = "<think>";
   e.truncation = c;
@@ -1246,7 +1246,7 @@ TEST_CASE("a cut inside reasoning at length is recorded as such, and can be decl
     CHECK(a.truncation->marker == "<think>");
     CHECK(a.reasoning_at_length());
     CHECK_FALSE(a.empty_at_length());
-    CHECK(a.detail ==
+    CHECK(a.message ==
           "the output was cut: the reasoning opened at 1:1 (<think>) never closes: the output "
           "ended before any answer; cut inside the reasoning with finish_reason \"length\": the "
           "token budget went to reasoning, and the same request tends to fail the same way "
@@ -1274,7 +1274,7 @@ TEST_CASE("a cut inside reasoning at length is recorded as such, and can be decl
     REQUIRE(r);
     CHECK(s.calls == 2);
     CHECK_FALSE(r.attempts.at(0).reasoning_at_length());
-    CHECK(r.attempts.at(0).detail.find("token budget") == std::string::npos);
+    CHECK(r.attempts.at(0).message.find("token budget") == std::string::npos);
   }
   SECTION("a cut outside reasoning at length is retried as before") {
     script s;
@@ -1314,7 +1314,7 @@ TEST_CASE(
   CHECK(a.truncation->reasoning);
   CHECK(a.truncation->marker == "<think>");
   CHECK(a.reasoning_at_length());
-  CHECK(a.detail.find("the token budget went to reasoning") != std::string::npos);
+  CHECK(a.message.find("the token budget went to reasoning") != std::string::npos);
   CHECK(r.error().message.find("(not retried: retry_reasoning_at_length is off)") !=
         std::string::npos);
 }
@@ -1595,7 +1595,7 @@ TEST_CASE("streamed replies are retried and classified as whole ones are", "[ret
     auto r = llmjson::retrying(stream_replay(s)).complete(prompt);
     REQUIRE_FALSE(r);
     CHECK(r.error().cause == attempt_outcome::empty_content);
-    CHECK(r.attempts.at(1).detail == "the reply is only white space (2 bytes)");
+    CHECK(r.attempts.at(1).message == "the reply is only white space (2 bytes)");
   }
   SECTION("too_large is never retried, and the record keeps every byte") {
     llmjson::retry_options small = opts;
@@ -1667,7 +1667,7 @@ TEST_CASE("a streaming adapter's returned content: none, the same, whole, or a d
     REQUIRE(r);
     const llmjson::attempt& a = r.attempts.at(0);
     CHECK(a.outcome == attempt_outcome::bad_response);
-    CHECK(a.detail ==
+    CHECK(a.message ==
           "the streaming adapter returned a content of 19 bytes that is not the 58 bytes it "
           "streamed");
     CHECK(a.raw == "only the last piece");

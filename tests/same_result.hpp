@@ -23,9 +23,10 @@ inline std::string differs(const std::vector<llmjson::candidate>& a,
     if (x.offset != y.offset || x.text != y.text) return at + "span";
     if (x.line != y.line || x.column != y.column) return at + "position";
     if (x.source != y.source || x.info != y.info || x.in_fence != y.in_fence) return at + "source";
-    if (x.valid != y.valid || x.problem != y.problem) return at + "validity";
+    if (x.valid != y.valid) return at + "validity";
     if (x.valid && x.value != y.value) return at + "value";
-    if (x.qualifies != y.qualifies || x.reason != y.reason) return at + "verdict";
+    if (x.qualifies != y.qualifies) return at + "verdict";
+    if (x.message != y.message) return at + "message";
     if (x.in_reasoning != y.in_reasoning || x.marker != y.marker) return at + "reasoning";
   }
   return {};
@@ -36,7 +37,7 @@ inline std::string differs(const std::optional<llmjson::cut>& a,
   if (a.has_value() != b.has_value()) return "cut or not";
   if (!a) return {};
   if (a->offset != b->offset || a->line != b->line || a->column != b->column ||
-      a->what != b->what || a->reasoning != b->reasoning || a->marker != b->marker)
+      a->message != b->message || a->reasoning != b->reasoning || a->marker != b->marker)
     return "cut";
   return {};
 }
@@ -58,7 +59,7 @@ inline std::string differs(const llmjson::result<llmjson::extraction>& a,
   for (std::size_t k = 0; k < x.near_misses.size(); ++k) {
     const auto &m = x.near_misses[k], &n = y.near_misses[k];
     if (m.offset != n.offset || m.text != n.text || m.line != n.line || m.column != n.column ||
-        m.reason != n.reason)
+        m.message != n.message)
       return "near miss " + std::to_string(k);
   }
   return differs(x.candidates, y.candidates);

@@ -19,7 +19,7 @@ using nlohmann::json;
 
 llmjson::schema compiled(const char* text) {
   auto r = llmjson::schema::compile(json::parse(text));
-  INFO("compile error: " << r.error);
+  INFO("compile error: " << r.message);
   REQUIRE(r);
   return *r.value;
 }
@@ -27,16 +27,16 @@ llmjson::schema compiled(const char* text) {
 // Returns the reason `schema` gives for `value` ("" when it passes).
 std::string reason(const char* schema, const char* value) {
   const llmjson::verdict v = compiled(schema)(json::parse(value));
-  if (v.ok) CHECK(v.reason.empty());
-  if (!v.ok) CHECK_FALSE(v.reason.empty());
-  return v.ok ? std::string() : v.reason;
+  if (v.ok) CHECK(v.message.empty());
+  if (!v.ok) CHECK_FALSE(v.message.empty());
+  return v.ok ? std::string() : v.message;
 }
 
 // Returns the compile error for `schema` ("" when it compiles).
 std::string compile_error(const json& schema) {
   auto r = llmjson::schema::compile(schema);
-  CHECK(r.has_value() == r.error.empty());
-  return r.error;
+  CHECK(r.has_value() == r.message.empty());
+  return r.message;
 }
 
 bool search(const char* pattern, const std::string& text) {
@@ -162,7 +162,7 @@ TEST_CASE("a recursive schema validates a recursive value", "[schema]") {
   const auto tree = compiled(R"({"type": "object", "required": ["name"],
       "properties": {"name": {"type": "string"}, "kids": {"type": "array", "items": {"$ref": "#"}}}})");
   CHECK(tree(json::parse(R"({"name": "a", "kids": [{"name": "b", "kids": [{"name": "c"}]}]})")).ok);
-  CHECK(tree(json::parse(R"({"name": "a", "kids": [{"name": "b", "kids": [{}]}]})")).reason ==
+  CHECK(tree(json::parse(R"({"name": "a", "kids": [{"name": "b", "kids": [{}]}]})")).message ==
         R"(/kids/0/kids/0: required: missing key "name")");
 }
 
@@ -172,8 +172,8 @@ TEST_CASE("$id names resources and anchors inside the document", "[schema]") {
       "properties": {"x": {"$ref": "#item"}, "y": {"$ref": "b.json"},
                      "z": {"$ref": "http://example.com/root.json#/definitions/a"}}})");
   CHECK(s(json::parse(R"({"x": 1, "y": "s", "z": 2})")).ok);
-  CHECK(s(json::parse(R"({"x": "1"})")).reason == "/x: type: expected integer, got string");
-  CHECK(s(json::parse(R"({"y": 1})")).reason == "/y: type: expected string, got integer");
+  CHECK(s(json::parse(R"({"x": "1"})")).message == "/x: type: expected integer, got string");
+  CHECK(s(json::parse(R"({"y": 1})")).message == "/y: type: expected string, got integer");
 }
 
 TEST_CASE("unsupported keywords are compile errors naming keyword and place", "[schema]") {
@@ -275,7 +275,7 @@ TEST_CASE("hostile depth fails cleanly instead of overflowing the stack", "[sche
     const auto s = compiled(text.c_str());
     const llmjson::verdict v = s(json(1));
     CHECK_FALSE(v.ok);
-    CHECK(v.reason.find("schema evaluation too deep") != std::string::npos);
+    CHECK(v.message.find("schema evaluation too deep") != std::string::npos);
   }
   SECTION("100 nested not evaluate exactly") {
     std::string text;
@@ -291,7 +291,7 @@ TEST_CASE("hostile depth fails cleanly instead of overflowing the stack", "[sche
     for (int i = 0; i < 20000; ++i) text += "}}";
     const auto s = compiled(text.c_str());
     CHECK(s(json::parse(R"({"a": {"a": {}}})")).ok);
-    CHECK(s(json::parse(R"({"a": {"a": 1}})")).reason ==
+    CHECK(s(json::parse(R"({"a": {"a": 1}})")).message ==
           "/a/a: type: expected object, got integer");
   }
   SECTION("a recursive schema on a value 2048 levels deep") {
@@ -301,7 +301,7 @@ TEST_CASE("hostile depth fails cleanly instead of overflowing the stack", "[sche
     CHECK(s(v).ok);
     json bad = json::array({1});
     for (int i = 0; i < 10; ++i) bad = json::array({std::move(bad)});
-    CHECK(s(bad).reason == "/0/0/0/0/0/0/0/0/0/0/0: type: expected array, got integer");
+    CHECK(s(bad).message == "/0/0/0/0/0/0/0/0/0/0/0: type: expected array, got integer");
   }
   SECTION("a const value too deep to copy is refused") {
     std::string text = R"({"const": )";
@@ -398,7 +398,7 @@ TEST_CASE("uniqueItems compares whole items, and is not quadratic on structured 
   for (int i = 0; i < 50000; ++i) items.push_back({{"k", i}, {"v", json::array({i, -i})}});
   CHECK(compiled(R"({"uniqueItems": true})")(items).ok);
   items.push_back({{"k", 7}, {"v", json::array({7, -7})}});
-  CHECK(compiled(R"({"uniqueItems": true})")(items).reason.find("uniqueItems") !=
+  CHECK(compiled(R"({"uniqueItems": true})")(items).message.find("uniqueItems") !=
         std::string::npos);
 }
 
@@ -411,7 +411,7 @@ TEST_CASE("a value deeper than the limit is refused before nlohmann's recursive 
     for (int i = 0; i < 5000; ++i) at = &at->emplace_back(json::array());
   }
   const llmjson::verdict v = compiled(R"({"uniqueItems": true})")(pair);
-  CHECK(v.reason == "/: the value nests deeper than 2048 levels");
+  CHECK(v.message == "/: the value nests deeper than 2048 levels");
 }
 
 TEST_CASE("the evaluation-depth limit inside propertyNames fails cleanly, at the member's place",
@@ -420,7 +420,7 @@ TEST_CASE("the evaluation-depth limit inside propertyNames fails cleanly, at the
   for (int i = 0; i < 6200; ++i) schema = R"({"allOf": [)" + schema + "]}";
   const llmjson::verdict v = compiled(schema.c_str())(json::parse(R"({"a": {"k": 1}})"));
   CHECK_FALSE(v.ok);
-  CHECK(v.reason.find("schema evaluation too deep") != std::string::npos);
+  CHECK(v.message.find("schema evaluation too deep") != std::string::npos);
 }
 
 TEST_CASE("a schema whose refs fan out exponentially fails cleanly on its step budget",
@@ -435,7 +435,7 @@ TEST_CASE("a schema whose refs fan out exponentially fails cleanly on its step b
   auto r = llmjson::schema::compile(schema);
   REQUIRE(r);
   const llmjson::verdict v = (*r.value)(json(1));
-  CHECK(v.reason.find("schema evaluation too costly") != std::string::npos);
+  CHECK(v.message.find("schema evaluation too costly") != std::string::npos);
 }
 
 TEST_CASE("an empty group repeated a million times compiles at once to nothing",

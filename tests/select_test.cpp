@@ -35,7 +35,7 @@ void from_json(const json& j, decode_only& d) { j.at("a").get_to(d.a); }
 TEST_CASE("any_object qualifies objects only", "[select]") {
   llmjson::any_object sel;
   CHECK(sel(json::object()).ok);
-  CHECK(sel(json::parse("[1]")).reason == "not an object (array)");
+  CHECK(sel(json::parse("[1]")).message == "not an object (array)");
 }
 
 TEST_CASE("any_key: at least one of the top-level keys, compared after unescaping", "[select]") {
@@ -43,8 +43,8 @@ TEST_CASE("any_key: at least one of the top-level keys, compared after unescapin
   CHECK(sel(json::parse(R"({"helm": 1})")).ok);
   CHECK(sel(json::parse(R"({"\u006frders": []})")).ok);
   CHECK_FALSE(sel(json::parse(R"({"x": {"orders": 1}})")).ok);  // top level only
-  CHECK(sel(json::parse(R"({"x": 1})")).reason == R"(has none of the keys "orders", "helm")");
-  CHECK(sel(json::parse(R"("orders")")).reason == "not an object (string)");
+  CHECK(sel(json::parse(R"({"x": 1})")).message == R"(has none of the keys "orders", "helm")");
+  CHECK(sel(json::parse(R"("orders")")).message == "not an object (string)");
   const std::vector<std::string> owned{"a"};
   CHECK(llmjson::any_key(owned)(json::parse(R"({"a": 0})")).ok);
 }
@@ -52,16 +52,16 @@ TEST_CASE("any_key: at least one of the top-level keys, compared after unescapin
 TEST_CASE("decode<T> qualifies what decodes to a T with no unknown key", "[select]") {
   llmjson::decode<plan> sel;
   CHECK(sel(json::parse(R"({"orders": [{"station": "helm", "action": "turn"}], "eta": 4})")).ok);
-  CHECK(sel(json::parse(R"({"eta": 4})")).reason == R"(missing key "orders")");
-  CHECK(sel(json::parse(R"({"orders": [], "eta": "soon"})")).reason ==
+  CHECK(sel(json::parse(R"({"eta": 4})")).message == R"(missing key "orders")");
+  CHECK(sel(json::parse(R"({"orders": [], "eta": "soon"})")).message ==
         "type must be number, but is string");
-  CHECK(sel(json::parse(R"({"orders": [], "eta": 1, "draft": true})")).reason ==
+  CHECK(sel(json::parse(R"({"orders": [], "eta": 1, "draft": true})")).message ==
         R"(unknown key "draft")");
   // Unknown keys are found at any depth, in arrays of structs too.
   CHECK(
       sel(json::parse(
               R"({"orders": [{"station": "a", "action": "b"}, {"station": "c", "action": "d", "eta_min": 3}], "eta": 1})"))
-          .reason == R"(/orders/1: unknown key "eta_min")");
+          .message == R"(/orders/1: unknown key "eta_min")");
   // A null under a key the encoding lacks is an absent optional, not an unknown key.
   CHECK(sel(json::parse(R"({"orders": [], "eta": 1, "note": null})")).ok);
   CHECK(llmjson::decode<plan>::default_policy == llmjson::policy::unique);
@@ -75,17 +75,17 @@ TEST_CASE("decode<T> runs the caller's check on the decoded value", "[select]") 
                                                       s.station + "\"");
   }};
   CHECK(sel(json::parse(R"({"station": "helm", "action": "x"})")).ok);
-  CHECK(sel(json::parse(R"({"station": "tac", "action": "x"})")).reason ==
+  CHECK(sel(json::parse(R"({"station": "tac", "action": "x"})")).message ==
         R"(station: expected "helm", got "tac")");
   llmjson::decode<step> by_bool{[](const step& s) { return !s.action.empty(); }};
-  CHECK(by_bool(json::parse(R"({"station": "a", "action": ""})")).reason ==
+  CHECK(by_bool(json::parse(R"({"station": "a", "action": ""})")).message ==
         "rejected by the check");
 }
 
 TEST_CASE("decode<T> without to_json says so in every reason unless unknown keys are allowed",
           "[select]") {
   llmjson::decode<decode_only> strict;
-  CHECK(strict(json::parse(R"({"a": 1})")).reason.find("no to_json") != std::string::npos);
+  CHECK(strict(json::parse(R"({"a": 1})")).message.find("no to_json") != std::string::npos);
   llmjson::decode<decode_only> lax = llmjson::decode<decode_only>{}.allow_unknown_keys();
   CHECK(lax(json::parse(R"({"a": 1, "b": 2})")).ok);
   CHECK(lax.get(json::parse(R"({"a": 7})")).a == 7);
@@ -95,14 +95,15 @@ TEST_CASE("judge: bool selectors, nlohmann exceptions become reasons, others pro
           "[select]") {
   auto by_bool = [](const json& v) { return v.contains("x"); };
   CHECK(llmjson::detail::judge(by_bool, json::parse(R"({"x": 1})")).ok);
-  CHECK(llmjson::detail::judge(by_bool, json::parse(R"({"y": 1})")).reason ==
+  CHECK(llmjson::detail::judge(by_bool, json::parse(R"({"y": 1})")).message ==
         "rejected by the selector");
   auto at = [](const json& v) { return v.at("needed").get<int>() > 0; };
-  CHECK(llmjson::detail::judge(at, json::parse(R"({"y": 1})")).reason == R"(missing key "needed")");
+  CHECK(llmjson::detail::judge(at, json::parse(R"({"y": 1})")).message ==
+        R"(missing key "needed")");
   auto throws = [](const json&) -> bool { throw std::runtime_error("mine"); };
   CHECK_THROWS_AS(llmjson::detail::judge(throws, json::object()), std::runtime_error);
-  static_assert(llmjson::selector<decltype(by_bool)>);
-  static_assert(llmjson::selector<llmjson::any_key>);
-  static_assert(llmjson::selector<llmjson::decode<plan>>);
-  static_assert(!llmjson::selector<int>);
+  static_assert(llmjson::Selector<decltype(by_bool)>);
+  static_assert(llmjson::Selector<llmjson::any_key>);
+  static_assert(llmjson::Selector<llmjson::decode<plan>>);
+  static_assert(!llmjson::Selector<int>);
 }

@@ -373,7 +373,7 @@ TEST_CASE("completed() holds back what a later closing marker could make reasoni
   REQUIRE(s.completed().size() == 2);
   CHECK(s.completed()[0].in_reasoning);
   CHECK_FALSE(s.completed()[0].qualifies);
-  CHECK(s.completed()[0].reason == "inside the reasoning before </think>");
+  CHECK(s.completed()[0].message == "inside the reasoning before </think>");
   CHECK(s.completed()[1].text == "{\"b\": 2}");
   REQUIRE(s.settled());
   CHECK(s.settled()->text == "{\"b\": 2}");
@@ -413,7 +413,7 @@ TEST_CASE("stripped harmony: nothing settles while a later byte could change the
   CHECK(s.completed().empty());
   REQUIRE(s.seen().size() == 2);  // read again: the draft is reasoning now
   CHECK(s.seen()[0].in_reasoning);
-  CHECK(s.seen()[0].reason ==
+  CHECK(s.seen()[0].message ==
         "inside the analysis before assistantfinal (harmony without its special tokens)");
   CHECK(s.seen()[1].text == "{\"a\": 2}");
   auto r = s.finish();

@@ -340,7 +340,7 @@ std::string load_schema(const std::string& path, std::size_t limit,
     return "not valid JSON: " + std::string(what);
   }
   llmjson::schema_result compiled = llmjson::schema::compile(source);
-  if (!compiled) return "not a schema llmjson can use: " + compiled.error;
+  if (!compiled) return "not a schema llmjson can use: " + compiled.message;
   out = std::move(compiled.value);
   return {};
 }
@@ -373,9 +373,14 @@ std::string_view verdict_of(const outcome& o, std::size_t i) {
   return c.qualifies ? "qualifies" : "rejected";
 }
 
-/// Why the candidate does not qualify (for a malformed one, what is wrong with it), or "".
-const std::string& reason_of(const llmjson::candidate& c) {
-  return c.valid || c.in_reasoning ? c.reason : c.problem;
+/// Why the candidate does not qualify (for a malformed one, what is wrong with it), or "": its
+/// `message`, without the `malformed: ` that the verdict column already says.
+std::string_view message_of(const llmjson::candidate& c) {
+  constexpr std::string_view malformed = "malformed: ";
+  std::string_view m = c.message;
+  if (!c.valid && !c.in_reasoning && m.substr(0, malformed.size()) == malformed)
+    m.remove_prefix(malformed.size());
+  return m;
 }
 
 const std::vector<llmjson::near_miss> no_near_misses;
@@ -426,7 +431,7 @@ std::string explain_table(const outcome& o) {
       {"#", "line:col", "source", "bytes", "verdict", "reason"}};
   for (std::size_t i = 0; i < cs.size(); ++i) {
     const llmjson::candidate& c = cs[i];
-    const std::string& reason = reason_of(c);
+    const std::string_view reason = message_of(c);
     rows.push_back({std::to_string(i + 1), std::to_string(c.line) + ":" + std::to_string(c.column),
                     source_label(c), std::to_string(c.text.size()), std::string(verdict_of(o, i)),
                     reason.empty() ? "-" : one_line(reason)});
@@ -443,12 +448,12 @@ std::string explain_table(const outcome& o) {
     out += '\n';
   }
   if (cs.empty()) out += "(no candidates)\n";
-  if (const auto& cut = o.truncation()) out += "cut: " + one_line(cut->what) + "\n";
+  if (const auto& cut = o.truncation()) out += "cut: " + one_line(cut->message) + "\n";
   for (const llmjson::near_miss& m : near_misses_of(o)) {
     out += "near miss: " + std::to_string(m.line) + ":" + std::to_string(m.column) + " ";
     out += one_line(m.text.substr(0, 60));
     if (m.text.size() > 60) out += "...";
-    out += ": " + one_line(m.reason) + "\n";
+    out += ": " + one_line(m.message) + "\n";
   }
   return out;
 }
@@ -468,7 +473,7 @@ nlohmann::ordered_json report(const outcome& o) {
   r["truncated"] = cut ? json{{"offset", cut->offset},
                               {"line", cut->line},
                               {"column", cut->column},
-                              {"what", cut->what},
+                              {"message", cut->message},
                               {"reasoning", cut->reasoning},
                               {"marker", cut->reasoning && !cut->marker.empty() ? json(cut->marker)
                                                                                 : json(nullptr)}}
@@ -490,7 +495,7 @@ nlohmann::ordered_json report(const outcome& o) {
                     {"enclosed", c.enclosed},
                     {"verdict", verdict_of(o, i)},
                     {"qualifies", c.qualifies},
-                    {"reason", reason_of(c)},
+                    {"message", std::string(message_of(c))},
                     {"in_reasoning", c.in_reasoning},
                     {"marker", c.in_reasoning ? json(std::string(c.marker)) : json(nullptr)}});
   }
@@ -502,7 +507,7 @@ nlohmann::ordered_json report(const outcome& o) {
                     {"offset", m.offset},
                     {"length", m.text.size()},
                     {"text", std::string(m.text)},
-                    {"reason", m.reason}});
+                    {"message", m.message}});
   r["near_misses"] = std::move(near);
   if (o.early) r["early"] = json{{"settled", o.early->settled}, {"bytes_read", o.bytes_read}};
   return r;

@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
               << (a.stopped_early ? ", stopped early at the settled answer after " +
                                         std::to_string(a.received) + " bytes"
                                   : "")
-              << (a.detail.empty() ? "" : ": " + a.detail) << "\n";
+              << (a.message.empty() ? "" : ": " + a.message) << "\n";
   };
 
   curl_global_init(CURL_GLOBAL_DEFAULT);

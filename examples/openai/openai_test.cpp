@@ -307,7 +307,7 @@ void malformed_body_then_the_plan() {
   EXPECT(r);
   EXPECT(requests.size() == 2);
   EXPECT(r.attempts.size() == 2 && r.attempts[0].outcome == llmjson::attempt_outcome::bad_response);
-  EXPECT(r.attempts.size() == 2 && r.attempts[0].detail.find("the 200 body is not JSON") == 0);
+  EXPECT(r.attempts.size() == 2 && r.attempts[0].message.find("the 200 body is not JSON") == 0);
   EXPECT(r.attempts.size() == 2 && r.attempts[0].raw == "{\"choices\": [{\"message\": ");
 }
 
@@ -379,7 +379,7 @@ void reasoning_at_length_is_declined() {
     EXPECT(a.outcome == llmjson::attempt_outcome::empty_content);
     EXPECT(a.reasoning == reasoning);
     EXPECT(a.reasoning_at_length());
-    EXPECT(a.detail.find("after 40 bytes of reasoning: the token budget went to reasoning") !=
+    EXPECT(a.message.find("after 40 bytes of reasoning: the token budget went to reasoning") !=
            std::string::npos);
   }
   if (!r)

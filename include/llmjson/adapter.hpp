@@ -57,7 +57,7 @@ struct api_error {
 /// whose body is not the provider's JSON, or lacks its expected fields).
 ///
 /// The retry wrapper retries it, like an empty message, within `retry_options::max_attempts`.
-/// It records `message` on one line (`attempt::detail`, control characters escaped) and `raw`
+/// It records `message` on one line (`attempt::message`, control characters escaped) and `raw`
 /// as it is (`attempt::raw`).
 struct bad_response {
   std::string message{};  ///< what was wrong, for a person: `the 200 body is not JSON`
@@ -118,7 +118,7 @@ namespace detail {
 
 /// Whether `a(request)` returns a completion, called as the retry wrapper calls it.
 template <class A, class Req>
-concept takes_request = requires(A& a, const Req& request) {
+concept TakesRequest = requires(A& a, const Req& request) {
   { a(request) } -> std::convertible_to<completion>;
 };
 
@@ -128,7 +128,7 @@ concept takes_request = requires(A& a, const Req& request) {
 /// `std::stop_token`, `const std::stop_token&` or a template fits, and `std::stop_token&` or
 /// `std::stop_token&&` does not.
 template <class A, class Req>
-concept takes_stop_token = requires(A& a, const Req& request, const std::stop_token& stop) {
+concept TakesStopToken = requires(A& a, const Req& request, const std::stop_token& stop) {
   { a(request, stop) } -> std::convertible_to<completion>;
 };
 
@@ -138,15 +138,15 @@ concept takes_stop_token = requires(A& a, const Req& request, const std::stop_to
 /// `std::function<void(std::string_view)>` fits, and `llmjson::sink&` or `llmjson::sink&&` does
 /// not.
 template <class A, class Req>
-concept takes_sink = requires(A& a, const Req& request, const sink& out,
-                              const std::stop_token& stop) {
+concept TakesSink = requires(A& a, const Req& request, const sink& out,
+                             const std::stop_token& stop) {
   { a(request, out, stop) } -> std::convertible_to<completion>;
 };
 #else
 template <class A, class Req>
-concept takes_stop_token = false;
+concept TakesStopToken = false;
 template <class A, class Req>
-concept takes_sink = false;
+concept TakesSink = false;
 #endif
 
 }  // namespace detail
@@ -177,7 +177,7 @@ concept takes_sink = false;
 /// ```
 template <class A, class Req>
 concept Adapter =
-    detail::takes_request<A, Req> || detail::takes_stop_token<A, Req> || detail::takes_sink<A, Req>;
+    detail::TakesRequest<A, Req> || detail::TakesStopToken<A, Req> || detail::TakesSink<A, Req>;
 
 /// The streaming form of an `Adapter`: it pushes the content into `out` as it arrives, and ends
 /// the call early when `stop` is requested.
@@ -196,7 +196,7 @@ concept Adapter =
 /// The retry wrapper requests stop when the answer is settled (`retry_options::stop_early`), as
 /// well as when the caller's token is stopped.
 template <class A, class Req>
-concept StreamingAdapter = detail::takes_sink<A, Req>;
+concept StreamingAdapter = detail::TakesSink<A, Req>;
 
 /// `Adapter<A, Req>` with the request first, to constrain a request type: the retry wrapper's
 /// calls are declared `template <llmjson::RequestFor<A> Req> ... complete(const Req& request)`.
@@ -219,7 +219,7 @@ template <class A, RequestFor<A> Req>
 template <class A, RequestFor<A> Req>
   requires(!StreamingAdapter<A, Req>)
 completion call_adapter(A& adapter, const Req& request, const std::stop_token& stop) {
-  if constexpr (takes_stop_token<A, Req>) {
+  if constexpr (TakesStopToken<A, Req>) {
     return completion(adapter(request, stop));
   } else {
     return completion(adapter(request));

@@ -42,7 +42,7 @@ struct cut {
                            ///< body, or of the reasoning region that never closes
   std::size_t line = 1;    ///< 1-based line of `offset`
   std::size_t column = 1;  ///< 1-based column of `offset`, in code points
-  std::string what;        ///< one line: `the object opened at 3:1 never closes`
+  std::string message;     ///< one line: `the object opened at 3:1 never closes`
   /// The cut is a reasoning region that never closes: the model was still thinking when it
   /// stopped (with `finish_reason` `length`, the token budget went to reasoning).
   bool reasoning = false;
@@ -66,10 +66,13 @@ struct candidate {
   std::string_view info;   ///< the enclosing fence's info string (`json`), if any
   bool in_fence = false;   ///< the span lies in a fence body
   bool valid = false;      ///< valid JSON (RFC 8259, unique keys, depth limit)
-  std::string problem;     ///< why not valid: `line 7 col 18: trailing comma`
   nlohmann::json value;    ///< the value when valid; discarded otherwise
   bool qualifies = false;  ///< set by selection
-  std::string reason;      ///< why it does not qualify (the selector's words)
+  /// Why it cannot be the answer; empty when nothing is known against it. From `candidates()`:
+  /// for an invalid one, what is wrong (`line 7 col 18: trailing comma`). After selection
+  /// (`extract`, `stream`, an error's candidates): why it does not qualify (`malformed: line 7
+  /// col 18: trailing comma`, `inside <think>`, the selector's words); empty when it qualifies.
+  std::string message;
   /// The span lies in a reasoning region (`<think>`...`</think>`, a harmony analysis message):
   /// listed for diagnostics, it never qualifies and is never the fallback.
   bool in_reasoning = false;
@@ -91,7 +94,7 @@ struct near_miss {
   std::size_t offset = 0;  ///< byte offset of `text`
   std::size_t line = 1;    ///< 1-based line of the first byte
   std::size_t column = 1;  ///< 1-based column of the first byte, in code points
-  std::string reason;  ///< the first reason it is not JSON: `single quotes are not JSON strings`
+  std::string message;  ///< the first reason it is not JSON: `single quotes are not JSON strings`
 };
 
 /// What the scan of one output found: the candidates in document order, and the cut, if any.
@@ -103,7 +106,7 @@ struct scan_result {
   std::size_t near_miss_count = 0;  ///< all the near misses found, shown or not
   /// Set when a resource limit (`options::max_candidates`, `max_open_frames`) stopped the scan:
   /// what it was, in words. The lists above are then incomplete; `extract` says `too_large`.
-  std::string stopped;
+  std::string message;
 };
 
 /// How many near misses a scan keeps (and an error message names).
@@ -124,7 +127,7 @@ inline constexpr std::size_t max_near_misses = 3;
 [[nodiscard]] scan_result candidates(std::string_view text, const options& opts = {});
 
 /// Candidates of a temporary string would dangle: pass a named string or a `string_view`.
-template <temporary_string S>
+template <TemporaryString S>
 scan_result candidates(S&&, const options& = {}) = delete;
 
 }  // namespace llmjson

@@ -25,7 +25,7 @@ namespace llmjson {
 /// The answer found in a model output, with everything the scan saw.
 ///
 /// `candidates` are all the candidates in document order, each with its verdict
-/// (`qualifies`, `reason`); `candidates[index]` is the answer. Views point into the caller's text.
+/// (`qualifies`, `message`); `candidates[index]` is the answer. Views point into the caller's text.
 struct extraction {
   std::vector<candidate> candidates;
   std::size_t index = 0;                   ///< the answer is `candidates[index]`
@@ -52,7 +52,7 @@ struct extraction {
 /// auto r = llmjson::extract(text, llmjson::any_key({"orders"}));
 /// if (r) use(r->value()); else log(r.error().message);
 /// ```
-template <selector S>
+template <Selector S>
 [[nodiscard]] result<extraction> extract(std::string_view text, const S& sel,
                                          const options& opts = {});
 
@@ -64,22 +64,22 @@ template <selector S>
 ///
 /// **Example**: `llmjson::result<plan> p = llmjson::extract<plan>(text);`
 template <class T>
-  requires(!selector<T>)
+  requires(!Selector<T>)
 [[nodiscard]] result<T> extract(std::string_view text, const options& opts = {});
 
 /// As `extract<T>(text)`, with the caller's check on the decoded `T` (returns `verdict` or `bool`).
-template <class T, check_for<T> F>
+template <class T, CheckFor<T> F>
 [[nodiscard]] result<T> extract(std::string_view text, F check, const options& opts = {});
 
 /// Extracting from a temporary string would leave the result's views dangling: keep the text in
 /// a named string (or use the retry wrapper, which owns the model's replies).
-template <selector S, temporary_string Str>
+template <Selector S, TemporaryString Str>
 result<extraction> extract(Str&&, const S&, const options& = {}) = delete;
-template <temporary_string Str>
+template <TemporaryString Str>
 result<extraction> extract(Str&&, const options& = {}) = delete;
-template <class T, temporary_string Str>
+template <class T, TemporaryString Str>
 result<T> extract(Str&&, const options& = {}) = delete;
-template <class T, temporary_string Str, check_for<T> F>
+template <class T, TemporaryString Str, CheckFor<T> F>
 result<T> extract(Str&&, F, const options& = {}) = delete;
 
 namespace detail {
@@ -108,7 +108,7 @@ void append_candidates(std::string& out, const std::vector<candidate>& cs, Pick 
     if (shown == most) continue;
     out += shown++ ? "; " : "";
     out += describe_place(c);
-    if (!c.qualifies) out += ": " + one_line(c.reason);
+    if (!c.qualifies) out += ": " + one_line(c.message);
   }
   if (total > shown) out += "; and " + std::to_string(total - shown) + " more";
 }
@@ -164,7 +164,7 @@ inline std::string describe_near_misses(const scan_result& scan) {
       tail = "...";
     }
     out += (k ? "; " : "") + std::to_string(m.line) + ":" + std::to_string(m.column) + " " +
-           one_line(text) + tail + ": " + one_line(m.reason);
+           one_line(text) + tail + ": " + one_line(m.message);
   }
   if (n > scan.near_misses.size())
     out += "; and " + std::to_string(n - scan.near_misses.size()) + " more";
@@ -211,29 +211,29 @@ inline std::optional<error> precheck(std::size_t size, bool blank, const options
   return std::nullopt;
 }
 
-/// Gives a candidate its verdict: `qualifies` and `reason`. Candidates in reasoning and
+/// Gives a candidate its verdict: `qualifies` and `message`. Candidates in reasoning and
 /// invalid ones never qualify; the others are what `sel` says.
-template <selector S>
+template <Selector S>
 void judge_candidate(candidate& c, const S& sel) {
   c.qualifies = false;
   if (c.in_reasoning) {  // what the model thinks is never its answer
-    c.reason = "inside " + region_label(c);
+    c.message = "inside " + region_label(c);
   } else if (!c.valid) {
-    c.reason = "malformed: " + c.problem;
+    c.message = "malformed: " + c.message;
   } else {
     verdict v = judge(sel, c.value);
     c.qualifies = v.ok;
-    c.reason = std::move(v.reason);
+    c.message = std::move(v.message);
   }
 }
 
 /// Sections 5 and 6 of the rules: the answer among the scan's candidates, or the error. The
 /// first `judged` candidates already have their verdicts (a stream judged them as they came).
-template <selector S>
+template <Selector S>
 result<extraction> choose(scan_result&& scan, const S& sel, const options& opts,
                           std::size_t judged = 0) {
-  if (!scan.stopped.empty())  // a resource limit stopped the scan: no answer can be trusted
-    return error{error_kind::too_large, 0, std::move(scan.stopped), {}, std::nullopt, {}};
+  if (!scan.message.empty())  // a resource limit stopped the scan: no answer can be trusted
+    return error{error_kind::too_large, 0, std::move(scan.message), {}, std::nullopt, {}};
   std::vector<std::size_t> qualifying;
   std::optional<std::size_t> first_valid;
   std::optional<std::size_t> first_free;  // the first valid one no frame encloses
@@ -272,7 +272,7 @@ result<extraction> choose(scan_result&& scan, const S& sel, const options& opts,
   auto answer_candidate = [](const candidate& c) { return !c.in_reasoning; };
 
   if (truncated && (pol != policy::first || qualifying.empty())) {
-    std::string m = "the output was cut: " + scan.truncation->what;
+    std::string m = "the output was cut: " + scan.truncation->message;
     if (!qualifying.empty())
       m += "; " + detail::count_of(qualifying.size(), "earlier candidate") + " qualif" +
            (qualifying.size() == 1 ? "ies" : "y") + ", but under policy " +
@@ -323,7 +323,7 @@ result<extraction> choose(scan_result&& scan, const S& sel, const options& opts,
 
 }  // namespace detail
 
-template <selector S>
+template <Selector S>
 result<extraction> extract(std::string_view text, const S& sel, const options& opts) {
   if (auto e = detail::precheck(text.size(), detail::is_blank(text), opts)) return std::move(*e);
   return detail::choose(candidates(text, opts), sel, opts);
@@ -352,13 +352,13 @@ result<T> decoded_answer(const decode<T>& d, result<extraction>&& r) {
 }  // namespace detail
 
 template <class T>
-  requires(!selector<T>)
+  requires(!Selector<T>)
 result<T> extract(std::string_view text, const options& opts) {
   decode<T> d;
   return detail::decoded_answer(d, extract(text, d, opts));
 }
 
-template <class T, check_for<T> F>
+template <class T, CheckFor<T> F>
 result<T> extract(std::string_view text, F check, const options& opts) {
   decode<T> d{std::move(check)};
   return detail::decoded_answer(d, extract(text, d, opts));

@@ -29,8 +29,7 @@ struct fence {
 /// A temporary `std::string`, const or not: a call that returns views into its text refuses
 /// one (the views would dangle). A named string, a literal or a `string_view` is fine.
 template <class S>
-concept temporary_string =
-    !std::is_reference_v<S> && std::same_as<std::remove_cv_t<S>, std::string>;
+concept TemporaryString = !std::is_reference_v<S> && std::same_as<std::remove_cv_t<S>, std::string>;
 
 /// Returns every fenced code block of `text`, in document order.
 ///
@@ -45,7 +44,7 @@ concept temporary_string =
 [[nodiscard]] std::vector<fence> fences(std::string_view text);
 
 /// Fences of a temporary string would dangle: pass a named string or a `string_view`.
-template <temporary_string S>
+template <TemporaryString S>
 std::vector<fence> fences(S&&) = delete;
 
 }  // namespace llmjson

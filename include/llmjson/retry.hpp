@@ -69,7 +69,7 @@ struct attempt {
   int status = 0;             ///< the HTTP status of an `api_error`; 0 otherwise
   /// One line (control characters escaped, invalid UTF-8 replaced): why there is no answer ("" when
   /// `ok`). Its wording may change between releases.
-  std::string detail;
+  std::string message;
   /// What the adapter or the exception handed over, unchanged (newlines and all): the
   /// `api_error`'s message, the `bad_response`'s `raw` (its `message` when `raw` is empty), the
   /// exception's `what()`. "" for the other outcomes: their raw text is `content`.
@@ -305,11 +305,11 @@ class retrying {
   /// stopped once the answer is settled (`retry_options::stop_early`).
   /// Throws: as `complete`, and whatever `sel` throws (other than nlohmann's exceptions; with a
   /// streaming adapter, once the adapter has returned).
-  template <selector S, RequestFor<A> Req>
+  template <Selector S, RequestFor<A> Req>
   [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel) const;
 
   /// As `extract(request, sel)`, under policy `pol` instead of `options.extraction.policy`.
-  template <selector S, RequestFor<A> Req>
+  template <Selector S, RequestFor<A> Req>
   [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel,
                                              llmjson::policy pol) const;
 
@@ -321,12 +321,12 @@ class retrying {
   /// Returns the one candidate that decodes strictly to a `T` (`decode<T>`), decoded, from the
   /// first reply that holds one, or why there is none. Policy default: `unique`.
   template <class T, RequestFor<A> Req>
-    requires(!selector<T>)
+    requires(!Selector<T>)
   [[nodiscard]] retry_result<T> extract(const Req& request) const;
 
   /// As `extract<T>(request)`, with the caller's check on the decoded `T` (returns `verdict` or
   /// `bool`), as `llmjson::extract<T>(text, check)` has it.
-  template <class T, RequestFor<A> Req, check_for<T> F>
+  template <class T, RequestFor<A> Req, CheckFor<T> F>
   [[nodiscard]] retry_result<T> extract(const Req& request, F check) const;
 
 #if LLMJSON_HAS_STOP_TOKEN
@@ -335,18 +335,18 @@ class retrying {
   /// adapter gets), and no other.
   template <RequestFor<A> Req>
   [[nodiscard]] retry_result<message> complete(const Req& request, std::stop_token stop) const;
-  template <selector S, RequestFor<A> Req>
+  template <Selector S, RequestFor<A> Req>
   [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel,
                                              std::stop_token stop) const;
-  template <selector S, RequestFor<A> Req>
+  template <Selector S, RequestFor<A> Req>
   [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel, llmjson::policy pol,
                                              std::stop_token stop) const;
   template <int&... ExplicitArgumentBarrier, RequestFor<A> Req>
   [[nodiscard]] retry_result<answer> extract(const Req& request, std::stop_token stop) const;
   template <class T, RequestFor<A> Req>
-    requires(!selector<T>)
+    requires(!Selector<T>)
   [[nodiscard]] retry_result<T> extract(const Req& request, std::stop_token stop) const;
-  template <class T, RequestFor<A> Req, check_for<T> F>
+  template <class T, RequestFor<A> Req, CheckFor<T> F>
   [[nodiscard]] retry_result<T> extract(const Req& request, F check, std::stop_token stop) const;
 #endif
 

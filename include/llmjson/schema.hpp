@@ -19,7 +19,7 @@
 namespace llmjson {
 
 /// Thrown by the `schema` constructor when the schema does not compile; `what()` is the same
-/// message `schema::compile` returns in `schema_result::error`.
+/// message `schema::compile` returns in `schema_result::message`.
 class schema_error : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
@@ -65,7 +65,7 @@ struct schema_result;
 /// **Example**:
 /// ```cpp
 /// auto s = llmjson::schema::compile(nlohmann::json::parse(R"({"required": ["orders"]})"));
-/// if (!s) std::cerr << s.error << '\n';
+/// if (!s) std::cerr << s.message << '\n';
 /// llmjson::verdict v = (*s.value)(nlohmann::json::object());  // "/: required: missing key
 /// \"orders\""
 /// ```
@@ -96,7 +96,7 @@ class schema {
 /// What `schema::compile` returns: the schema, or why it did not compile.
 struct schema_result {
   std::optional<llmjson::schema> value;  ///< the compiled schema, when it compiled
-  std::string error;                     ///< when it did not: "/path: what is wrong"
+  std::string message;                   ///< when it did not: "/path: what is wrong"
 
   /// Returns whether the schema compiled.
   [[nodiscard]] bool has_value() const noexcept { return value.has_value(); }
@@ -114,7 +114,7 @@ inline schema_result schema::compile(const nlohmann::json& source) {
 
 inline schema::schema(const nlohmann::json& source) {
   schema_result r = compile(source);
-  if (!r) throw schema_error(r.error);
+  if (!r) throw schema_error(r.message);
   *this = std::move(*r.value);
 }
 

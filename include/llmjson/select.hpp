@@ -1,4 +1,4 @@
-// llmjson: selectors (any_object, any_key, decode<T>) and the selector concept
+// llmjson: selectors (any_object, any_key, decode<T>) and the Selector concept
 // SPDX-License-Identifier: MIT
 #ifndef LLMJSON_SELECT_HPP_INCLUDED
 #define LLMJSON_SELECT_HPP_INCLUDED
@@ -32,13 +32,13 @@ namespace llmjson {
 /// declare `unique`) and `static constexpr bool allows_fallback = false` (typed decoders: a
 /// fallback value would not be a `T`).
 template <class S>
-concept selector = std::invocable<const S&, const nlohmann::json&> &&
+concept Selector = std::invocable<const S&, const nlohmann::json&> &&
     (std::same_as<std::invoke_result_t<const S&, const nlohmann::json&>, verdict> ||
      std::convertible_to<std::invoke_result_t<const S&, const nlohmann::json&>, bool>);
 
 /// A caller's check on a decoded `T`: callable on `const T&`, returning `verdict` or `bool`.
 template <class F, class T>
-concept check_for = std::invocable<const F&, const T&> &&
+concept CheckFor = std::invocable<const F&, const T&> &&
     (std::same_as<std::invoke_result_t<const F&, const T&>, verdict> ||
      std::convertible_to<std::invoke_result_t<const F&, const T&>, bool>);
 
@@ -97,7 +97,7 @@ class decode {
 
   decode() = default;
   /// A decoder that also runs `check(const T&)`, which returns a `verdict` or a `bool`.
-  template <check_for<T> F>
+  template <CheckFor<T> F>
   explicit decode(F check) : check_(make_check(std::move(check))) {}
 
   /// Turns off the unknown-key check (for types without `to_json`, or on purpose).

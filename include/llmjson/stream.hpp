@@ -52,7 +52,7 @@ namespace llmjson {
 /// }
 /// auto r = s.finish();
 /// ```
-template <selector S = any_object>
+template <Selector S = any_object>
 class stream {
  public:
   explicit stream(S sel = S{}, options opts = {})
@@ -121,7 +121,7 @@ class stream {
   [[nodiscard]] std::size_t size() const noexcept { return s_->total; }
 
   /// The candidates read so far that nothing later can drop or change (within the resource
-  /// limits), in document order, each with its verdict (`qualifies`, `reason`). While a later
+  /// limits), in document order, each with its verdict (`qualifies`, `message`). While a later
   /// byte could still change how all the text so far is read — under `output_start::unknown`
   /// before any reasoning marker (a `</think>` would make it reasoning), or while a leading
   /// `analysis` could still turn out to be stripped harmony — this holds them all back, as

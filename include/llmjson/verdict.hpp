@@ -15,12 +15,14 @@ namespace llmjson {
 /// log or a re-prompt: `missing key "orders"`, `/thread_id: const: expected "t-42"`.
 struct verdict {
   bool ok = false;
-  std::string reason;  ///< why the candidate does not qualify; empty when `ok`
+  std::string message;  ///< why the candidate does not qualify; empty when `ok`
 
   /// Returns a verdict that qualifies the candidate.
   [[nodiscard]] static verdict pass() { return verdict{true, {}}; }
-  /// Returns a verdict that rejects the candidate for `why`.
-  [[nodiscard]] static verdict fail(std::string why) { return verdict{false, std::move(why)}; }
+  /// Returns a verdict that rejects the candidate with `message`.
+  [[nodiscard]] static verdict fail(std::string message) {
+    return verdict{false, std::move(message)};
+  }
 
   explicit operator bool() const noexcept { return ok; }
 };

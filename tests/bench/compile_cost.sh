@@ -54,7 +54,12 @@ row() {  # row LABEL FILE [FLAGS...]
 for h in "$root"/include/llmjson/*.hpp; do
   name=$(basename "$h")
   echo "#include <llmjson/$name>" >"$work/$name.cpp"
-  row "\`<llmjson/$name>\`" "$work/$name.cpp" "$@"
+  if [ "$name" = src.hpp ]; then  # the bodies, compiled once in a separately compiled build
+    row "\`<llmjson/$name>\` (-DLLMJSON_SEPARATE_COMPILATION)" "$work/$name.cpp" "$@" \
+      -DLLMJSON_SEPARATE_COMPILATION
+  else
+    row "\`<llmjson/$name>\`" "$work/$name.cpp" "$@"
+  fi
 done
 # A program that calls extract() once: the scanner is compiled into each such translation unit.
 row "tests/cmake/main.cpp (calls \`extract\`)" "$root/tests/cmake/main.cpp" "$@"

@@ -232,7 +232,7 @@ def check_report_against_explain(c, name, args, stdin=b""):
         c.check(row[3] == str(cand["length"]), where + ": bytes %s vs length %d" % (row[3], cand["length"]))
         c.check(row[4] == cand["verdict"], where + ": verdict %s vs %s" % (row[4], cand["verdict"]))
         c.check(cand["qualifies"] == (cand["verdict"] in ("chosen", "qualifies")), where + ": qualifies vs verdict")
-        reason = cand["reason"] or "-"
+        reason = cand["message"] or "-"
         if printable(reason):
             c.check(row[5] == reason, where + ": reason %r vs %r" % (row[5], reason))
         for k in ("offset", "length", "line", "column"):
@@ -256,13 +256,13 @@ def check_report_against_explain(c, name, args, stdin=b""):
     for cand in named[:8]:
         place = "%d:%d" % (cand["line"], cand["column"])
         c.check(place in err_["message"], "%s: the message does not name %s" % (name, place))
-        if cand["reason"] and printable(cand["reason"]):
-            c.check(cand["reason"] in err_["message"], "%s: the message does not say why %s was rejected" % (name, place))
+        if cand["message"] and printable(cand["message"]):
+            c.check(cand["message"] in err_["message"], "%s: the message does not say why %s was rejected" % (name, place))
     cut = rep["truncated"]
     cut_lines = [r for r in rest if r.startswith("cut: ")]
     c.check(len(cut_lines) == (1 if cut else 0), name + ": the table's cut line does not match 'truncated'")
-    if cut and cut_lines and printable(cut["what"]):
-        c.check(cut_lines[0] == "cut: " + cut["what"], name + ": the cut differs")
+    if cut and cut_lines and printable(cut["message"]):
+        c.check(cut_lines[0] == "cut: " + cut["message"], name + ": the cut differs")
     if cut:
         c.check(isinstance(cut["reasoning"], bool) and (cut["marker"] is None or cut["reasoning"]),
                 name + ": the cut's reasoning/marker")

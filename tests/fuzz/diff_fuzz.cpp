@@ -276,7 +276,7 @@ bool compare_stream(const setup& s, const Sel& sel, llmjson::policy p, const ref
   struct shown_entry {
     std::size_t offset, size;
     bool qualifies, in_reasoning;
-    std::string reason;
+    std::string message;
   };
   std::vector<shown_entry> shown_entries;
   bool shrank = false;  // completed() lost entries: only a resource limit crossed later may
@@ -295,7 +295,7 @@ bool compare_stream(const setup& s, const Sel& sel, llmjson::policy p, const ref
         const llmjson::candidate& c = done[k];
         if (c.text != st.text().substr(c.offset, c.text.size()))
           return disagree("a view of completed() is not the text at its offset", s, lib, r.scan);
-        shown_entries.push_back({c.offset, c.text.size(), c.qualifies, c.in_reasoning, c.reason});
+        shown_entries.push_back({c.offset, c.text.size(), c.qualifies, c.in_reasoning, c.message});
       }
     }
     if (const llmjson::candidate* c = st.settled(); c && !settled) {
@@ -322,7 +322,7 @@ bool compare_stream(const setup& s, const Sel& sel, llmjson::policy p, const ref
       const shown_entry& e = shown_entries[k];
       if (k >= all.size() || all[k].offset != e.offset || all[k].text.size() != e.size ||
           all[k].qualifies != e.qualifies || all[k].in_reasoning != e.in_reasoning ||
-          all[k].reason != e.reason) {
+          all[k].message != e.message) {
         std::snprintf(what, sizeof what,
                       "the stream's completed() showed entry %zu (at %zu), and finish() lists "
                       "something else there",

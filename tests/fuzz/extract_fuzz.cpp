@@ -70,9 +70,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       require(!parsed.is_discarded(), "nlohmann parses a valid candidate");
       require(parsed == c.value, "a valid candidate's value is its text parsed");
     } else {
-      require(!c.problem.empty(), "an invalid candidate says why");
+      require(!c.message.empty(), "an invalid candidate says why");
       // The reason is found again by validating the span alone; it must fail there too.
-      require(c.problem.find("not valid JSON") == std::string::npos,
+      require(c.message.find("not valid JSON") == std::string::npos,
               "a malformed span fails on its own as it did in the scan");
     }
   }

@@ -66,7 +66,7 @@ int schema_error() {
     std::cerr << "the schema compiles\n";
     return 1;
   }
-  std::cout << r.error << '\n';
+  std::cout << r.message << '\n';
   return 0;
 }
 
@@ -113,7 +113,7 @@ int reasoning_detail() {
       {.max_attempts = 1});
   auto r = model.extract(std::string("Plan the jump"));
   if (r || r.attempts.size() != 1 || !r.attempts[0].reasoning_at_length()) return 1;
-  std::cout << r.attempts[0].detail << '\n';
+  std::cout << r.attempts[0].message << '\n';
   return 0;
 }
 

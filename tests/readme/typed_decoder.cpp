@@ -20,6 +20,6 @@ int main() {
       "{\"thread_id\": \"thr_1\", \"decision\": \"reply\"}\n";
   llmjson::result<reply> w = read_reply(wrong, "thr_2");
   if (w || w.error().candidates.size() != 2) return 1;
-  if (w.error().candidates[0].reason != "unknown key \"draft\"") return 1;
-  return w.error().candidates[1].reason == "thread_id: expected \"thr_2\", got \"thr_1\"" ? 0 : 1;
+  if (w.error().candidates[0].message != "unknown key \"draft\"") return 1;
+  return w.error().candidates[1].message == "thread_id: expected \"thr_2\", got \"thr_1\"" ? 0 : 1;
 }

@@ -70,7 +70,7 @@ struct candidate {
   /// Why an invalid candidate is not valid, given only when a raw control character in a string
   /// is the first byte that breaks it: `line 3 col 17: a raw line break in a string` (empty
   /// otherwise: the reference gives no other reason).
-  std::string problem;
+  std::string message;
 };
 
 /// Section 4: whether the output is truncated, and where (C7).
@@ -998,7 +998,7 @@ inline candidate make_candidate(std::string_view text, std::size_t b, std::size_
     c.is_object = v.is_object;
     c.keys = v.keys;
   }
-  if (v.status == json_status::invalid && v.stop_control) c.problem = control_problem(text, v.stop);
+  if (v.status == json_status::invalid && v.stop_control) c.message = control_problem(text, v.stop);
   return c;
 }
 

@@ -74,17 +74,16 @@ using hook_result_t = std::remove_cvref_t<std::invoke_result_t<H&, const Req&, c
 /// Whether `h(const Req& previous, const attempt& failed)` returns a `Req` (by value or
 /// reference) or a `std::optional<Req>`.
 template <class H, class Req>
-concept makes_request = std::invocable<H&, const Req&, const attempt&> &&
+concept MakesRequest = std::invocable<H&, const Req&, const attempt&> &&
     (std::same_as<hook_result_t<H, Req>, Req> ||
      std::same_as<hook_result_t<H, Req>, std::optional<Req>>);
 
 /// Whether `H` is a `next_request` hook for requests of type `Req`. The default hook, `resend`,
 /// fits any request, a string literal included; another hook needs a request object.
 template <class H, class Req>
-concept next_request_hook = std::same_as<H, resend> ||
-    (!std::is_array_v<Req> && makes_request<H, Req>);
+concept NextRequestHook = std::same_as<H, resend> ||(!std::is_array_v<Req> && MakesRequest<H, Req>);
 
-/// Fails the build with the rule a hook breaks. Instantiated only when `next_request_hook<H, Req>`
+/// Fails the build with the rule a hook breaks. Instantiated only when `NextRequestHook<H, Req>`
 /// is false, before anything else is instantiated with that hook, so this is the first error.
 template <class H, class Req>
 constexpr bool explain_hook() {
@@ -97,7 +96,7 @@ constexpr bool explain_hook() {
                   "the next_request hook must be callable as hook(const Req& previous, const "
                   "llmjson::attempt& failed), Req being the request type of the call");
   } else {
-    static_assert(next_request_hook<H, Req>,
+    static_assert(NextRequestHook<H, Req>,
                   "the next_request hook must return the request type itself or a std::optional "
                   "of it: a request converted from another type (a std::string made into a "
                   "std::string_view request) would point into a temporary");
@@ -114,16 +113,16 @@ struct judged {
   std::shared_ptr<const std::string> text;
 };
 
-/// Records the exception being handled in `a`: `detail` one line, `raw` its `what()`. Call only
+/// Records the exception being handled in `a`: `message` one line, `raw` its `what()`. Call only
 /// inside a handler.
 inline void record_current_exception(attempt& a) {
   try {
     throw;
   } catch (const std::exception& e) {
     a.raw = e.what();
-    a.detail = "the adapter or selector threw: " + one_line(a.raw);
+    a.message = "the adapter or selector threw: " + one_line(a.raw);
   } catch (...) {
-    a.detail = "the adapter or selector threw an exception not derived from std::exception";
+    a.message = "the adapter or selector threw an exception not derived from std::exception";
   }
 }
 
@@ -148,7 +147,7 @@ inline std::string describe_attempts(const std::vector<attempt>& as) {
 
 inline std::string count_attempts(std::size_t n) { return count_of(n, "attempt"); }
 
-/// What `detail` adds when the token limit stopped the model before any answer.
+/// What `message` adds when the token limit stopped the model before any answer.
 inline std::string reasoning_at_length_note(const attempt& a) {
   const std::string same_again =
       ", and the same request tends to fail the same way (raise max_tokens)";
@@ -194,7 +193,7 @@ judged<Out> record_extraction(result<Out>&& r, attempt& a,
   // made g++ -O2 warn (-Wnull-dereference) through the variant's get_if.
   llmjson::error e = std::move(r).error();
   a.outcome = outcome_of(e.kind);
-  a.detail = e.message;
+  a.message = e.message;
   a.truncation = e.truncation;
   return {std::nullopt, std::move(e), std::move(text)};
 }
@@ -328,9 +327,9 @@ struct content_judge {
   judged<message> operator()(message&& m, attempt& a) const {
     if (is_blank(m.content)) {
       a.outcome = attempt_outcome::empty_content;
-      a.detail = m.content.empty()
-                     ? "the reply has no content"
-                     : "the reply is only white space (" + count_of(m.content.size(), "byte") + ")";
+      a.message = m.content.empty() ? "the reply has no content"
+                                    : "the reply is only white space (" +
+                                          count_of(m.content.size(), "byte") + ")";
       return {};
     }
     a.outcome = attempt_outcome::ok;
@@ -398,12 +397,12 @@ std::optional<judged<Out>> take_completion(completion&& c, attempt& a, JudgeMess
     a.outcome = attempt_outcome::api_error;
     a.status = api->status;
     a.raw = std::move(api->message);
-    a.detail = one_line(a.raw);
+    a.message = one_line(a.raw);
     return std::nullopt;
   }
   if (auto* bad = std::get_if<bad_response>(&c)) {
     a.outcome = attempt_outcome::bad_response;
-    a.detail = one_line(bad->message);
+    a.message = one_line(bad->message);
     a.raw = std::move(bad->raw.empty() ? bad->message : bad->raw);
     return std::nullopt;
   }
@@ -468,9 +467,9 @@ std::optional<judged<Out>> stream_attempt(A& adapter, const Req& request,
         a.content = m.content;
       } else if (m.content != watch.text()) {
         a.outcome = attempt_outcome::bad_response;
-        a.detail = "the streaming adapter returned a content of " +
-                   count_of(m.content.size(), "byte") + " that is not the " +
-                   count_of(a.received, "byte") + " it streamed";
+        a.message = "the streaming adapter returned a content of " +
+                    count_of(m.content.size(), "byte") + " that is not the " +
+                    count_of(a.received, "byte") + " it streamed";
         a.raw = std::move(m.content);
         return std::nullopt;
       }
@@ -480,7 +479,7 @@ std::optional<judged<Out>> stream_attempt(A& adapter, const Req& request,
 }
 #endif
 
-/// The attempt loop of every `retrying` call, over a hook that fits (`next_request_hook`).
+/// The attempt loop of every `retrying` call, over a hook that fits (`NextRequestHook`).
 template <class Out, class A, class H, class Req, class Judge>
 retry_result<Out> run_checked(A& adapter, H& next, const retry_options& options, const Req& request,
                               [[maybe_unused]] const call_stop& call_token, const Judge& judge) {
@@ -524,7 +523,7 @@ retry_result<Out> run_checked(A& adapter, H& next, const retry_options& options,
       attempt a;
       a.number = n;
       a.outcome = attempt_outcome::cancelled;
-      a.detail = "stop requested: the adapter was not called";
+      a.message = "stop requested: the adapter was not called";
       report(std::move(a));
       return fail(retry_error_kind::cancelled, std::move(m));
     }
@@ -562,7 +561,7 @@ retry_result<Out> run_checked(A& adapter, H& next, const retry_options& options,
       throw;
     }
     a.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - start);
-    if (a.reasoning_at_length()) a.detail += reasoning_at_length_note(a);
+    if (a.reasoning_at_length()) a.message += reasoning_at_length_note(a);
 
     if (judgement && judgement->value) {
       report(std::move(a));
@@ -580,7 +579,7 @@ retry_result<Out> run_checked(A& adapter, H& next, const retry_options& options,
 
     if (failed.outcome == attempt_outcome::api_error) {
       std::string m = "HTTP " + std::to_string(failed.status) + " on attempt " + std::to_string(n) +
-                      ", not retried: " + failed.detail;
+                      ", not retried: " + failed.message;
       return fail(retry_error_kind::api_error, std::move(m));
     }
     std::string not_retried;
@@ -591,7 +590,7 @@ retry_result<Out> run_checked(A& adapter, H& next, const retry_options& options,
     auto give_up = [&](std::string why) {
       std::string m = "no answer after " + count_attempts(n);
       if (!why.empty()) m += " (not retried: " + why + ")";
-      m += " [" + describe_attempts(attempts) + "]: " + attempts.back().detail;
+      m += " [" + describe_attempts(attempts) + "]: " + attempts.back().message;
       return fail(retry_error_kind::parse_error, std::move(m));
     };
     if (!not_retried.empty()) return give_up(std::move(not_retried));
@@ -624,7 +623,7 @@ template <class Out, class A, class H, class Req, class Judge>
 retry_result<Out> run_attempts(A& adapter, H& next, const retry_options& options,
                                const Req& request, const call_stop& call_token,
                                const Judge& judge) {
-  if constexpr (next_request_hook<H, Req>) {
+  if constexpr (NextRequestHook<H, Req>) {
     return run_checked<Out>(adapter, next, options, request, call_token, judge);
   } else {
     static_assert(explain_hook<H, Req>());
@@ -680,13 +679,13 @@ retry_result<message> retrying<A, H>::complete(const Req& request) const {
 }
 
 template <class A, class H>
-template <selector S, RequestFor<A> Req>
+template <Selector S, RequestFor<A> Req>
 retry_result<answer> retrying<A, H>::extract(const Req& request, const S& sel) const {
   return extract_with_(request, sel, options_.extraction, {});
 }
 
 template <class A, class H>
-template <selector S, RequestFor<A> Req>
+template <Selector S, RequestFor<A> Req>
 retry_result<answer> retrying<A, H>::extract(const Req& request, const S& sel,
                                              llmjson::policy pol) const {
   return extract_with_(request, sel, with_policy_(pol), {});
@@ -700,12 +699,12 @@ retry_result<answer> retrying<A, H>::extract(const Req& request) const {
 
 template <class A, class H>
 template <class T, RequestFor<A> Req>
-  requires(!selector<T>)
+  requires(!Selector<T>)
 retry_result<T> retrying<A, H>::extract(const Req& request)
 const { return extract_as_<T>(request, detail::no_check{}, {}); }
 
 template <class A, class H>
-template <class T, RequestFor<A> Req, check_for<T> F>
+template <class T, RequestFor<A> Req, CheckFor<T> F>
 retry_result<T> retrying<A, H>::extract(const Req& request, F check) const {
   return extract_as_<T>(request, check, {});
 }
@@ -718,14 +717,14 @@ retry_result<message> retrying<A, H>::complete(const Req& request, std::stop_tok
 }
 
 template <class A, class H>
-template <selector S, RequestFor<A> Req>
+template <Selector S, RequestFor<A> Req>
 retry_result<answer> retrying<A, H>::extract(const Req& request, const S& sel,
                                              std::stop_token stop) const {
   return extract_with_(request, sel, options_.extraction, stop);
 }
 
 template <class A, class H>
-template <selector S, RequestFor<A> Req>
+template <Selector S, RequestFor<A> Req>
 retry_result<answer> retrying<A, H>::extract(const Req& request, const S& sel, llmjson::policy pol,
                                              std::stop_token stop) const {
   return extract_with_(request, sel, with_policy_(pol), stop);
@@ -739,12 +738,12 @@ retry_result<answer> retrying<A, H>::extract(const Req& request, std::stop_token
 
 template <class A, class H>
 template <class T, RequestFor<A> Req>
-  requires(!selector<T>)
+  requires(!Selector<T>)
 retry_result<T> retrying<A, H>::extract(const Req& request, std::stop_token stop)
 const { return extract_as_<T>(request, detail::no_check{}, stop); }
 
 template <class A, class H>
-template <class T, RequestFor<A> Req, check_for<T> F>
+template <class T, RequestFor<A> Req, CheckFor<T> F>
 retry_result<T> retrying<A, H>::extract(const Req& request, F check, std::stop_token stop) const {
   return extract_as_<T>(request, check, stop);
 }

@@ -119,7 +119,7 @@ candidate make_candidate(std::string_view text, const record& r, const context& 
   if (!c.valid) {
     c.value = nlohmann::json(nlohmann::json::value_t::discarded);
     auto [line, column] = position_of(r.valid ? r.begin : problem_offset);
-    c.problem = "line " + std::to_string(line) + " col " + std::to_string(column) + ": " + problem;
+    c.message = "line " + std::to_string(line) + " col " + std::to_string(column) + ": " + problem;
   }
   return c;
 }
@@ -166,8 +166,8 @@ inline std::string stopped_by(const engine& scan, const options& opts) {
 inline scan_result make_scan_result(std::string_view text, engine& scan, const options& opts,
                                     std::vector<candidate>&& made = {}) {
   scan_result out;
-  out.stopped = stopped_by(scan, opts);
-  if (!out.stopped.empty()) return out;
+  out.message = stopped_by(scan, opts);
+  if (!out.message.empty()) return out;
   const std::vector<record>& recs = scan.records;
   validator v;
 
@@ -226,7 +226,7 @@ inline scan_result make_scan_result(std::string_view text, engine& scan, const o
     m.text = text.substr(m.offset, scan.near[k].end - m.offset);
     std::tie(m.line, m.column) = position_of(m.offset);
     std::size_t ignored = 0;
-    diagnose(v, text, scan.max_depth(), m.offset, scan.near[k].end, ignored, m.reason);
+    diagnose(v, text, scan.max_depth(), m.offset, scan.near[k].end, ignored, m.message);
     out.near_misses.push_back(std::move(m));
   }
   if (scan.cut) {
@@ -238,28 +238,30 @@ inline scan_result make_scan_result(std::string_view text, engine& scan, const o
     std::tie(k.line, k.column) = position_of(p.offset);
     switch (p.kind) {
       case pending_cut::what::object:
-        k.what = "the object opened at " + at(p.offset) + " never closes";
+        k.message = "the object opened at " + at(p.offset) + " never closes";
         break;
       case pending_cut::what::array:
-        k.what = "the array opened at " + at(p.offset) + " never closes";
+        k.message = "the array opened at " + at(p.offset) + " never closes";
         break;
       case pending_cut::what::value:
-        k.what = (text[p.offset] == '"' ? "the string opened at " : "the value at ") +
-                 at(p.offset) + (text[p.offset] == '"' ? " never closes" : " is cut short");
+        k.message = (text[p.offset] == '"' ? "the string opened at " : "the value at ") +
+                    at(p.offset) + (text[p.offset] == '"' ? " never closes" : " is cut short");
         break;
       case pending_cut::what::fence:
-        k.what = "the fence" + (info.empty() ? std::string{} : " \"" + std::string(info) + "\"") +
-                 " opened at line " + std::to_string(position_of(p.fence_offset).first) +
-                 " never closes and its body " + std::string(p.body);
+        k.message = "the fence" +
+                    (info.empty() ? std::string{} : " \"" + std::string(info) + "\"") +
+                    " opened at line " + std::to_string(position_of(p.fence_offset).first) +
+                    " never closes and its body " + std::string(p.body);
         break;
       case pending_cut::what::region:
         k.reasoning = true;
         k.marker = std::string(marker);
-        k.what = marker.empty()
-                     ? "the reasoning that the prompt opened never closes: the output ended before "
-                       "any answer"
-                     : "the reasoning opened at " + at(p.offset) + " (" + one_line(marker) +
-                           ") never closes: the output ended before any answer";
+        k.message =
+            marker.empty()
+                ? "the reasoning that the prompt opened never closes: the output ended before "
+                  "any answer"
+                : "the reasoning opened at " + at(p.offset) + " (" + one_line(marker) +
+                      ") never closes: the output ended before any answer";
         break;
     }
     out.truncation = std::move(k);
