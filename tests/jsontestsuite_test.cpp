@@ -56,12 +56,17 @@ std::size_t whole_valid(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("JSONTestSuite: every y_ file is valid as a whole", "[jsontestsuite]") {
+// Every y_ file but the two with a key twice: llmjson's valid JSON has unique keys (the README).
+TEST_CASE("JSONTestSuite: every y_ file is valid as a whole, but for duplicate keys",
+          "[jsontestsuite]") {
+  const std::set<std::string> duplicate_keys = {"y_object_duplicated_key.json",
+                                                "y_object_duplicated_key_and_value.json"};
   const auto ys = files("y_");
   REQUIRE(ys.size() == 95);
   for (const auto& p : ys) {
-    INFO(p.filename().string());
-    CHECK(whole_valid(read_file(p)) == 1);
+    const std::string name = p.filename().string();
+    INFO(name);
+    CHECK(whole_valid(read_file(p)) == (duplicate_keys.count(name) ? 0u : 1u));
   }
 }
 
@@ -74,18 +79,16 @@ TEST_CASE("JSONTestSuite: no n_ file is valid JSON as a whole", "[jsontestsuite]
   }
 }
 
-// The README's rules decide: RFC 8259's grammar (numbers of any size), strings in valid UTF-8
-// without unpaired \u surrogates, one leading BOM removed, at most 512 levels of nesting. So the
-// numbers, the 500 nested arrays and the object after a BOM are valid; no other i_ file is.
+// The README's rules decide: RFC 8259's grammar, numbers a double can hold (integers beyond 64
+// bits become doubles, an underflow is 0), strings in valid UTF-8 without unpaired \u surrogates,
+// one leading BOM removed, at most 512 levels of nesting.
 TEST_CASE("JSONTestSuite: i_ files, valid exactly when the README's rules say so",
           "[jsontestsuite]") {
   const std::set<std::string> valid = {
-      "i_number_double_huge_neg_exp.json",  "i_number_huge_exp.json",
-      "i_number_neg_int_huge_exp.json",     "i_number_pos_double_huge_exp.json",
-      "i_number_real_neg_overflow.json",    "i_number_real_pos_overflow.json",
-      "i_number_real_underflow.json",       "i_number_too_big_neg_int.json",
-      "i_number_too_big_pos_int.json",      "i_number_very_big_negative_int.json",
-      "i_structure_500_nested_arrays.json", "i_structure_UTF-8_BOM_empty_object.json",
+      "i_number_double_huge_neg_exp.json",       "i_number_real_underflow.json",
+      "i_number_too_big_neg_int.json",           "i_number_too_big_pos_int.json",
+      "i_number_very_big_negative_int.json",     "i_structure_500_nested_arrays.json",
+      "i_structure_UTF-8_BOM_empty_object.json",
   };
   const auto is = files("i_");
   REQUIRE(is.size() == 35);
