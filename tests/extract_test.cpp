@@ -284,7 +284,7 @@ TEST_CASE("no_json names near misses: objects the model meant, with what to fix"
   }
 }
 
-TEST_CASE("arrays in prose are answers; their elements never are",
+TEST_CASE("arrays in prose are answers, their elements never are",
           "[extract][arrays][rule §3 The scan]") {
   const std::string text = R"(Here they are: [{"name": "Ada"}, {"name": "Lin"}] (both active))";
   auto r = llmjson::extract(text);

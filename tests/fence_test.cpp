@@ -128,7 +128,7 @@ TEST_CASE("CRLF and lone CR end lines", "[fence]") {
   CHECK(fs[1].line == 6);
 }
 
-TEST_CASE("a lone CR ends a line whatever follows it; CR LF is one line ending", "[fence]") {
+TEST_CASE("a lone CR ends a line whatever follows it, CR LF is one line ending", "[fence]") {
   // A pipeline that dropped the LFs of CRLF: every line ends at a lone CR.
   auto fs = llmjson::fences(std::string_view("How many?\r\r```json\r42\r```\r"));
   REQUIRE(fs.size() == 1);

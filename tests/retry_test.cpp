@@ -922,7 +922,7 @@ TEST_CASE("a hook returning std::optional of the request: five attempts, each re
   CHECK(tracked == std::vector<std::string>(5, long_prompt));
 }
 
-TEST_CASE("details are one line; the provider's and the exception's own text is kept in raw",
+TEST_CASE("details are one line, the provider's and the exception's own text is kept in raw",
           "[retry]") {
   std::string prompt = "p";
   SECTION("an API error") {
