@@ -581,7 +581,7 @@ TEST_CASE("resource limits stop a hostile scan with too_large, naming the limit"
       llmjson::candidates(std::string_view("x [{\"a\": {\"b\": 1}}]"), small).message.empty());
 }
 
-TEST_CASE("bracket frames: a [ followed by {, [ or \" opens one, other brackets are text",
+TEST_CASE("bracket frames: an open bracket followed by a brace, an open bracket or a quote opens one, other brackets are text",
           "[candidate][arrays][rule §3 The scan]") {
   SECTION("an array of objects in prose is one candidate that owns its elements") {
     auto s = llmjson::candidates(
