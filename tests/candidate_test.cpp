@@ -581,8 +581,9 @@ TEST_CASE("resource limits stop a hostile scan with too_large, naming the limit"
       llmjson::candidates(std::string_view("x [{\"a\": {\"b\": 1}}]"), small).message.empty());
 }
 
-TEST_CASE("bracket frames: an open bracket followed by a brace, an open bracket or a quote opens one, other brackets are text",
-          "[candidate][arrays][rule §3 The scan]") {
+TEST_CASE(
+    "bracket frames: a bracket before a brace, a bracket or a quote opens one, others are text",
+    "[candidate][arrays][rule §3 The scan]") {
   SECTION("an array of objects in prose is one candidate that owns its elements") {
     auto s = llmjson::candidates(
         std::string_view("Here: [{\"name\": \"Ada\"}, {\"name\": \"Lin\"}] (both active)"));

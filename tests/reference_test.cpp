@@ -227,8 +227,9 @@ TEST_CASE("reference section 1: valid JSON, prefixes and where a prefix stops",
 
 // --- §3 The scan -------------------------------------------------------------------------------
 
-TEST_CASE("reference scan: brackets open a frame only before a brace, an open bracket or a quote, or at the end",
-          "[reference][rule §3 The scan]") {
+TEST_CASE(
+    "reference scan: brackets open a frame only before a brace, a bracket, a quote or the end",
+    "[reference][rule §3 The scan]") {
   CHECK(scan("see [1] and [2], x") == "");
   CHECK(scan("a [text](url) b {\"a\":1}") == "scan {\"a\":1}");
   CHECK(scan("- [ ] todo\n- [x] done") == "");
