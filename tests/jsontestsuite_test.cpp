@@ -1,6 +1,7 @@
 // llmjson: JSONTestSuite's parsing files (tests/fuzz/seeds/, MIT, their licence beside them)
 // SPDX-License-Identifier: MIT
 #include <llmjson/candidate.hpp>
+#include <llmjson/scan.hpp>
 
 #include "catch_compat.hpp"
 
