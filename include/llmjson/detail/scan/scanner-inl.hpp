@@ -149,9 +149,9 @@ inline std::optional<scan_result> whole_candidate(std::string_view text, const o
   return out;
 }
 
-/// Why a resource limit stopped `scan`, in words; empty when none did.
-inline std::string stopped_by(const engine& scan, const options& opts) {
-  switch (scan.overflowed()) {
+/// Why a resource limit stopped `reader`, in words; empty when none did.
+inline std::string stopped_by(const engine& reader, const options& opts) {
+  switch (reader.overflowed()) {
     case overflow::candidates:
       return "the output holds more than " + std::to_string(opts.max_candidates) +
              " candidates (options::max_candidates)";
@@ -166,30 +166,30 @@ inline std::string stopped_by(const engine& scan, const options& opts) {
 /// The public scan result of an engine that has read all of `text`: views, positions, values
 /// and reasons. Positions take one walk over the text, for the sorted offsets reported. The
 /// first candidates may be made already (`made`, a stream's); they are taken as they are.
-inline scan_result make_scan_result(std::string_view text, engine& scan, const options& opts,
+inline scan_result make_scan_result(std::string_view text, engine& reader, const options& opts,
                                     std::vector<candidate>&& made = {}) {
   scan_result out;
-  out.message = stopped_by(scan, opts);
+  out.message = stopped_by(reader, opts);
   if (!out.message.empty()) return out;
-  const std::vector<record>& recs = scan.records;
+  const std::vector<record>& recs = reader.records;
   validator v;
 
   // Reasons, then positions in one walk over the text.
   std::vector<std::pair<std::size_t, std::string>> problems(recs.size() - made.size());
   std::vector<std::size_t> offsets;
-  offsets.reserve(recs.size() * 2 + scan.near.size() + 2);
+  offsets.reserve(recs.size() * 2 + reader.near.size() + 2);
   for (std::size_t k = made.size(); k < recs.size(); ++k) {
     const record& r = recs[k];
     auto& [problem_at, why] = problems[k - made.size()];
-    diagnose(r, v, text, scan.max_depth(), problem_at, why);
+    diagnose(r, v, text, reader.max_depth(), problem_at, why);
     offsets.push_back(r.begin);
     if (!r.valid) offsets.push_back(problem_at);
   }
-  const std::size_t shown_near = std::min(scan.near.size(), max_near_misses);
-  for (std::size_t k = 0; k < shown_near; ++k) offsets.push_back(scan.near[k].begin);
-  if (scan.cut) {
-    offsets.push_back(scan.cut->offset);
-    offsets.push_back(scan.cut->fence_offset);
+  const std::size_t shown_near = std::min(reader.near.size(), max_near_misses);
+  for (std::size_t k = 0; k < shown_near; ++k) offsets.push_back(reader.near[k].begin);
+  if (reader.cut) {
+    offsets.push_back(reader.cut->offset);
+    offsets.push_back(reader.cut->fence_offset);
   }
   std::sort(offsets.begin(), offsets.end());
   offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
@@ -208,32 +208,32 @@ inline scan_result make_scan_result(std::string_view text, engine& scan, const o
   const std::size_t first_new = made.size();
   out.candidates = std::move(made);
   out.candidates.reserve(recs.size());
-  auto built = scan.built.begin();
+  auto built = reader.built.begin();
   for (std::size_t k = first_new; k < recs.size(); ++k) {
-    while (built != scan.built.end() && built->first < k) ++built;
-    if (built != scan.built.end() && built->first == k) {  // checked and built already
-      candidate c = make_candidate(text, recs[k], scan.contexts[recs[k].ctx], 0, {}, position_of,
+    while (built != reader.built.end() && built->first < k) ++built;
+    if (built != reader.built.end() && built->first == k) {  // checked and built already
+      candidate c = make_candidate(text, recs[k], reader.contexts[recs[k].ctx], 0, {}, position_of,
                                    /*build=*/false);
       c.value = std::move(built->second);
       out.candidates.push_back(std::move(c));
       continue;
     }
     auto& [problem_at, why] = problems[k - first_new];
-    out.candidates.push_back(make_candidate(text, recs[k], scan.contexts[recs[k].ctx], problem_at,
+    out.candidates.push_back(make_candidate(text, recs[k], reader.contexts[recs[k].ctx], problem_at,
                                             std::move(why), position_of));
   }
-  out.near_miss_count = scan.near.size();
+  out.near_miss_count = reader.near.size();
   for (std::size_t k = 0; k < shown_near; ++k) {
     near_miss m;
-    m.offset = scan.near[k].begin;
-    m.text = text.substr(m.offset, scan.near[k].end - m.offset);
+    m.offset = reader.near[k].begin;
+    m.text = text.substr(m.offset, reader.near[k].end - m.offset);
     std::tie(m.line, m.column) = position_of(m.offset);
     std::size_t ignored = 0;
-    diagnose(v, text, scan.max_depth(), m.offset, scan.near[k].end, ignored, m.message);
+    diagnose(v, text, reader.max_depth(), m.offset, reader.near[k].end, ignored, m.message);
     out.near_misses.push_back(std::move(m));
   }
-  if (scan.cut) {
-    const pending_cut& p = *scan.cut;
+  if (reader.cut) {
+    const pending_cut& p = *reader.cut;
     const std::string_view info = text.substr(p.info_at, p.info_len);
     const std::string_view marker = text.substr(p.marker_at, p.marker_len);
     llmjson::cut k;
