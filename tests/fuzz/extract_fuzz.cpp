@@ -1,5 +1,8 @@
 // llmjson: fuzz target: candidates() and extract() on any bytes, with properties checked
 // SPDX-License-Identifier: MIT
+#include <llmjson/detail/scan/regions.hpp>
+#include <llmjson/detail/scan/text.hpp>
+#include <llmjson/detail/scan/validator.hpp>
 #include <llmjson/extract.hpp>
 
 #include <cstdint>

@@ -30,26 +30,6 @@
 
 namespace llmjson::detail {
 
-/// What `[b, e)` holds as one JSON value: a whole value, a valid prefix of one, neither, or
-/// nothing but JSON white space.
-enum class value_shape { complete, prefix, invalid, blank };
-
-/// Runs the validator over `[b, e)` (JSON white space around the value allowed). `[vb, ve)` is
-/// the text without the white space around it.
-inline value_shape shape_of(validator& v, std::string_view text, std::size_t b, std::size_t e,
-                            std::size_t max_depth, std::size_t& vb, std::size_t& ve,
-                            bool quiet = true) {
-  while (b < e && is_json_ws(text[b])) ++b;
-  vb = b;
-  ve = e;
-  while (ve > vb && is_json_ws(text[ve - 1])) --ve;
-  if (vb == ve) return value_shape::blank;
-  v.reset(text, max_depth, quiet);
-  for (std::size_t i = b; i < e; ++i)
-    if (!v.feed(i)) return value_shape::invalid;
-  return v.finish(e) ? value_shape::complete : value_shape::prefix;
-}
-
 /// Finds again why the span `[begin, end)` is not valid JSON: validity does not depend on
 /// what surrounds a span, so validating it alone stops at the same byte, for the same reason.
 /// Costs the span's length, once per reported span (reported spans never overlap).
