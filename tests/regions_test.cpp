@@ -225,7 +225,7 @@ TEST_CASE("parts: each is read as a text of its own", "[regions][rule §2 Parts]
     auto s = llmjson::candidates(std::string_view("<think>x</think>[1, 2, 3]"));
     REQUIRE(s.candidates.size() == 1);
     CHECK(s.candidates[0].source == llmjson::source::part);
-    CHECK(s.candidates[0].value == json::parse("[1, 2, 3]"));
+    CHECK(*s.candidates[0].value == json::parse("[1, 2, 3]"));
   }
   SECTION("an answer part cut by the end of the text is truncated") {
     auto s = llmjson::candidates(std::string_view("<think>x</think>\n[0.1, 0.2"));

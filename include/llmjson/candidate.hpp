@@ -5,12 +5,21 @@
 
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+// The declaration of nlohmann::json only: a candidate holds its value behind a pointer, so that
+// this header, error.hpp and result.hpp compile without nlohmann's whole header (most of the
+// umbrella header's compile time). nlohmann/json before 3.11.2 may install no single-header
+// json_fwd.hpp: then the whole header.
+#if __has_include(<nlohmann/json_fwd.hpp>)
+#include <nlohmann/json_fwd.hpp>
+#else
 #include <nlohmann/json.hpp>
+#endif
 
 #include <llmjson/enum_names.hpp>
 
@@ -57,9 +66,10 @@ struct cut {
 
 /// One span of the output that is, or claims to be, a JSON answer.
 ///
-/// Valid candidates carry their `value`. Invalid ones are *malformed owners*: spans that start
-/// like a JSON object (`{` then `}` or `"key":`), close, and are not valid JSON; they are listed
-/// with the reason so a person or a re-prompt can act on them, and they never qualify.
+/// Valid candidates carry their `value`. Invalid ones (`value` null) are *malformed owners*:
+/// spans that start like a JSON object (`{` then `}` or `"key":`), close, and are not valid JSON;
+/// they are listed with the reason so a person or a re-prompt can act on them, and they never
+/// qualify.
 /// `text` and `info` are views into the caller's text: they live as long as it does.
 struct candidate {
   std::string_view text;   ///< the span, a slice of the caller's text
@@ -67,10 +77,14 @@ struct candidate {
   std::size_t line = 1;    ///< 1-based line of the first byte
   std::size_t column = 1;  ///< 1-based column of the first byte, in code points
   llmjson::source source = source::prose;
-  std::string_view info;   ///< the enclosing fence's info string (`json`), if any
-  bool in_fence = false;   ///< the span lies in a fence body
-  bool valid = false;      ///< valid JSON (RFC 8259, unique keys, depth limit)
-  nlohmann::json value;    ///< the value when valid; discarded otherwise
+  std::string_view info;  ///< the enclosing fence's info string (`json`), if any
+  bool in_fence = false;  ///< the span lies in a fence body
+  bool valid = false;     ///< valid JSON (RFC 8259, unique keys, depth limit)
+  /// The value when valid; null otherwise. Immutable and shared: copies of a candidate, of an
+  /// error or of a result holding one share it instead of copying it.
+  /// Reading it needs `<nlohmann/json.hpp>`; the headers of the calls that make candidates
+  /// include it.
+  std::shared_ptr<const nlohmann::json> value;
   bool qualifies = false;  ///< set by selection
   /// Why it cannot be the answer; empty when nothing is known against it. From `candidates()`:
   /// for an invalid one, what is wrong (`line 7 col 18: trailing comma`). After selection

@@ -38,8 +38,8 @@ struct extraction {
 
   /// Returns the chosen candidate.
   [[nodiscard]] const candidate& chosen() const noexcept { return candidates[index]; }
-  /// Returns the answer's value.
-  [[nodiscard]] const nlohmann::json& value() const noexcept { return candidates[index].value; }
+  /// Returns the answer's value (the chosen candidate is valid: its value is never null).
+  [[nodiscard]] const nlohmann::json& value() const noexcept { return *candidates[index].value; }
 };
 
 /// Returns the one answer of `text` that `sel` qualifies, under `opts.policy` (unset: the
@@ -121,7 +121,7 @@ void judge_candidate(candidate& c, const S& sel) {
   } else if (!c.valid) {
     c.message = "malformed: " + c.message;
   } else {
-    verdict v = judge(sel, c.value);
+    verdict v = judge(sel, *c.value);  // valid: never null
     c.qualifies = v.ok;
     c.message = std::move(v.message);
   }

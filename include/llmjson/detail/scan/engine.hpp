@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include <llmjson/candidate.hpp>
 #include <llmjson/detail/scan/fence_walker.hpp>
 #include <llmjson/detail/scan/find.hpp>

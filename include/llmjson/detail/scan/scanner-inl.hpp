@@ -7,6 +7,7 @@
 #include <cassert>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -98,9 +99,12 @@ candidate make_candidate(std::string_view text, const record& r, const context& 
   c.valid = r.valid;
   c.enclosed = r.enclosed;
   if (!build) return c;  // valid, its value built already
-  if (c.valid) c.valid = build_value(c.text, c.value, problem);
-  if (!c.valid) {
-    c.value = nlohmann::json(nlohmann::json::value_t::discarded);
+  if (c.valid) {
+    nlohmann::json value;
+    c.valid = build_value(c.text, value, problem);
+    if (c.valid) c.value = std::make_shared<const nlohmann::json>(std::move(value));
+  }
+  if (!c.valid) {  // no value: `value` stays null
     auto [line, column] = position_of(r.valid ? r.begin : problem_offset);
     c.message = "line " + std::to_string(line) + " col " + std::to_string(column) + ": " + problem;
   }
@@ -116,9 +120,11 @@ inline std::optional<scan_result> whole_candidate(std::string_view text, const o
   while (b < e && is_json_ws(text[b])) ++b;
   if (b == e || (text[b] != '{' && text[b] != '[')) return std::nullopt;
   while (is_json_ws(text[e - 1])) --e;
-  candidate c;
-  if (!parse_whole(text, start, text.size(), std::min(opts.max_depth, max_depth_limit), c.value))
+  nlohmann::json value;
+  if (!parse_whole(text, start, text.size(), std::min(opts.max_depth, max_depth_limit), value))
     return std::nullopt;
+  candidate c;
+  c.value = std::make_shared<const nlohmann::json>(std::move(value));
   c.text = text.substr(b, e - b);
   c.offset = b;
   std::tie(c.line, c.column) = position_finder(text).at(b);
@@ -194,7 +200,7 @@ inline scan_result make_scan_result(std::string_view text, engine& reader, const
     if (built != reader.built.end() && built->first == k) {  // checked and built already
       candidate c = make_candidate(text, recs[k], reader.contexts[recs[k].ctx], 0, {}, position_of,
                                    /*build=*/false);
-      c.value = std::move(built->second);
+      c.value = std::make_shared<const nlohmann::json>(std::move(built->second));
       out.candidates.push_back(std::move(c));
       continue;
     }
