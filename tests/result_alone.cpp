@@ -1,10 +1,11 @@
 // llmjson: <llmjson/result.hpp> alone makes, copies, moves and destroys results, errors and
 // candidates without nlohmann's whole header
 // SPDX-License-Identifier: MIT
-// Compiled with -fsyntax-only and no precompiled header: it must compile. result.hpp, error.hpp
-// and candidate.hpp only declare nlohmann::json (<nlohmann/json_fwd.hpp>): a candidate holds its
-// value behind a std::shared_ptr, so that a file that only passes results around does not parse
-// <nlohmann/json.hpp>, most of the umbrella header's compile time. Should one of them include it
+// Built with the tests (llmjson_result_alone in tests/CMakeLists.txt), with no precompiled
+// header: it must compile. result.hpp, error.hpp and candidate.hpp only declare nlohmann::json
+// (<nlohmann/json_fwd.hpp>): a candidate holds its value behind a std::shared_ptr, so that a file
+// that only passes results around does not parse <nlohmann/json.hpp>, most of the umbrella
+// header's compile time. Should one of them include it
 // again, INCLUDE_NLOHMANN_JSON_HPP_ (nlohmann's include guard) is defined and this file fails.
 // Before 3.11.2 nlohmann may install no single-header json_fwd.hpp, and candidate.hpp includes
 // the whole header instead: not checked then.
