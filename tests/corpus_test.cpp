@@ -3,6 +3,7 @@
 #include <llmjson/extract.hpp>
 
 #include "catch_compat.hpp"
+#include "read_file.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -24,10 +25,7 @@
 
 namespace {
 
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using llmjson_tests::read_file;
 
 std::vector<std::filesystem::path> cases() {
   std::vector<std::filesystem::path> out;

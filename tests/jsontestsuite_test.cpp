@@ -4,6 +4,7 @@
 #include <llmjson/scan.hpp>
 
 #include "catch_compat.hpp"
+#include "read_file.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -21,10 +22,7 @@
 
 namespace {
 
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using llmjson_tests::read_file;
 
 // The files whose name starts with `prefix` (`y_`, `n_`, `i_`), sorted.
 std::vector<std::filesystem::path> files(std::string_view prefix) {

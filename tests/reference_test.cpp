@@ -3,6 +3,7 @@
 #include "reference/reference.hpp"
 
 #include "catch_compat.hpp"
+#include "read_file.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -25,10 +26,7 @@ namespace ref = llmjson_ref;
 
 namespace {
 
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using llmjson_tests::read_file;
 
 /// One line per scan: each candidate as `source text`, with ` invalid` and ` reasoning` when
 /// they apply, then `cut@OFFSET` (and ` reasoning`) when the output is truncated.

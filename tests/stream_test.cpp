@@ -4,6 +4,7 @@
 #include <llmjson/stream.hpp>
 
 #include "catch_compat.hpp"
+#include "read_file.hpp"
 #include "same_result.hpp"
 
 #include <algorithm>
@@ -23,10 +24,7 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using llmjson_tests::read_file;
 
 /// Chunk sizes: fixed, then a deterministic irregular pattern.
 std::vector<std::size_t> chunking(std::size_t total, std::size_t kind) {
