@@ -38,8 +38,15 @@ struct extraction {
 
   /// Returns the chosen candidate.
   [[nodiscard]] const candidate& chosen() const noexcept { return candidates[index]; }
-  /// Returns the answer's value (the chosen candidate is valid: its value is never null).
+  /// Returns the answer's value (the chosen candidate is valid: its value is never null). It is
+  /// nlohmann's reading of the text: see `text()` for what it changes.
   [[nodiscard]] const nlohmann::json& value() const noexcept { return *candidates[index].value; }
+  /// Returns the answer as the model wrote it: the chosen candidate's text, a view into the
+  /// caller's text. `llmjson::minify(r->text())` is the answer on one line with every token as
+  /// written; the value differs from it where nlohmann's reading does (keys sorted, `1.10` read
+  /// as `1.1`, integers beyond 64 bits as doubles; duplicate keys cannot occur, they make a
+  /// candidate invalid).
+  [[nodiscard]] std::string_view text() const noexcept { return candidates[index].text; }
 };
 
 /// Returns the one answer of `text` that `sel` qualifies, under `opts.policy` (unset: the

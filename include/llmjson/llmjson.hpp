@@ -13,6 +13,7 @@
 #include <llmjson/error.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/fence.hpp>
+#include <llmjson/json_text.hpp>
 #include <llmjson/options.hpp>
 #include <llmjson/result.hpp>
 #include <llmjson/retry.hpp>

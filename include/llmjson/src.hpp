@@ -31,5 +31,6 @@
 #include <llmjson/detail/schema/uri-inl.hpp>
 #include <llmjson/detail/schema/values-inl.hpp>
 #include <llmjson/detail/select/select-inl.hpp>
+#include <llmjson/detail/text/json_text-inl.hpp>
 
 #endif  // LLMJSON_SRC_HPP_INCLUDED

@@ -1,0 +1,97 @@
+// llmjson: the bodies of json_text.hpp
+// SPDX-License-Identifier: MIT
+#ifndef LLMJSON_DETAIL_TEXT_JSON_TEXT_INL_HPP_INCLUDED
+#define LLMJSON_DETAIL_TEXT_JSON_TEXT_INL_HPP_INCLUDED
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <llmjson/detail/config.hpp>
+#include <llmjson/json_text.hpp>
+
+namespace llmjson {
+
+namespace detail {
+
+/// JSON's white space between tokens (RFC 8259, section 2).
+constexpr bool is_json_space(char c) noexcept {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/// Copies the string token that starts at `json[i]` (a `"`) into `out`, escapes as written, and
+/// returns the index after its closing quote (or `json.size()` when it never closes).
+inline std::size_t copy_string_token(std::string_view json, std::size_t i, std::string& out) {
+  const std::size_t start = i++;
+  while (i < json.size() && json[i] != '"') i += json[i] == '\\' ? std::size_t{2} : std::size_t{1};
+  if (i < json.size()) ++i;              // the closing quote
+  if (i > json.size()) i = json.size();  // a text that ends in a lone backslash
+  out.append(json.substr(start, i - start));
+  return i;
+}
+
+}  // namespace detail
+
+LLMJSON_INLINE std::string minify(std::string_view json) {
+  std::string out;
+  out.reserve(json.size());
+  for (std::size_t i = 0; i < json.size();) {
+    const char c = json[i];
+    if (c == '"') {
+      i = detail::copy_string_token(json, i, out);
+    } else {
+      if (!detail::is_json_space(c)) out += c;
+      ++i;
+    }
+  }
+  return out;
+}
+
+LLMJSON_INLINE std::string pretty(std::string_view json, std::size_t indent) {
+  std::string out;
+  out.reserve(json.size() + json.size() / 2);
+  std::size_t depth = 0;
+  const auto new_line = [&] {
+    out += '\n';
+    out.append(depth * indent, ' ');
+  };
+  for (std::size_t i = 0; i < json.size();) {
+    const char c = json[i];
+    if (c == '"') {
+      i = detail::copy_string_token(json, i, out);
+      continue;
+    }
+    ++i;
+    if (detail::is_json_space(c)) continue;
+    if (c == '{' || c == '[') {
+      // An empty container stays whole: `{}`, `[]`, as nlohmann's dump writes them.
+      std::size_t next = i;
+      while (next < json.size() && detail::is_json_space(json[next])) ++next;
+      const char close = c == '{' ? '}' : ']';
+      out += c;
+      if (next < json.size() && json[next] == close) {
+        out += close;
+        i = next + 1;
+      } else {
+        ++depth;
+        new_line();
+      }
+    } else if (c == '}' || c == ']') {
+      if (depth > 0) --depth;  // a text that closes more than it opened is not JSON: keep going
+      new_line();
+      out += c;
+    } else if (c == ',') {
+      out += c;
+      new_line();
+    } else if (c == ':') {
+      out += ": ";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace llmjson
+
+#endif  // LLMJSON_DETAIL_TEXT_JSON_TEXT_INL_HPP_INCLUDED

@@ -1,0 +1,92 @@
+// llmjson: the answer as the model wrote it: extraction::text(), minify and pretty keep every token
+// SPDX-License-Identifier: MIT
+#include <llmjson/extract.hpp>
+#include <llmjson/json_text.hpp>
+
+#include "catch_compat.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace {
+
+using json = nlohmann::json;
+
+// Every token nlohmann's reading changes: key order, 1.10, integers beyond 64 bits either way,
+// 1e5, -0, an escape, and CRLF and tabs in the white space between tokens.
+const std::string as_written =
+    "{ \"z\": 1.10,\r\n\t\"a\": 15511210043330985984000000,\r\n\t\"n\": "
+    "-15511210043330985984000000, \"e\": 1e5, \"m\": -0, \"s\": \"caf\\u00e9 \\\"q\\\" \\\\\",\n"
+    "  \"t\": [ ], \"o\": {\t}, \"k\": [1, {\"x\": null}] }";
+const std::string minified =
+    "{\"z\":1.10,\"a\":15511210043330985984000000,\"n\":-15511210043330985984000000,\"e\":1e5,"
+    "\"m\":-0,\"s\":\"caf\\u00e9 \\\"q\\\" \\\\\",\"t\":[],\"o\":{},\"k\":[1,{\"x\":null}]}";
+
+}  // namespace
+
+TEST_CASE("minify keeps every token as written and removes only white space", "[json_text]") {
+  CHECK(llmjson::minify(as_written) == minified);
+  CHECK(llmjson::minify(minified) == minified);
+  // White space inside strings is part of the token.
+  CHECK(llmjson::minify("[\"a b\\t\", \" \\\" \" ]") == "[\"a b\\t\",\" \\\" \"]");
+  CHECK(llmjson::minify("") == "");
+  CHECK(llmjson::minify(" \r\n\t42 ") == "42");
+}
+
+TEST_CASE("pretty lays out the tokens as nlohmann's dump(2) does, changing none", "[json_text]") {
+  CHECK(llmjson::pretty("{\"b\":[1.10,{}]}") == "{\n  \"b\": [\n    1.10,\n    {}\n  ]\n}");
+  CHECK(llmjson::minify(llmjson::pretty(as_written)) == minified);
+  CHECK(json::parse(llmjson::pretty(as_written)) == json::parse(as_written));
+  CHECK(llmjson::pretty(as_written, 4).find("\n        1,\n") != std::string::npos);
+  // On text nlohmann writes (sorted keys, its number forms), the layout is dump(2)'s exactly.
+  for (const char* text :
+       {R"({"a":[],"b":{},"c":[1,[2,[]],{"d":"x:y,z"}],"e":"\u00e9\"{[","f":-1.5e-07,"g":null})",
+        R"([[],[[]],{"":{"":[true,false]}}])", R"("just a string")", "0", "[]", "{}"}) {
+    const json v = json::parse(text);
+    INFO(text);
+    CHECK(llmjson::pretty(v.dump()) == v.dump(2));
+    CHECK(llmjson::pretty(v.dump(), 3) == v.dump(3));
+    CHECK(llmjson::minify(v.dump(2)) == v.dump());
+  }
+}
+
+TEST_CASE("minify and pretty never fail on text that is not JSON", "[json_text]") {
+  for (std::string_view text : {"\"unterminated", "\"ends in a backslash\\", "}}]] ,:", "{[",
+                                "\xff\xfe not utf-8 \"\xc3\"", "\\", "\"\\"}) {
+    INFO(text);
+    const std::string m = llmjson::minify(text);
+    CHECK(m.size() <= text.size());
+    CHECK(llmjson::minify(llmjson::pretty(text)) == m);
+  }
+  CHECK(llmjson::minify("\"a b") == "\"a b");  // an unclosed string keeps its white space
+}
+
+TEST_CASE("extraction::text() is the answer as written, in a fence body and as the whole output",
+          "[json_text][extract]") {
+  const std::string fenced = "Here:\n```json\n" + as_written + "\n```\nDone.";
+  const std::string whole = "\xEF\xBB\xBF \r\n" + as_written + "\r\n";
+  for (const std::string* text : {&fenced, &whole}) {
+    auto r = llmjson::extract(*text);
+    REQUIRE(r);
+    CHECK(r->chosen().source ==
+          (text == &fenced ? llmjson::source::fence : llmjson::source::whole));
+    CHECK(llmjson::minify(r->text()) == minified);
+    CHECK(r->text().data() >= text->data());  // a view into the caller's text
+    // The value is nlohmann's reading, which differs: sorted keys, 1.1, doubles.
+    CHECK(r->value()["a"].is_number_float());
+    CHECK(r->value().dump().find("1.10") == std::string::npos);
+    CHECK(r->value().dump().substr(0, 5) == "{\"a\":");
+  }
+}
+
+TEST_CASE("an integer beyond any double makes its candidate invalid, so it is never misread",
+          "[json_text][extract]") {
+  const std::string huge = "{\"n\": 1" + std::string(400, '0') + "}";
+  auto r = llmjson::extract(huge);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().kind == llmjson::error_kind::no_json);
+  REQUIRE(r.error().candidates.size() == 1);
+  CHECK_FALSE(r.error().candidates[0].valid);
+  const std::string negative = "{\"n\": -1" + std::string(400, '0') + ", \"ok\": true}";
+  CHECK_FALSE(llmjson::extract(negative));
+}
