@@ -20,6 +20,7 @@
 #include <llmjson/detail/scan/utf8.hpp>
 #include <llmjson/enum_names.hpp>
 #include <llmjson/extract.hpp>
+#include <llmjson/json_text.hpp>
 #include <llmjson/options.hpp>
 #include <llmjson/scan.hpp>
 #include <llmjson/schema.hpp>
@@ -42,12 +43,13 @@ constexpr int exit_usage = 2;      // bad flags, unreadable input, invalid schem
 
 constexpr std::string_view usage_text =
     R"(usage: llmjson [--keys K1,K2,...] [--schema FILE] [--policy first|unique|last] [--no-fallback]
-               [--include-reasoning] [--reasoning-tags OPEN,CLOSE]
+               [--no-reasoning-regions] [--reasoning-tags OPEN,CLOSE]
                [--starts-in unknown|reasoning|answer] [--early] [--explain] [--report]
-               [--pretty] [--max-bytes N] [FILE|-]
+               [--pretty] [--normalize] [--max-bytes N] [FILE|-]
 
 Prints the one JSON answer found in a language model's output, read from FILE (or stdin when
-FILE is - or absent).
+FILE is - or absent), as the model wrote it: key order, number literals and string escapes
+unchanged, on one line.
 
 Which candidate qualifies (default: any JSON object):
   --keys K1,K2,...   an object with at least one of these top-level keys (repeatable)
@@ -56,10 +58,11 @@ How one is chosen:
   --policy P         first: the first that qualifies (the default, unique with --schema);
                      unique: exactly one qualifies, else an error; last: the last that qualifies
   --no-fallback      with first: when none qualifies, fail instead of taking the first valid
-                     one that no frame encloses
+                     one that no frame encloses (the fallback, which stderr notes)
 Reasoning (<think>...</think>, [THINK], <details type="reasoning">, harmony analysis, gpt-oss's
 stripped analysis...assistantfinal, ...: never the answer):
-  --include-reasoning  treat reasoning markers as text: the whole output is answer text
+  --no-reasoning-regions
+                     treat reasoning markers as text: the whole output is answer text
   --reasoning-tags OPEN,CLOSE
                      a marker pair of your own, besides the built-in ones (repeatable)
   --starts-in WHERE  what your prompt leaves at the output's start: reasoning (the template
@@ -77,12 +80,17 @@ While the model writes (model-cli | llmjson --early --keys orders):
                      harmony token. --report and --explain then show the text read, and
                      --report says how much ("early")
 Output:
-  --pretty           indent the JSON (default: compact, on one line)
+  --pretty           indent the answer, one member or element a line (its tokens unchanged)
+  --normalize        print the answer as nlohmann::json re-serializes it instead: keys sorted,
+                     numbers reprinted (1.10 as 1.1, integers beyond 64 bits as doubles),
+                     escapes decoded (\u00e9 as the character)
   --explain          after the result, a table of every candidate and its verdict on stderr
   --report           print one JSON object with the answer or the error and every candidate
   --max-bytes N      refuse inputs longer than N bytes (default: 64 MiB, 67108864)
   --help, --version
 
+Notes on stderr ("llmjson: note: ...", exit 0): the answer is the fallback, or the output was cut
+after the answer (--policy unique refuses both).
 Exit status: 0 the answer is on stdout; 1 no answer (stderr: "llmjson: KIND: message", KIND one
 of empty, no_json, truncated, no_match, ambiguous, too_large); 2 usage, input or schema error.
 )";
@@ -143,7 +151,8 @@ struct settings {
   bool explain = false;
   bool report = false;
   bool pretty = false;
-  bool include_reasoning = false;
+  bool normalize = false;
+  bool no_reasoning_regions = false;
   std::vector<llmjson::marker_pair> reasoning_tags;
   llmjson::output_start starts_in = llmjson::output_start::unknown;
   bool early = false;
@@ -222,8 +231,11 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
       s.reasoning_tags.push_back({v.substr(0, comma), v.substr(comma + 1)});
     } else if (name == "--starts-in") {
       if (auto problem = parse_enum(name, v, s.starts_in); !problem.empty()) return problem;
+    } else if (arg == "--no-reasoning-regions") {
+      s.no_reasoning_regions = true;
     } else if (arg == "--include-reasoning") {
-      s.include_reasoning = true;
+      return "--include-reasoning is now --no-reasoning-regions (options::reasoning_regions = "
+             "false), the name of what it does";
     } else if (arg == "--early") {
       s.early = true;
     } else if (arg == "--no-fallback") {
@@ -234,6 +246,8 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
       s.report = true;
     } else if (arg == "--pretty") {
       s.pretty = true;
+    } else if (arg == "--normalize") {
+      s.normalize = true;
     } else if (arg == "--help" || arg == "-h") {
       s.help = true;
     } else if (arg == "--version" || arg == "-V") {
@@ -243,9 +257,9 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
     }
   }
   if (!s.keys.empty() && s.schema_path) return "--keys and --schema exclude each other: pick one";
-  if (s.include_reasoning &&
+  if (s.no_reasoning_regions &&
       (!s.reasoning_tags.empty() || s.starts_in != llmjson::output_start::unknown))
-    return "--include-reasoning turns markers off: --reasoning-tags and --starts-in would do "
+    return "--no-reasoning-regions turns markers off: --reasoning-tags and --starts-in would do "
            "nothing";
   if (s.schema_path == "-" && s.input == "-")
     return "--schema - reads stdin, so the input must be a FILE";
@@ -388,6 +402,7 @@ struct outcome {
   llmjson::policy policy = llmjson::policy::first;
   const early_read* early = nullptr;  // with --early: how the reading ended
   std::size_t bytes_read = 0;         // with --early: the bytes read
+  std::string qualifies_as;           // what qualifying means: `is a JSON object`
 
   [[nodiscard]] const std::vector<llmjson::candidate>& candidates() const {
     return answer ? answer->candidates : failure->candidates;
@@ -477,9 +492,16 @@ std::string explain_table(const outcome& o) {
   return out;
 }
 
-/// The --report object: ok, error, value, truncated, candidates (and policy, fallback), in that
-/// order (ordered_json keeps the order in which members are added).
-nlohmann::ordered_json report(const outcome& o) {
+/// Where report() leaves the answer's tokens to be spliced in (splice_value): a string no input
+/// can put at that place, as nlohmann dumps escape control characters and quotes in strings.
+constexpr std::string_view value_slot = "\x01llmjson: the answer as written\x01";
+constexpr std::string_view dumped_value_slot =
+    "\"value\":\"\\u0001llmjson: the answer as written\\u0001\"";
+
+/// The --report object: ok, error, value, text, truncated, candidates (and policy, fallback), in
+/// that order (ordered_json keeps the order in which members are added). Unless `normalized`,
+/// `value` is `value_slot`, for splice_value to replace with the answer's own tokens.
+nlohmann::ordered_json report(const outcome& o, bool normalized) {
   using json = nlohmann::ordered_json;
   json r = json::object();
   r["ok"] = o.answer != nullptr;
@@ -487,7 +509,10 @@ nlohmann::ordered_json report(const outcome& o) {
                                 {"message", o.failure->message},
                                 {"offset", o.failure->offset}}
                          : json(nullptr);
-  r["value"] = o.answer ? json(o.answer->value()) : json(nullptr);
+  r["value"] = !o.answer    ? json(nullptr)
+               : normalized ? json(o.answer->value())
+                            : json(std::string(value_slot));
+  r["text"] = o.answer ? json(std::string(o.answer->text())) : json(nullptr);
   const auto& cut = o.truncation();
   r["truncated"] = cut ? json{{"offset", cut->offset},
                               {"line", cut->line},
@@ -538,6 +563,38 @@ std::string dump(const Json& v, bool pretty) {
   return v.dump(pretty ? 2 : -1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+/// The compact dump of a report with the answer's tokens, as written, at the slot of its value.
+std::string splice_value(std::string dumped, std::string_view answer_text) {
+  if (const auto at = dumped.find(dumped_value_slot); at != std::string::npos)
+    dumped.replace(at, dumped_value_slot.size(),
+                   "\"value\":" + llmjson::minify(answer_text));  // a valid candidate's text
+  return dumped;
+}
+
+/// The answer, as the flags ask: its tokens as written (one line, or --pretty), or nlohmann's
+/// re-serialization (--normalize).
+std::string answer_text(const settings& s, const llmjson::extraction& answer) {
+  if (s.normalize) return dump(answer.value(), s.pretty);
+  return s.pretty ? llmjson::pretty(answer.text()) : llmjson::minify(answer.text());
+}
+
+/// The notes on stderr for an answer that hides a doubt: it is the fallback (nothing qualified),
+/// or the output was cut after it. Empty when there is none.
+std::string notes(const outcome& o) {
+  std::string out;
+  if (!o.answer) return out;
+  if (o.answer->fallback) {
+    const llmjson::candidate& c = o.answer->chosen();
+    out += "llmjson: note: no candidate " + std::string(o.qualifies_as) +
+           "; printed the first valid value (fallback at " + std::to_string(c.line) + ":" +
+           std::to_string(c.column) + "); --no-fallback makes this an error\n";
+  }
+  if (const auto& cut = o.answer->truncation)
+    out += "llmjson: note: the output was cut after the answer: " + one_line(cut->message) +
+           "; --policy unique makes this an error\n";
+  return out;
+}
+
 bool write(std::FILE* f, std::string_view s) {
   return std::fwrite(s.data(), 1, s.size(), f) == s.size() && std::fflush(f) == 0;
 }
@@ -546,9 +603,11 @@ bool write(std::FILE* f, std::string_view s) {
 int finish(const settings& s, const outcome& o) {
   bool written = true;
   if (s.report) {
-    written = write(stdout, dump(report(o), s.pretty) + "\n");
+    std::string text = dump(report(o, s.normalize), false);
+    if (o.answer && !s.normalize) text = splice_value(std::move(text), o.answer->text());
+    written = write(stdout, (s.pretty ? llmjson::pretty(text) : text) + "\n");
   } else if (o.answer) {
-    written = write(stdout, dump(o.answer->value(), s.pretty) + "\n");
+    written = write(stdout, answer_text(s, *o.answer) + "\n");
   } else {
     write(stderr, "llmjson: " + std::string(llmjson::to_string(o.failure->kind)) + ": " +
                       one_line(o.failure->message) + "\n");
@@ -557,6 +616,7 @@ int finish(const settings& s, const outcome& o) {
     write(stderr, "llmjson: cannot write to stdout\n");
     return exit_usage;
   }
+  write(stderr, notes(o));
   if (s.explain) write(stderr, explain_table(o));
   return o.answer ? exit_answer : exit_no_answer;
 }
@@ -567,10 +627,20 @@ llmjson::options options_of(const settings& s) {
   opts.policy = s.policy;
   opts.fallback = !s.no_fallback;
   opts.max_input_bytes = s.max_bytes;
-  opts.reasoning_regions = !s.include_reasoning;
+  opts.reasoning_regions = !s.no_reasoning_regions;
   opts.reasoning_markers = s.reasoning_tags;
   opts.start = s.starts_in;
   return opts;
+}
+
+/// What a qualifying candidate is, in the words of the fallback note: `has key "zzz"`.
+std::string qualifies_as(const settings& s) {
+  if (s.schema_path) return "is valid under the schema";
+  if (s.keys.empty()) return "is a JSON object";
+  std::string words = s.keys.size() == 1 ? "has key " : "has any of the keys ";
+  for (std::size_t i = 0; i < s.keys.size(); ++i)
+    words += (i ? ", " : "") + dump(nlohmann::json(s.keys[i]), false);
+  return words;
 }
 
 /// Prints `r`, or, when the input was over the limit, `too_large`; returns the exit code.
@@ -578,6 +648,7 @@ template <class S>
 int show(const settings& s, const llmjson::result<llmjson::extraction>* r, outcome o = {}) {
   // The selector's own default, as extract() takes it (strict selectors declare `unique`).
   o.policy = s.policy.value_or(llmjson::detail::default_policy_of<S>());
+  o.qualifies_as = qualifies_as(s);
   if (!r) {
     // Reading stopped at the limit, so the full size is unknown: say what is known, naming the
     // flag where the library names its option.

@@ -1,14 +1,15 @@
 // llmjson example: ask an OpenAI-compatible model for JSON, retrying when the reply holds none
 // SPDX-License-Identifier: MIT
 //
-// Usage: llmjson_openai [--attempts N] [--max-tokens N] [--key K]... [--stream]
+// Usage: llmjson_openai [--attempts N] [--max-tokens N] [--keys K1,K2]... [--stream]
 //                       [--starts-in unknown|reasoning|answer] PROMPT...   (or the prompt on stdin)
 // Environment: OPENAI_BASE_URL (default https://api.openai.com/v1), OPENAI_API_KEY,
-// LLMJSON_MODEL. Prints the answer (the JSON object the reply holds, or with --key, one with any of
-// those keys) on stdout and one line per attempt on stderr. With --stream, the reply is streamed
-// and the call ends as soon as the answer is settled (--starts-in answer lets the output of a
-// model that does not reason in its text settle before its end). Exit status: 0 an answer, 1 no
-// answer (the error on stderr), 2 usage, 3 no HTTP response (the transport error on stderr).
+// LLMJSON_MODEL. Prints the answer (the JSON object the reply holds, or with --keys, one with any
+// of those keys), as the model wrote it, on stdout and one line per attempt on stderr. With
+// --stream, the reply is streamed and the call ends as soon as the answer is settled (--starts-in
+// answer lets the output of a model that does not reason in its text settle before its end). Exit
+// status: 0 an answer, 1 no answer (the error on stderr), 2 usage, 3 no HTTP response (the
+// transport error on stderr).
 #include "openai_adapter.hpp"
 
 #include <curl/curl.h>
@@ -27,10 +28,11 @@
 namespace {
 
 int usage(const char* why) {
-  std::cerr << "llmjson_openai: " << why
-            << "\nusage: llmjson_openai [--attempts N] [--max-tokens N] [--key K]... [--stream]\n"
-               "                      [--starts-in unknown|reasoning|answer] PROMPT...\n"
-               "environment: OPENAI_BASE_URL, OPENAI_API_KEY, LLMJSON_MODEL\n";
+  std::cerr
+      << "llmjson_openai: " << why
+      << "\nusage: llmjson_openai [--attempts N] [--max-tokens N] [--keys K1,K2]... [--stream]\n"
+         "                      [--starts-in unknown|reasoning|answer] PROMPT...\n"
+         "environment: OPENAI_BASE_URL, OPENAI_API_KEY, LLMJSON_MODEL\n";
   return 2;
 }
 
@@ -67,9 +69,15 @@ int main(int argc, char** argv) {
     } else if (arg == "--max-tokens") {
       if (!number(n)) return usage("--max-tokens takes a positive number");
       request.max_tokens = n;
-    } else if (arg == "--key") {
-      if (i + 1 >= argc) return usage("--key takes a key");
-      keys.emplace_back(argv[++i]);
+    } else if (arg == "--keys") {  // the name and the form of the llmjson tool's flag
+      if (i + 1 >= argc) return usage("--keys takes keys: K1,K2");
+      for (std::string_view v = argv[++i];;) {
+        const std::size_t comma = v.find(',');
+        if (v.substr(0, comma).empty()) return usage("--keys: empty key");
+        keys.emplace_back(v.substr(0, comma));
+        if (comma == std::string_view::npos) break;
+        v.remove_prefix(comma + 1);
+      }
     } else if (arg == "--stream") {
 #if LLMJSON_HAS_STOP_TOKEN
       stream = true;
@@ -119,7 +127,7 @@ int main(int argc, char** argv) {
       auto r = keys.empty() ? model.extract(request, llmjson::any_object{})
                             : model.extract(request, llmjson::any_key(keys));
       if (r) {
-        std::cout << r->value.dump(2) << "\n";
+        std::cout << llmjson::pretty(r->text) << "\n";  // as written: keys in order, 1.10 kept
         return 0;
       }
       std::cerr << "llmjson_openai: " << llmjson::to_string(r.error().kind) << ": "

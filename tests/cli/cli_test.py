@@ -64,6 +64,15 @@ def same_json(a, b):
     return type(a) is type(b) and a == b
 
 
+# A JSON text's tokens: strings (escapes and all) and the single bytes between them that are not
+# JSON white space. Joined, they are the text minified: written apart from llmjson::minify.
+TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[^ \t\r\n"]')
+
+
+def tokens_of(data):
+    return b"".join(TOKEN.findall(data))
+
+
 def parse_json(data):
     """Parses bytes as strict UTF-8 JSON; returns (ok, value)."""
     try:
@@ -133,13 +142,30 @@ def check_plain(c, name, case, rc, out, err):
 
 def group_corpus(c, a):
     for name, path, case in load_cases(a.corpus):
+        with open(path, "rb") as f:
+            data = f.read()
         with Flags(case) as flags:
             rc, out, err = c.run(flags + [path])
             check_plain(c, name, case, rc, out, err)
             if case["error"] is None:
-                rc, out, _ = c.run(flags + ["--pretty", path])
-                ok, value = parse_json(out)
+                # The answer is the chosen span as the model wrote it, minified: byte for byte.
+                rep = parse_json(c.run(flags + ["--report", path])[1])[1]
+                chosen = [x for x in rep["candidates"] if x["verdict"] in ("chosen", "fallback")]
+                if c.check(len(chosen) == 1, name + ": the report has no chosen candidate"):
+                    span = data[chosen[0]["offset"]:chosen[0]["offset"] + chosen[0]["length"]]
+                    c.check(out == tokens_of(span) + b"\n",
+                            "%s: stdout %r is not the answer's tokens %r" % (name, out[:200], tokens_of(span)[:200]))
+                    c.check(rep["text"].encode("utf-8") == span, name + ": the report's text is not the span")
+                    # Notes: one line for a fallback, one for a cut after the answer, nothing else.
+                    lines = err.split(b"\n")[:-1]
+                    want = [b"llmjson: note: no candidate "] * rep["fallback"] + \
+                           [b"llmjson: note: the output was cut after the answer: "] * (rep["truncated"] is not None)
+                    c.check(len(lines) == len(want) and all(l.startswith(w) for l, w in zip(lines, want)),
+                            "%s: stderr %r, expected notes %r" % (name, err[:300], want))
+                rc, pretty, _ = c.run(flags + ["--pretty", path])
+                ok, value = parse_json(pretty)
                 c.check(rc == 0 and ok and same_json(value, case["expect"]), name + ": --pretty gives another value")
+                c.check(tokens_of(pretty) == out[:-1], name + ": --pretty changes a token")
 
 
 def group_stdin_vs_file(c, a):
@@ -211,8 +237,17 @@ def check_report_against_explain(c, name, args, stdin=b""):
         m = ERROR_LINE.fullmatch(plain_err.decode("utf-8", "replace"))
         c.check(rep["value"] is None and rep["error"] is not None and m is not None and m.group(1) == rep["error"]["kind"],
                 name + ": report error differs from the plain stderr line")
+    # The notes come first: one for a fallback, one for a cut after the answer, as the report says.
+    want = [b"llmjson: note: no candidate "] * bool(rep["fallback"]) + \
+           [b"llmjson: note: the output was cut after the answer: "] * (rc == 0 and rep["truncated"] is not None)
+    notes = err.split(b"\n")[:len(want)]
+    c.check(all(n.startswith(w) for n, w in zip(notes, want)) and len(notes) == len(want),
+            "%s: notes %r, expected %r" % (name, notes, want))
+    if rc == 0:
+        c.check(b'"value":' + plain_out[:-1] + b',"text":' in tokens_of(out),
+                name + ": the report's value is not the plain output's tokens")
     try:
-        text = err.decode("utf-8")
+        text = err[sum(len(n) + 1 for n in notes):].decode("utf-8")
         rows, rest = parse_table(text)
     except (UnicodeDecodeError, ValueError) as e:
         c.check(False, "%s: --explain table unreadable: %s" % (name, e))
@@ -356,8 +391,8 @@ def group_usage_errors(c, a):
         ["--reasoning-tags", "<a>,</a>,x", sample],
         ["--reasoning-tags"],
         ["--starts-in", "sideways", sample],
-        ["--include-reasoning", "--starts-in", "answer", sample],
-        ["--include-reasoning", "--reasoning-tags", "<a>,</a>", sample],
+        ["--no-reasoning-regions", "--starts-in", "answer", sample],
+        ["--no-reasoning-regions", "--reasoning-tags", "<a>,</a>", sample],
         ["--early", "--policy", "last", sample],  # nothing settles under last
         ["--early=yes", sample],
     ]
@@ -386,7 +421,7 @@ def group_usage_errors(c, a):
     rc, out, err = c.run(["--help"])
     c.check(rc == 0 and out.startswith(b"usage: llmjson") and err == b"", "--help")
     for flag in (b"--keys", b"--schema", b"--policy", b"--no-fallback", b"--explain", b"--report", b"--pretty",
-                 b"--include-reasoning", b"--reasoning-tags", b"--starts-in", b"--early"):
+                 b"--normalize", b"--no-reasoning-regions", b"--reasoning-tags", b"--starts-in", b"--early"):
         c.check(flag in out, "--help does not mention " + flag.decode())
     with open(a.version_header, encoding="utf-8") as f:
         v = dict(re.findall(r"#define LLMJSON_VERSION_(MAJOR|MINOR|PATCH) (\d+)", f.read()))
@@ -399,8 +434,44 @@ def group_usage_errors(c, a):
     c.check(rc == 0 and parse_json(out)[1] == {"a": 2}, "--name=value form")
     rc, out, _ = c.run(["--keys", "b", "--keys", "a"], b'{"a": 1}')
     c.check(rc == 0 and parse_json(out)[1] == {"a": 1}, "--keys repeated")
-    rc, out, _ = c.run(["--keys", "b"], b'{"a": 1}')
+    rc, out, err = c.run(["--keys", "b"], b'x\n  {"a": 1}')
     c.check(rc == 0 and parse_json(out)[1] == {"a": 1}, "policy first falls back to the first valid candidate")
+    c.check(err == b'llmjson: note: no candidate has key "b"; printed the first valid value (fallback at 2:3); '
+                   b'--no-fallback makes this an error\n', "the fallback's note: %r" % err)
+    rc, out, err = c.run(["--keys", "b,c"], b'{"a": 1}')
+    c.check(rc == 0 and err.startswith(b'llmjson: note: no candidate has any of the keys "b", "c"; '), "%r" % err)
+    rc, out, err = c.run([], b'[1] and then {"a": 1')
+    c.check(rc == 1 and err.startswith(b"llmjson: truncated: "), "a cut object is never passed over: %r" % err)
+    rc, out, err = c.run([], b'{"a": 1}\n{"b": [2')
+    c.check(rc == 0 and out == b'{"a":1}\n' and err == b"llmjson: note: the output was cut after the answer: the "
+            b"object opened at 2:1 never closes; --policy unique makes this an error\n", "a cut after the answer: %r" % err)
+    rc, out, err = c.run(["--policy", "unique"], b'{"a": 1}\n{"b": [2')
+    c.check(rc == 1 and err.startswith(b"llmjson: truncated: "), "--policy unique refuses a cut after the answer")
+    rc, out, err = c.run([], b'{"a": 1}')
+    c.check(rc == 0 and err == b"", "a plain answer has no note: %r" % err)
+    c.check(c.run(["--include-reasoning"], b'{"a": 1}')[2] == b"llmjson: --include-reasoning is now --no-reasoning-regions "
+            b"(options::reasoning_regions = false), the name of what it does\n(try 'llmjson --help')\n", "the old flag's name")
+    # The answer as the model wrote it: key order, number literals (beyond 64 bits too), escapes,
+    # CRLF and tabs between tokens; --pretty moves only white space; --normalize is nlohmann's.
+    written = (b'Answer:\r\n{ "z": 1.10,\r\n\t"a": 15511210043330985984000000, "n": -15511210043330985984000000,'
+               b' "e": 1e5, "m": -0, "s": "caf\\u00e9 \\"q\\"", "t": [ ], "o": {\t} }\r\n')
+    minified = (b'{"z":1.10,"a":15511210043330985984000000,"n":-15511210043330985984000000,"e":1e5,"m":-0,'
+                b'"s":"caf\\u00e9 \\"q\\"","t":[],"o":{}}\n')
+    rc, out, err = c.run([], written)
+    c.check(rc == 0 and out == minified and err == b"", "the answer as written: %r" % out)
+    rc, out, _ = c.run(["--pretty"], written)
+    c.check(out == b'{\n  "z": 1.10,\n  "a": 15511210043330985984000000,\n  "n": -15511210043330985984000000,\n'
+            b'  "e": 1e5,\n  "m": -0,\n  "s": "caf\\u00e9 \\"q\\"",\n  "t": [],\n  "o": {}\n}\n', "--pretty: %r" % out)
+    rc, out, _ = c.run(["--normalize"], written)
+    c.check(rc == 0 and out == b'{"a":1.5511210043330986e+25,"e":100000.0,"m":0,"n":-1.5511210043330986e+25,'
+            b'"o":{},"s":"caf\xc3\xa9 \\"q\\"","t":[],"z":1.1}\n', "--normalize: %r" % out)
+    for args in (["--report"], ["--report", "--pretty"]):
+        rc, out, _ = c.run(args, written)
+        ok, rep = parse_json(out)
+        c.check(rc == 0 and ok and tokens_of(out).find(b'"value":' + minified[:-1] + b',"text":') > 0
+                and rep["text"].encode() == written[9:-2], "%s: the value as written, and the text: %r" % (args, out[:300]))
+    rc, out, _ = c.run(["--report", "--normalize"], written)
+    c.check(rc == 0 and b'"value":{"a":1.5511210043330986e+25,' in out, "--report --normalize: %r" % out[:200])
     rc, out, err = c.run(["--keys", "b", "--no-fallback"], b'{"a": 1}')
     c.check(rc == 1 and err.startswith(b"llmjson: no_match: ") and b"1:1" in err, "--no-fallback: %r" % err)
     rc, out, _ = c.run(["--pretty"], b'x {"a": [1]}')
@@ -499,9 +570,9 @@ def example_runs(examples):
         ["--schema", p("02-ticket.schema.json"), p("01-reasoning-plan.txt")],
         [p("03-truncated-answer.txt")],
         ["--keys", "orders", p("04-think-then-orders.txt")],
-        ["--keys", "orders", "--include-reasoning", p("04-think-then-orders.txt")],
+        ["--keys", "orders", "--no-reasoning-regions", p("04-think-then-orders.txt")],
         ["--keys", "orders", "--policy", "unique", p("04-think-then-orders.txt")],
-        ["--keys", "orders", "--policy", "unique", "--include-reasoning", p("04-think-then-orders.txt")],
+        ["--keys", "orders", "--policy", "unique", "--no-reasoning-regions", p("04-think-then-orders.txt")],
         ["--keys", "orders", "--starts-in", "reasoning", p("04-think-then-orders.txt")],
     ]
 
