@@ -94,6 +94,9 @@ result<T> extract(Str&&, F, const options& = {}) = delete;
 
 namespace detail {
 
+/// How many candidates an error message names (`; and 12 more` for the rest).
+inline constexpr std::size_t max_named_candidates = 8;
+
 /// The `too_large` error for an output over `limit` bytes: `the output is 70 bytes, over the
 /// limit of 64 (options::max_input_bytes)`; without `size` (reading stopped at the limit), `the
 /// output is over the limit of 64 bytes (options::max_input_bytes)`. Allocates.

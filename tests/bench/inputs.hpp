@@ -110,7 +110,7 @@ inline std::string whole(std::size_t bytes) {
   return out;
 }
 
-/// A typical 2 KB reply: a short preamble, the answer in a fence, a closing line.
+/// A typical reply, 1,341 bytes: a short preamble, the answer in a fence, a closing line.
 inline std::string typical_reply() {
   std::string out =
       "Sure! I looked at the sensor logs and the crew roster. The safest plan keeps the ship "

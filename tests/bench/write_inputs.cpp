@@ -5,7 +5,7 @@
 // Usage: llmjson_write_inputs DIR
 //
 // Writes into DIR (which must exist) NAME.txt for mixed-10MB, clean-10MB, whole-10MB and
-// typical-2KB (the sizes of bench.cpp), and beside each either NAME.expected.json, the answer of
+// typical-1.3KB (the sizes of bench.cpp), and beside each either NAME.expected.json, the answer of
 // extract(text, any_key({"orders"})) as bench.cpp calls it, or NAME.expected.error, the error
 // (`KIND: message`) when llmjson finds no answer.
 #include <llmjson/extract.hpp>
@@ -65,6 +65,6 @@ int main(int argc, char** argv) {
   bool ok = write_input(dir, "mixed-10MB", mixed(10 * mb, true));
   ok = write_input(dir, "clean-10MB", clean(10 * mb)) && ok;
   ok = write_input(dir, "whole-10MB", whole(10 * mb)) && ok;
-  ok = write_input(dir, "typical-2KB", typical_reply()) && ok;
+  ok = write_input(dir, "typical-1.3KB", typical_reply()) && ok;
   return ok ? 0 : 1;
 }

@@ -6,6 +6,8 @@
 //        llmjson_readme_messages no_json      the README's no_json messages, one a line
 //        llmjson_readme_messages retry_errors the README's two parse_error lines
 //        llmjson_readme_messages reasoning_detail   an attempt's detail, reasoning at length
+//        llmjson_readme_messages figures      `NAME VALUE` lines: the limits and sizes the
+//                                             README quotes (readme_test.py finds the quotes)
 // Exit 0 with the message on stdout; 1 when the library did not answer as the README says (the
 // kind differs, the schema compiles); 2 on a usage error.
 
@@ -16,7 +18,10 @@
 #include <vector>
 
 #include <llmjson/llmjson.hpp>
+#include <llmjson/detail/schema/regex.hpp>  // regex_max_program, which the README quotes
 #include <llmjson/schema.hpp>
+
+#include "../bench/inputs.hpp"
 
 namespace {
 
@@ -117,6 +122,22 @@ int reasoning_detail() {
   return 0;
 }
 
+/// The figures the README quotes in prose and tables, from the code that has them.
+int figures() {
+  const llmjson::options o;
+  std::cout << "max_depth " << o.max_depth << '\n'
+            << "max_depth_limit " << llmjson::max_depth_limit << '\n'
+            << "max_candidates " << o.max_candidates << '\n'
+            << "max_open_frames " << o.max_open_frames << '\n'
+            << "max_input_mib " << (o.max_input_bytes >> 20) << '\n'
+            << "max_named_candidates " << llmjson::detail::max_named_candidates << '\n'
+            << "max_near_misses " << llmjson::max_near_misses << '\n'
+            << "regex_max_program " << llmjson::detail::regex_max_program << '\n'
+            << "max_attempts " << llmjson::retry_options{}.max_attempts << '\n'
+            << "typical_reply_bytes " << llmjson_bench::typical_reply().size() << '\n';
+  return o.max_input_bytes % (std::size_t{1} << 20) == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -126,7 +147,8 @@ int main(int argc, char** argv) {
   if (args.size() == 1 && args[0] == "no_json") return no_json_messages();
   if (args.size() == 1 && args[0] == "retry_errors") return retry_errors();
   if (args.size() == 1 && args[0] == "reasoning_detail") return reasoning_detail();
+  if (args.size() == 1 && args[0] == "figures") return figures();
   std::cerr << "usage: llmjson_readme_messages error KIND | schema | no_json | retry_errors | "
-               "reasoning_detail\n";
+               "reasoning_detail | figures\n";
   return 2;
 }

@@ -508,6 +508,52 @@ def helper(path, *args, stdin=b""):
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 
 
+# The figures the READMEs quote that the code defines: (pattern, figures of its groups). Each
+# pattern must be found at least once, so a reworded quote fails here rather than going unchecked.
+QUOTED_FIGURES = [
+    (r"\| `max_depth` \| (\S+) \|", ["max_depth"]),
+    (r"never more than `max_depth_limit`, (\S+?)\)", ["max_depth_limit"]),
+    (r"\| `max_candidates`, `max_open_frames` \| (\S+); (\S+) \|", ["max_candidates", "max_open_frames"]),
+    (r"\| `max_input_bytes` \(`--max-bytes`\) \| (\S+) MiB \|", ["max_input_mib"]),
+    (r"longer than `options::max_input_bytes` \((\S+) MiB\)", ["max_input_mib"]),
+    (r"Messages name at most (\S+) candidates", ["max_named_candidates"]),
+    (r"names up to (\S+) \*\*near misses\*\*", ["max_near_misses"]),
+    (r"programs capped\s+at (\S+) instructions", ["regex_max_program"]),
+    (r"`retry_options::max_attempts` \(default (\S+?):", ["max_attempts"]),
+    (r"typical [\d.]+ KB reply \((\S+) bytes", ["typical_reply_bytes"]),
+]
+WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+         "nine": 9, "ten": 10}
+
+
+def check_quoted_figures(c, a):
+    rc, out, err = helper(a.helper, "figures")
+    if not c.check(rc == 0, "llmjson_readme_messages figures: exit %d, %s" % (rc, err.strip())):
+        return
+    figures = dict((name, int(value)) for name, value in (line.split() for line in out.splitlines()))
+    texts = {}
+    for readme in a.readme:
+        with open(readme, encoding="utf-8") as f:
+            texts[readme] = re.sub(r"\s*\n\s*", " ", f.read())  # a quote may wrap
+    for pattern, names in QUOTED_FIGURES:
+        found = 0
+        for readme, text in texts.items():
+            for m in re.finditer(pattern, text):
+                found += 1
+                for name, quoted in zip(names, m.groups()):
+                    if quoted in WORDS:
+                        value = WORDS[quoted]
+                    elif re.fullmatch(r"\d[\d,]*", quoted):
+                        value = int(quoted.replace(",", ""))
+                    else:
+                        value = None
+                    c.check(value == figures[name], "%s says %s for %s, the code %d"
+                            % (shown(readme), quoted, name, figures[name]))
+        c.check(found > 0, "no README quotes %s any more (pattern %r): reword the pattern with the quote"
+                % (", ".join(names), pattern))
+    print("figures: %d quoted figures checked" % len(QUOTED_FIGURES))
+
+
 def mode_messages(a):
     c = Checker()
     for b in all_blocks(a.readme):
@@ -522,6 +568,7 @@ def mode_messages(a):
         rc, out, err = helper(a.helper, "error", kind or "?")
         c.check(rc == 0 and out == (message or "") + "\n", "error kinds table, %s (exit %d, %s)%s"
                 % (row[0], rc, err.strip(), diff((message or "") + "\n", out)))
+    check_quoted_figures(c, a)
     schemas = [row for readme in a.readme
                for row in table_rows(readme, "| schema | compile error |")]
     c.check(len(schemas) >= 5, "the compile error table has %d rows" % len(schemas))

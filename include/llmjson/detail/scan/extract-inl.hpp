@@ -25,10 +25,11 @@
 
 namespace llmjson::detail {
 
-/// Appends "; "-separated `place: message` for the candidates picked by `pick`, at most 8.
+/// Appends "; "-separated `place: message` for the candidates picked by `pick`, at most
+/// `max_named_candidates`.
 LLMJSON_INLINE void append_candidates(std::string& out, const std::vector<candidate>& cs,
                                       bool (*pick)(const candidate&)) {
-  constexpr std::size_t most = 8;
+  constexpr std::size_t most = max_named_candidates;
   std::size_t shown = 0, total = 0;
   for (const auto& c : cs) {
     if (!pick(c)) continue;
@@ -51,9 +52,10 @@ LLMJSON_INLINE std::string region_label(const candidate& c) {
 }
 
 /// `2 candidates inside <think> at 2:9, 5:1`, or `... inside the reasoning at 2:9 (<think>),
-/// 5:1 (<|channel|>analysis)` when the regions' markers differ. At most 8 positions.
+/// 5:1 (<|channel|>analysis)` when the regions' markers differ. At most `max_named_candidates`
+/// positions.
 LLMJSON_INLINE std::string describe_reasoning(const std::vector<candidate>& cs, std::size_t count) {
-  constexpr std::size_t most = 8;
+  constexpr std::size_t most = max_named_candidates;
   bool same = true;
   const candidate* first = nullptr;
   for (const candidate& c : cs) {
