@@ -93,11 +93,12 @@ TEST_CASE("every draft7 test of the official suite passes, except the listed ski
       const std::string desc = group.at("description").get<std::string>();
       INFO("group \"" << desc << "\"");
       const auto compiled = llmjson::schema::compile(group.at("schema"));
+      const std::string compile_error = compiled ? std::string() : compiled.error();
       if (const skip_rule* s = find_skip(rel, desc)) {
         if (!s->expected_error.empty()) {
-          INFO("compile error: " << compiled.message);
+          INFO("compile error: " << compile_error);
           CHECK_FALSE(compiled);
-          CHECK(compiled.message.find(s->expected_error) != std::string::npos);
+          CHECK(compile_error.find(s->expected_error) != std::string::npos);
         }
         t.skipped += group.at("tests").size();
         std::string line = rel + (s->group == "*" ? std::string() : " / \"" + desc + "\"") + ": " +
@@ -106,7 +107,7 @@ TEST_CASE("every draft7 test of the official suite passes, except the listed ski
           skip_lines.push_back(line);
         continue;
       }
-      INFO("compile error: " << compiled.message);
+      INFO("compile error: " << compile_error);
       CHECK(compiled);
       if (!compiled) {
         t.failed += group.at("tests").size();
@@ -114,7 +115,7 @@ TEST_CASE("every draft7 test of the official suite passes, except the listed ski
       }
       for (const auto& test : group.at("tests")) {
         const bool valid = test.at("valid").get<bool>();
-        const llmjson::verdict v = (*compiled.value)(test.at("data"));
+        const llmjson::verdict v = (*compiled)(test.at("data"));
         INFO("test \"" << test.at("description").get<std::string>() << "\": expected "
                        << (valid ? "valid" : "invalid") << ", reason: " << v.message);
         CHECK(v.ok == valid);

@@ -387,8 +387,8 @@ std::string load_schema(const std::string& path, std::size_t limit,
     return "not valid JSON: " + std::string(what);
   }
   llmjson::schema_result compiled = llmjson::schema::compile(source);
-  if (!compiled) return "not a schema llmjson can use: " + compiled.message;
-  out = std::move(compiled.value);
+  if (!compiled) return "not a schema llmjson can use: " + compiled.error();
+  out = std::move(*compiled);
   return {};
 }
 

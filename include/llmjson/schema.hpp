@@ -13,6 +13,7 @@
 
 #include <llmjson/detail/config.hpp>
 #include <llmjson/options.hpp>
+#include <llmjson/result.hpp>
 #include <llmjson/verdict.hpp>
 
 namespace llmjson {
@@ -21,14 +22,14 @@ namespace detail {
 struct schema_tree;  // detail/schema/tree.hpp: the compiled form, shared by copies
 }  // namespace detail
 
-/// Thrown by the `schema` constructor when the schema does not compile; `what()` is the same
-/// message `schema::compile` returns in `schema_result::message`.
+/// Thrown by the `schema` constructor, and by `schema_result::value()`, when the schema does not
+/// compile; `what()` is the message `schema::compile` returns as `schema_result::error()`.
 class schema_error : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
 
-struct schema_result;
+class schema_result;
 
 /// A JSON Schema (draft 7) compiled once, usable wherever a selector is.
 ///
@@ -68,8 +69,8 @@ struct schema_result;
 /// **Example**:
 /// ```cpp
 /// auto s = llmjson::schema::compile(nlohmann::json::parse(R"({"required": ["orders"]})"));
-/// if (!s) std::cerr << s.message << '\n';
-/// llmjson::verdict v = (*s.value)(nlohmann::json::object());  // "/: required: missing key
+/// if (!s) std::cerr << s.error() << '\n';
+/// llmjson::verdict v = (*s)(nlohmann::json::object());  // "/: required: missing key
 /// \"orders\""
 /// ```
 class schema {
@@ -96,15 +97,18 @@ class schema {
   std::shared_ptr<const detail::schema_tree> tree_;
 };
 
-/// What `schema::compile` returns: the schema, or why it did not compile.
-struct schema_result {
-  std::optional<llmjson::schema> value;  ///< the compiled schema, when it compiled
-  std::string message;                   ///< when it did not: "/path: what is wrong"
+/// What `schema::compile` returns: the schema, or why it did not compile (one line, `/path: what
+/// is wrong`).
+///
+/// The members are `std::expected<schema, std::string>`'s, as `result<T>`'s are (`has_value()`,
+/// `explicit operator bool`, `value()`, `error()`, `*`, `->`, `value_or()`): `value()` on an
+/// error throws `schema_error` with the message, as the `schema` constructor does.
+class [[nodiscard]] schema_result
+    : public detail::expected_base<llmjson::schema, std::string, schema_error> {
+  using base = detail::expected_base<llmjson::schema, std::string, schema_error>;
 
-  /// Returns whether the schema compiled.
-  [[nodiscard]] bool has_value() const noexcept { return value.has_value(); }
-  /// Returns whether the schema compiled.
-  explicit operator bool() const noexcept { return value.has_value(); }
+ public:
+  using base::base;
 };
 
 }  // namespace llmjson

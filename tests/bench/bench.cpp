@@ -130,7 +130,7 @@ void run_extract(benchmark::State& state, const std::string& text, bool raised =
     auto r = llmjson::extract(text, sel, opts);
     const bool limit = !r && r.error().kind == llmjson::error_kind::too_large;
     state.counters["stopped_at"] =
-        !limit ? 0
+        !limit                                                                    ? 0
         : r.error().message.find("options::max_open_frames") != std::string::npos ? 2
                                                                                   : 1;
   }

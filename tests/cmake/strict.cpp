@@ -54,7 +54,7 @@ int main() {
   expect(llmjson::extract(text, schema).has_value(), "extract(text, schema)");
   const llmjson::schema_result bad =
       llmjson::schema::compile(nlohmann::json::parse(R"({"$ref": "#"})"));
-  expect(!bad.value.has_value() && !bad.message.empty(), "schema::compile");
+  expect(!bad.has_value() && !bad.error().empty(), "schema::compile");
 
   // A model that answers with the prompt itself, after one empty reply.
   int calls = 0;

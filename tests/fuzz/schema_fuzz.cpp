@@ -274,9 +274,9 @@ llmjson::verdict check(const llmjson::schema& s, const json& v) {
 /// Compiles `s`, which must compile, and returns it.
 llmjson::schema must_compile(const json& s) {
   llmjson::schema_result r = llmjson::schema::compile(s);
-  if (!r) std::fprintf(stderr, "compile error: %s\n", r.message.c_str());
+  if (!r) std::fprintf(stderr, "compile error: %s\n", r.error().c_str());
   require(r.has_value(), "a const/enum schema built from a compiled schema's values compiles", &s);
-  return *r.value;
+  return *r;
 }
 
 /// The round-trip properties for one const or enum value `v`.
@@ -349,7 +349,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   json s = schema(in, 0);
   if (mode == 63) s = wrap(std::move(s), 2000 + in.pick(5000), in.pick(4));
   llmjson::schema_result compiled = llmjson::schema::compile(s);
-  require(compiled.has_value() || !compiled.message.empty(), "a compile error has a message");
+  require(compiled.has_value() || !compiled.error().empty(), "a compile error has a message");
 
   std::vector<json> values;
   for (std::size_t n = 1 + in.pick(4); n > 0; --n) values.push_back(value(in, 0));

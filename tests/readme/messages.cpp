@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
-#include <llmjson/llmjson.hpp>
 #include <llmjson/detail/schema/regex.hpp>  // regex_max_program, which the README quotes
+#include <llmjson/llmjson.hpp>
 #include <llmjson/schema.hpp>
 
 #include "../bench/inputs.hpp"
@@ -71,7 +71,7 @@ int schema_error() {
     std::cerr << "the schema compiles\n";
     return 1;
   }
-  std::cout << r.message << '\n';
+  std::cout << r.error() << '\n';
   return 0;
 }
 

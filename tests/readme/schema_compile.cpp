@@ -16,7 +16,7 @@ int main() {
     llmjson::schema bad(nlohmann::json::parse(R"({"$ref": "#"})"));
     return 1;
   } catch (const llmjson::schema_error& e) {
-    return llmjson::schema::compile(nlohmann::json::parse(R"({"$ref": "#"})")).message == e.what()
+    return llmjson::schema::compile(nlohmann::json::parse(R"({"$ref": "#"})")).error() == e.what()
                ? 0
                : 1;
   }

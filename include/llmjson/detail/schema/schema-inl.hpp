@@ -26,14 +26,12 @@ static_assert(detail::regex_max_program == 4096, "schema.hpp's documentation quo
 
 LLMJSON_INLINE schema_result schema::compile(const nlohmann::json& source) {
   detail::schema_compiler c(source);
-  if (!c.run()) return schema_result{std::nullopt, c.message()};
-  return schema_result{schema(std::make_shared<const detail::schema_tree>(c.take())), {}};
+  if (!c.run()) return schema_result(c.message());
+  return schema_result(schema(std::make_shared<const detail::schema_tree>(c.take())));
 }
 
 LLMJSON_INLINE schema::schema(const nlohmann::json& source) {
-  schema_result r = compile(source);
-  if (!r) throw schema_error(r.message);
-  *this = std::move(*r.value);
+  *this = compile(source).value();  // throws schema_error with the message
 }
 
 LLMJSON_INLINE verdict schema::operator()(const nlohmann::json& value) const {
