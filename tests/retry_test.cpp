@@ -39,10 +39,27 @@ struct network_down : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An adapter's exception type that carries the record: the wrapper fills it in and rethrows it.
+struct network_down_recorded : std::runtime_error, llmjson::attempts_record {
+  using std::runtime_error::runtime_error;
+};
+
+// Runs `call`; returns a copy of the llmjson::attempt_exception it throws, if it throws one.
+template <class Call>
+std::optional<llmjson::attempt_exception> attempt_exception_of(Call call) {
+  try {
+    call();
+  } catch (const llmjson::attempt_exception& e) {
+    return e;
+  }
+  return std::nullopt;
+}
+
 // What the fake adapter replays, and what it saw.
 struct script {
   std::deque<llmjson::completion> replies;  // replayed in order, one per call
   std::size_t throw_at = 0;                 // the call (1-based) that throws network_down; 0: none
+  bool recorded = false;                    // throw network_down_recorded instead
   std::vector<std::string> seen;            // every request received, in order
   std::size_t calls = 0;
 };
@@ -52,6 +69,8 @@ auto replay(script& s) {
   return [&s](const std::string& request) -> llmjson::completion {
     s.seen.push_back(request);
     ++s.calls;
+    if (s.calls == s.throw_at && s.recorded)
+      throw network_down_recorded("connection reset by peer");
     if (s.calls == s.throw_at) throw network_down("connection reset by peer");
     if (s.replies.empty())
       throw std::logic_error("the script has no reply left: one call too many");
@@ -229,7 +248,8 @@ TEST_CASE("an API error after an empty reply is surfaced at once too", "[retry]"
   CHECK(r.attempts.size() == 2);
 }
 
-TEST_CASE("an adapter that throws: the same exception, one call, recorded first", "[retry]") {
+TEST_CASE("an adapter that throws: one call, recorded, the exception nested with the record",
+          "[retry]") {
   script s;
   s.throw_at = 1;
   s.replies = {msg("never")};
@@ -239,8 +259,17 @@ TEST_CASE("an adapter that throws: the same exception, one call, recorded first"
   opts.on_attempt = [&](const llmjson::attempt& a) { seen.push_back(a); };
   llmjson::retrying model(replay(s), opts);
   std::string prompt = "p";
-  REQUIRE_THROWS_AS((void)model.complete(prompt), network_down);
+  auto e = attempt_exception_of([&] { (void)model.complete(prompt); });
+  REQUIRE(e);
   CHECK(s.calls == 1);
+  CHECK_THROWS_AS(e->rethrow_nested(), network_down);
+  CHECK_THROWS_WITH(e->rethrow_nested(), "connection reset by peer");
+  CHECK(std::string(e->what()) ==
+        "attempt 1 threw, not retried [1: exception]: the adapter or selector threw: connection "
+        "reset by peer");
+  REQUIRE(e->attempts().size() == 1);
+  CHECK(e->attempts()[0].outcome == attempt_outcome::exception);
+  CHECK(e->attempts()[0].raw == "connection reset by peer");
   REQUIRE(seen.size() == 1);
   CHECK(seen[0].outcome == attempt_outcome::exception);
   CHECK(seen[0].message == "the adapter or selector threw: connection reset by peer");
@@ -255,38 +284,115 @@ TEST_CASE("an adapter that throws: the same exception, one call, recorded first"
   }
 }
 
-TEST_CASE("an adapter that throws after an empty reply: rethrown, not retried", "[retry]") {
+TEST_CASE("no JSON, then the adapter throws: both attempts reach the caller, not retried",
+          "[retry]") {
   script s;
   s.throw_at = 2;
-  s.replies = {msg("")};
-  std::vector<llmjson::attempt> seen;
+  s.replies = {msg("I could not find a plan.")};
   llmjson::retry_options opts;
-  opts.max_attempts = 5;
-  opts.on_attempt = [&](const llmjson::attempt& a) { seen.push_back(a); };
+  opts.max_attempts = 5;  // no on_attempt: the exception alone keeps the first reply
   std::string prompt = "p";
-  REQUIRE_THROWS_AS((void)llmjson::retrying(replay(s), opts).complete(prompt), network_down);
-  CHECK(s.calls == 2);
-  REQUIRE(seen.size() == 2);
-  CHECK(seen[0].outcome == attempt_outcome::empty_content);
-  CHECK(seen[1].outcome == attempt_outcome::exception);
-  CHECK(seen[1].number == 2);
+  auto check_attempts = [&](const std::vector<llmjson::attempt>& as) {
+    CHECK(s.calls == 2);
+    REQUIRE(as.size() == 2);
+    CHECK(as[0].number == 1);
+    CHECK(as[0].outcome == attempt_outcome::no_json);
+    CHECK(as[0].content == "I could not find a plan.");
+    CHECK(as[1].number == 2);
+    CHECK(as[1].outcome == attempt_outcome::exception);
+    CHECK(as[1].raw == "connection reset by peer");
+  };
+
+  SECTION("an exception type of the caller's: nested in an attempt_exception") {
+    auto e = attempt_exception_of(
+        [&] { (void)llmjson::retrying(replay(s), opts).extract<plan>(prompt); });
+    REQUIRE(e);
+    check_attempts(e->attempts());
+    CHECK(std::string(e->what()) ==
+          "attempt 2 threw, not retried [1: no_json, finish_reason \"stop\"; 2: exception]: the "
+          "adapter or selector threw: connection reset by peer");
+    // std::rethrow_if_nested gives the caller's exception back, to the caller's own handlers.
+    bool caught = false;
+    try {
+      std::rethrow_if_nested(*e);
+    } catch (const network_down& down) {
+      caught = true;
+      CHECK(std::string(down.what()) == "connection reset by peer");
+    }
+    CHECK(caught);
+  }
+  SECTION("a type of the caller's that is an attempts_record: the same exception, filled in") {
+    s.recorded = true;
+    bool caught = false;
+    try {
+      (void)llmjson::retrying(replay(s), opts).extract<plan>(prompt);
+    } catch (const network_down_recorded& e) {  // the caller's own type, caught as before
+      caught = true;
+      CHECK(std::string(e.what()) == "connection reset by peer");
+      check_attempts(e.attempts());
+    }
+    CHECK(caught);
+  }
+  SECTION("either way, catch (const llmjson::attempts_record&) has the record") {
+    for (bool recorded : {false, true}) {
+      s.calls = 0;
+      s.replies = {msg("I could not find a plan.")};
+      s.recorded = recorded;
+      bool caught = false;
+      try {
+        (void)llmjson::retrying(replay(s), opts).extract<plan>(prompt);
+      } catch (const llmjson::attempts_record& r) {
+        caught = true;
+        check_attempts(r.attempts());
+      }
+      CHECK(caught);
+    }
+  }
 }
 
-TEST_CASE("an exception not derived from std::exception passes through unchanged", "[retry]") {
+TEST_CASE("an exception not derived from std::exception is nested too", "[retry]") {
   int calls = 0;
   auto adapter = [&](const std::string&) -> llmjson::completion {
     ++calls;
     throw 42;
   };
-  std::vector<llmjson::attempt> seen;
-  llmjson::retry_options opts;
-  opts.on_attempt = [&](const llmjson::attempt& a) { seen.push_back(a); };
   std::string prompt = "p";
-  REQUIRE_THROWS_AS((void)llmjson::retrying(adapter, opts).complete(prompt), int);
+  auto e = attempt_exception_of([&] { (void)llmjson::retrying(adapter).complete(prompt); });
+  REQUIRE(e);
   CHECK(calls == 1);
-  REQUIRE(seen.size() == 1);
-  CHECK(seen[0].message ==
+  CHECK_THROWS_AS(e->rethrow_nested(), int);
+  REQUIRE(e->attempts().size() == 1);
+  CHECK(e->attempts()[0].message ==
         "the adapter or selector threw an exception not derived from std::exception");
+}
+
+TEST_CASE(
+    "an attempts_record already filled in, from an inner retrying call, is nested, not "
+    "overwritten",
+    "[retry]") {
+  script s;
+  s.throw_at = 1;
+  s.recorded = true;
+  auto inner = llmjson::retrying(replay(s));
+  int outer_calls = 0;
+  auto outer = llmjson::retrying([&](const std::string& request) -> llmjson::completion {
+    ++outer_calls;
+    return inner.complete(request).value();
+  });
+  std::string prompt = "p";
+  auto e = attempt_exception_of([&] { (void)outer.complete(prompt); });
+  REQUIRE(e);
+  CHECK(outer_calls == 1);
+  REQUIRE(e->attempts().size() == 1);
+  CHECK(e->attempts()[0].raw == "connection reset by peer");
+  bool caught = false;
+  try {
+    e->rethrow_nested();
+  } catch (const network_down_recorded& down) {
+    caught = true;
+    CHECK(down.attempts().size() == 1);  // the inner call's record
+  }
+  CHECK(caught);
 }
 
 TEST_CASE("an on_attempt that throws while an adapter's exception passes: the adapter's wins",
@@ -296,25 +402,35 @@ TEST_CASE("an on_attempt that throws while an adapter's exception passes: the ad
   llmjson::retry_options opts;
   opts.on_attempt = [](const llmjson::attempt&) { throw std::runtime_error("callback"); };
   std::string prompt = "p";
-  REQUIRE_THROWS_AS((void)llmjson::retrying(replay(s), opts).complete(prompt), network_down);
+  auto e = attempt_exception_of([&] { (void)llmjson::retrying(replay(s), opts).complete(prompt); });
+  REQUIRE(e);
+  CHECK_THROWS_AS(e->rethrow_nested(), network_down);
+  CHECK(e->attempts().size() == 1);
   CHECK(s.calls == 1);
 }
 
-TEST_CASE("a selector that throws: the same exception, the content recorded", "[retry]") {
+TEST_CASE("a selector that throws: nested with the record, the content of each attempt kept",
+          "[retry]") {
   script s;
-  s.replies = {msg("{\"a\": 1}"), msg("{\"a\": 2}")};
+  s.replies = {msg("no JSON here"), msg("{\"a\": 1}"), msg("{\"a\": 2}")};
   auto selector = [](const nlohmann::json&) -> bool { throw network_down("selector"); };
   std::vector<llmjson::attempt> seen;
   llmjson::retry_options opts;
+  opts.max_attempts = 3;
   opts.on_attempt = [&](const llmjson::attempt& a) { seen.push_back(a); };
   std::string prompt = "p";
-  REQUIRE_THROWS_AS((void)llmjson::retrying(replay(s), opts).extract(prompt, selector),
-                    network_down);
-  CHECK(s.calls == 1);
-  REQUIRE(seen.size() == 1);
-  CHECK(seen[0].outcome == attempt_outcome::exception);
-  CHECK(seen[0].content == "{\"a\": 1}");
-  CHECK(seen[0].finish_reason == "stop");
+  auto e = attempt_exception_of(
+      [&] { (void)llmjson::retrying(replay(s), opts).extract(prompt, selector); });
+  REQUIRE(e);
+  CHECK_THROWS_AS(e->rethrow_nested(), network_down);
+  CHECK(s.calls == 2);
+  REQUIRE(e->attempts().size() == 2);
+  CHECK(e->attempts()[0].content == "no JSON here");
+  CHECK(e->attempts()[1].outcome == attempt_outcome::exception);
+  CHECK(e->attempts()[1].content == "{\"a\": 1}");
+  CHECK(e->attempts()[1].finish_reason == "stop");
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[1].outcome == attempt_outcome::exception);
 }
 
 #if LLMJSON_HAS_STOP_TOKEN
@@ -697,7 +813,16 @@ TEST_CASE(
       if (++seen == 1) throw std::runtime_error("callback");
     };
     llmjson::retrying model(replay(s), opts);
-    REQUIRE_THROWS_AS((void)model.complete(prompt), std::runtime_error);
+    // As thrown, not nested: the callback saw every attempt.
+    bool caught = false;
+    try {
+      (void)model.complete(prompt);
+    } catch (const std::runtime_error& e) {
+      caught = true;
+      CHECK(std::string(e.what()) == "callback");
+      CHECK(dynamic_cast<const llmjson::attempts_record*>(&e) == nullptr);
+    }
+    CHECK(caught);
     CHECK(s.calls == 1);
     auto r = model.complete(prompt);
     REQUIRE(r);
@@ -955,7 +1080,11 @@ TEST_CASE("details are one line, the provider's and the exception's own text is 
     std::vector<llmjson::attempt> seen;
     llmjson::retry_options opts;
     opts.on_attempt = [&](const llmjson::attempt& a) { seen.push_back(a); };
-    REQUIRE_THROWS_AS((void)llmjson::retrying(adapter, opts).complete(prompt), network_down);
+    auto e = attempt_exception_of([&] { (void)llmjson::retrying(adapter, opts).complete(prompt); });
+    REQUIRE(e);
+    CHECK(std::string(e->what()) ==
+          "attempt 1 threw, not retried [1: exception]: the adapter or selector threw: connection "
+          "reset\\nby peer\\x01");
     REQUIRE(seen.size() == 1);
     CHECK(seen[0].message == "the adapter or selector threw: connection reset\\nby peer\\x01");
     CHECK(seen[0].raw == "connection reset\nby peer\x01");
@@ -1693,9 +1822,13 @@ TEST_CASE("a streaming adapter's exception: recorded with what came, rethrown, n
   SECTION("the adapter throws after two pieces") {
     stream_script s;
     s.replies = {{{"Plan: ", "{\"st"}, msg(""), true}, streamed(answer_then_talk)};
-    REQUIRE_THROWS_AS(
-        (void)llmjson::retrying(stream_replay(s), opts).extract(prompt, llmjson::any_key({"a"})),
-        network_down);
+    auto e = attempt_exception_of([&] {
+      (void)llmjson::retrying(stream_replay(s), opts).extract(prompt, llmjson::any_key({"a"}));
+    });
+    REQUIRE(e);
+    CHECK_THROWS_AS(e->rethrow_nested(), network_down);
+    REQUIRE(e->attempts().size() == 1);
+    CHECK(e->attempts()[0].content == "Plan: {\"st");
     CHECK(s.calls == 1);
     REQUIRE(seen.size() == 1);
     CHECK(seen[0].outcome == attempt_outcome::exception);
@@ -1713,8 +1846,10 @@ TEST_CASE("a streaming adapter's exception: recorded with what came, rethrown, n
       s.replies = {{pieces(answer_then_talk, 8), msg(""), adapter_throws_too}};
       seen.clear();
       // The selector's exception is the cause, even when the stopped adapter throws its own.
-      REQUIRE_THROWS_AS((void)llmjson::retrying(stream_replay(s), opts).extract(prompt, selector),
-                        selector_broke);
+      auto e = attempt_exception_of(
+          [&] { (void)llmjson::retrying(stream_replay(s), opts).extract(prompt, selector); });
+      REQUIRE(e);
+      CHECK_THROWS_AS(e->rethrow_nested(), selector_broke);
       CHECK(s.calls == 1);
       CHECK(s.stopped == std::vector<bool>{true});
       CHECK(s.pushed.at(0) < pieces(answer_then_talk, 8).size());

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include <llmjson/adapter.hpp>
+#include <llmjson/retry_types.hpp>
 
 namespace openai_example {
 
@@ -55,8 +56,10 @@ struct chat_request {
 
 /// Thrown when no HTTP response came back: connection refused or dropped, timeout, DNS, TLS,
 /// or the transfer was cancelled through the stop token (where the standard library has one).
-/// llmjson's wrapper never retries it.
-class transport_error : public std::runtime_error {
+/// llmjson's wrapper never retries it. It is an `llmjson::attempts_record`: the wrapper fills in
+/// the record of the call's attempts (`attempts()`) and rethrows it as it is, so a handler of
+/// `transport_error` catches it, with every earlier reply.
+class transport_error : public std::runtime_error, public llmjson::attempts_record {
  public:
   transport_error(CURLcode code, const std::string& what) : std::runtime_error(what), code_(code) {}
   [[nodiscard]] CURLcode code() const noexcept { return code_; }

@@ -338,6 +338,9 @@ void dropped_connection_throws_after_one_request() {
   } catch (const openai_example::transport_error& e) {
     thrown = true;
     EXPECT(e.code() == CURLE_GOT_NOTHING);
+    // An llmjson::attempts_record: the wrapper filled in the record and threw it as it was.
+    EXPECT(e.attempts().size() == 1 &&
+           e.attempts()[0].outcome == llmjson::attempt_outcome::exception);
   }
   auto requests = server.finish();
   EXPECT(thrown);

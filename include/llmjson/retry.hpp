@@ -20,8 +20,13 @@ namespace llmjson {
 /// record of every attempt.
 ///
 /// Retried: empty content, a `bad_response`, and (in `extract`) the extraction errors `empty`,
-/// `no_json`, `truncated`, `no_match`, `ambiguous`. Never retried, surfaced at once: an
+/// `no_json`, `truncated`, `no_match`, `ambiguous`, except a reply the token limit cut before any
+/// answer (`retry_options::retry_reasoning_at_length`). Never retried, surfaced at once: an
 /// `api_error`, an exception, a stop request, and `too_large`. Nothing is called twice by accident.
+///
+/// An exception of the adapter or the caller's selector reaches the caller with the record of
+/// every attempt so far: nested in an `attempt_exception`, or, when it is an `attempts_record`
+/// (the adapter's exception type derives from it), as it was thrown, its record filled in.
 ///
 /// `H` builds the next request from the previous one and the attempt that failed:
 /// `h(const Req& previous, const attempt& failed)` returning a `Req` (by value or by reference:
@@ -62,8 +67,9 @@ class retrying {
   /// Retries empty content and a `bad_response`. Errors: `api_error` (one call, no retry),
   /// `cancelled`, `parse_error` after the last attempt (its `cause` is `empty_content` or
   /// `bad_response`, with the last `finish_reason`).
-  /// Throws: whatever the adapter throws (recorded, then rethrown unchanged, never retried), and
-  /// whatever `on_attempt` or the hook throws.
+  /// Throws: `attempt_exception` nesting whatever the adapter throws (recorded, never retried), or
+  /// the adapter's own exception if it is an `attempts_record` (filled in); and whatever
+  /// `on_attempt` or the hook throws, as thrown.
   template <RequestFor<A> Req>
   [[nodiscard]] retry_result<message> complete(const Req& request) const;
 
@@ -73,8 +79,8 @@ class retrying {
   /// `parse_error`'s `extraction` is the last call's extraction error, with its candidates.
   /// With a streaming adapter, the extraction runs as the content arrives, and the call may be
   /// stopped once the answer is settled (`retry_options::stop_early`).
-  /// Throws: as `complete`, and whatever `sel` throws (other than nlohmann's exceptions; with a
-  /// streaming adapter, once the adapter has returned).
+  /// Throws: as `complete`; what `sel` throws (other than nlohmann's exceptions; with a streaming
+  /// adapter, once the adapter has returned) as the adapter's is.
   template <Selector S, RequestFor<A> Req>
   [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel) const;
 

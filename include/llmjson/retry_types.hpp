@@ -42,7 +42,7 @@ enum class attempt_outcome {
   ambiguous,      ///< extraction: policy `unique`, and two or more qualify
   too_large,      ///< extraction: over `options::max_input_bytes`; not retried
   api_error,      ///< the provider answered with an error (`llmjson::api_error`); not retried
-  exception,      ///< the adapter, or the caller's selector, threw; rethrown, not retried
+  exception,      ///< the adapter or the selector threw: never retried (`attempt_exception`)
   cancelled,      ///< stop was requested before this attempt: the adapter was not called
 };
 
@@ -177,6 +177,82 @@ class bad_retry_access : public std::exception {
   retry_error error_;
 };
 
+namespace detail {
+struct attempts_access;
+}  // namespace detail
+
+/// The record of every attempt of a `retrying` call, carried by the exception the call throws
+/// when the adapter or the caller's selector throws: catch it (`catch (const
+/// llmjson::attempts_record& r)`) to read `r.attempts()`, the raw replies of the attempts before
+/// the one that threw included.
+///
+/// The wrapper throws an `attempt_exception`, which is one, unless the exception the adapter
+/// threw is one already: derive your adapter's exception type from it (`class network_error :
+/// public std::runtime_error, public llmjson::attempts_record`) and the wrapper fills in its
+/// record and rethrows that same exception, so `catch (const network_error& e)` still catches it
+/// and `e.attempts()` holds the record. (An exception whose record is filled in already, from an
+/// inner `retrying` call, is nested in an `attempt_exception` instead: no record is overwritten.)
+class attempts_record {
+ public:
+  /// Every attempt of the call, in order; the last one is the one that threw (outcome
+  /// `exception`). Empty until the wrapper fills it in. Does not throw.
+  [[nodiscard]] const std::vector<attempt>& attempts() const noexcept { return attempts_; }
+
+  attempts_record(const attempts_record&) = default;
+  attempts_record(attempts_record&&) noexcept = default;
+  attempts_record& operator=(const attempts_record&) = default;
+  attempts_record& operator=(attempts_record&&) noexcept = default;
+  virtual ~attempts_record() = default;
+
+ protected:
+  attempts_record() = default;
+  explicit attempts_record(std::vector<attempt> attempts) noexcept
+      : attempts_(std::move(attempts)) {}
+
+ private:
+  friend struct detail::attempts_access;
+  std::vector<attempt> attempts_;
+};
+
+/// Thrown by a `retrying` call when the adapter or the caller's selector throws (an exception
+/// that is not an `attempts_record` already): it holds every attempt so far (`attempts()`; the
+/// last one's outcome is `exception`) and nests the exception as thrown, which
+/// `rethrow_nested()` or `std::rethrow_if_nested(e)` throws again:
+///
+/// ```cpp
+/// try {
+///   r = model.extract<plan>(prompt);
+/// } catch (const llmjson::attempt_exception& e) {
+///   for (const llmjson::attempt& a : e.attempts()) log(a.number, a.content);
+///   e.rethrow_nested();  // the adapter's own exception, to the caller's handlers
+/// }
+/// ```
+///
+/// `what()` is one line: `attempt 2 threw, not retried [1: no_json, finish_reason "stop"; 2:
+/// exception]: the adapter or selector threw: connection reset by peer`.
+class attempt_exception : public std::exception,
+                          public std::nested_exception,
+                          public attempts_record {
+ public:
+  /// Nests the exception being handled (`std::current_exception()`, as `std::nested_exception`
+  /// does), with `attempts` and `what`, one line.
+  attempt_exception(std::vector<attempt> attempts, std::string what)
+      : attempts_record(std::move(attempts)), what_(std::move(what)) {}
+  [[nodiscard]] const char* what() const noexcept override { return what_.c_str(); }
+
+ private:
+  std::string what_;
+};
+
+namespace detail {
+/// How the wrapper fills in the record of an exception on its way out.
+struct attempts_access {
+  static void fill(attempts_record& r, std::vector<attempt>&& attempts) noexcept {
+    r.attempts_ = std::move(attempts);
+  }
+};
+}  // namespace detail
+
 /// Holds a `T` (the answer) or a `retry_error`, and always the record of every attempt.
 ///
 /// The members are `std::expected<T, retry_error>`'s (`has_value()`, `explicit operator bool`,
@@ -238,9 +314,10 @@ struct retry_options {
   /// Extraction options (`extract` only): policy, fallback, limits.
   llmjson::options extraction{};
   /// Called with each attempt as it ends, successful or not, before any further call. It may
-  /// throw: the exception reaches the caller and no further call is made, except while an
-  /// adapter's exception is on its way out: then the adapter's exception wins and the callback's
-  /// is dropped. Called without locking: see `retrying` on sharing a wrapper between threads.
+  /// throw: the exception reaches the caller as thrown (the callback saw every attempt) and no
+  /// further call is made, except while an adapter's exception is on its way out: then the
+  /// adapter's (in its `attempt_exception`) wins and the callback's is dropped. Called without
+  /// locking: see `retrying` on sharing a wrapper between threads.
   std::function<void(const attempt&)> on_attempt{};
 #if LLMJSON_HAS_STOP_TOKEN
   /// Stops every call of the wrapper: checked before every attempt, and passed to adapters that

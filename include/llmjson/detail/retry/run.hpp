@@ -110,14 +110,15 @@ retry_result<Out> run_checked(A& adapter, H& next, const retry_options& options,
 #endif
     } catch (...) {
       a.outcome = attempt_outcome::exception;
-      // Record and report without letting anything replace the adapter's exception.
+      // Record and report without letting anything replace the adapter's exception, which then
+      // carries the record: the earlier attempts' replies are not lost with the call.
       try {
         record_current_exception(a);
         a.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - start);
         report(std::move(a));
       } catch (...) {
       }
-      throw;
+      rethrow_with_attempts(std::move(attempts));
     }
     a.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - start);
     if (a.reasoning_at_length()) a.message += reasoning_at_length_note(a);

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <exception>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <llmjson/detail/config.hpp>
@@ -27,10 +28,30 @@ LLMJSON_INLINE void record_current_exception(attempt& a) {
   }
 }
 
+LLMJSON_INLINE void rethrow_with_attempts(std::vector<attempt>&& attempts) {
+  auto what = [&] {
+    if (attempts.empty()) return std::string("an attempt threw, not retried");
+    return "attempt " + std::to_string(attempts.back().number) + " threw, not retried [" +
+           describe_attempts(attempts) + "]: " + attempts.back().message;
+  };
+  try {
+    throw;
+  } catch (attempts_record& r) {
+    if (r.attempts().empty()) {
+      attempts_access::fill(r, std::move(attempts));
+      throw;
+    }
+    throw attempt_exception(std::move(attempts), what());
+  } catch (...) {
+    throw attempt_exception(std::move(attempts), what());
+  }
+}
+
 LLMJSON_INLINE std::string describe_attempt(const attempt& a) {
   std::string s(to_string(a.outcome));
   if (a.outcome == attempt_outcome::api_error) return s + ", HTTP " + std::to_string(a.status);
-  if (a.outcome == attempt_outcome::bad_response) return s;
+  if (a.outcome == attempt_outcome::bad_response || a.outcome == attempt_outcome::exception)
+    return s;
   return s + ", finish_reason \"" + one_line(a.finish_reason) + "\"";
 }
 

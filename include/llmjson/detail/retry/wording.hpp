@@ -16,6 +16,11 @@ namespace llmjson::detail {
 /// inside a handler.
 void record_current_exception(attempt& a);
 
+/// Throws the exception being handled again with the record of `attempts`: the same exception
+/// when it is an `attempts_record` not filled in yet (filled in now), else an
+/// `attempt_exception` that nests it. Call only inside a handler.
+[[noreturn]] void rethrow_with_attempts(std::vector<attempt>&& attempts);
+
 /// `empty_content, finish_reason "length"`: how messages name an attempt.
 std::string describe_attempt(const attempt& a);
 
