@@ -533,6 +533,72 @@ TEST_CASE("an adapter that takes the stop token gets it, and a stop during a cal
 
 #endif  // LLMJSON_HAS_STOP_TOKEN
 
+TEST_CASE("an answer taken before a cut (policy first): the ok attempt's record says so",
+          "[retry]") {
+  const std::string answer_then_cut =
+      "{\"steps\": [\"boil\", \"pour\"]}\n\n{\"notes\": \"the water is";
+  const std::string said =
+      "answer at 1:1 taken; the output was cut after it: the object opened at 3:1 never closes";
+  std::string prompt = "p";
+  auto check_attempt = [&](const llmjson::attempt& a) {
+    CHECK(a.outcome == attempt_outcome::ok);
+    REQUIRE(a.truncation);
+    CHECK(a.truncation->line == 3);
+    CHECK(a.truncation->column == 1);
+    CHECK_FALSE(a.truncation->reasoning);
+    CHECK(a.message == said);
+  };
+  SECTION("extract with a key set") {
+    script s;
+    s.replies = {msg(answer_then_cut, "length")};
+    auto r = llmjson::retrying(replay(s)).extract(prompt, llmjson::any_key({"steps"}));
+    REQUIRE(r);
+    CHECK(s.calls == 1);
+    REQUIRE(r->truncation);
+    CHECK(r->truncation->line == 3);
+    REQUIRE(r.attempts.size() == 1);
+    check_attempt(r.attempts[0]);
+  }
+  SECTION("extract<T> under policy first") {
+    script s;
+    s.replies = {msg(answer_then_cut, "length")};
+    auto r = llmjson::retrying(replay(s), {.extraction = {.policy = llmjson::policy::first}})
+                 .extract<plan>(prompt);
+    REQUIRE(r);
+    CHECK(r->steps.size() == 2);
+    REQUIRE(r.attempts.size() == 1);
+    check_attempt(r.attempts[0]);
+  }
+  SECTION("under unique the same reply is the error truncated, retried") {
+    script s;
+    s.replies = {msg(answer_then_cut, "length"), msg(good_plan)};
+    auto r = llmjson::retrying(replay(s)).extract<plan>(prompt);
+    REQUIRE(r);
+    CHECK(s.calls == 2);
+    CHECK(r.attempts.at(0).outcome == attempt_outcome::truncated);
+    CHECK(r.attempts.at(1).message.empty());
+    CHECK_FALSE(r.attempts.at(1).truncation);
+  }
+#if LLMJSON_HAS_STOP_TOKEN
+  SECTION("a streaming adapter") {
+    int calls = 0;
+    auto adapter = [&](const std::string&, const llmjson::sink& out,
+                       const std::stop_token&) -> llmjson::completion {
+      ++calls;
+      for (std::size_t i = 0; i < answer_then_cut.size(); i += 7)
+        out(std::string_view(answer_then_cut).substr(i, 7));
+      return msg("", "length");
+    };
+    auto r = llmjson::retrying(adapter, {.stop_early = false})
+                 .extract(prompt, llmjson::any_key({"steps"}));
+    REQUIRE(r);
+    CHECK(calls == 1);
+    REQUIRE(r.attempts.size() == 1);
+    check_attempt(r.attempts[0]);
+  }
+#endif
+}
+
 TEST_CASE("truncated at length then good: the raw first attempt is kept", "[retry]") {
   script s;
   s.replies = {msg(truncated_plan, "length"), msg(good_plan)};

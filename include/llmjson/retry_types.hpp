@@ -86,14 +86,17 @@ struct attempt {
   std::string finish_reason;  ///< as the provider sent it ("" when no message)
   std::string role;           ///< the message's role ("" when no message)
   int status = 0;             ///< the HTTP status of an `api_error`; 0 otherwise
-  /// One line (control characters escaped, invalid UTF-8 replaced): why there is no answer ("" when
-  /// `ok`). Its wording may change between releases.
+  /// One line (control characters escaped, invalid UTF-8 replaced): why there is no answer. When
+  /// `ok`, "", or what was cut after the answer (`truncation`): `answer at 1:1 taken; the output
+  /// was cut after it: the object opened at 3:1 never closes`. Its wording may change between
+  /// releases.
   std::string message;
   /// What the adapter or the exception handed over, unchanged (newlines and all): the
   /// `api_error`'s message, the `bad_response`'s `raw` (its `message` when `raw` is empty), the
   /// exception's `what()`. "" for the other outcomes: their raw text is `content`.
   std::string raw;
-  /// Where the content was cut: the extraction error's `truncation` (`extract` only). With
+  /// Where the content was cut (`extract` only): the extraction error's `truncation`, or, when
+  /// `ok`, the cut after the answer that policy `first` took (`answer::truncation`). With
   /// `cut::reasoning`, the cut is a reasoning region that never closes.
   std::optional<llmjson::cut> truncation;
   std::chrono::nanoseconds duration{0};  ///< adapter call plus extraction (0 when `cancelled`)

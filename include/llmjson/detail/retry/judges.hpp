@@ -68,10 +68,12 @@ class extraction_judge {
 
   judged<Out> operator()(message&& m, attempt& a) const {
     return judge_extraction<Out>(std::move(m), a, [&](std::string_view text) {
+      result<extraction> r = ::llmjson::extract(text, sel_, opts_);
+      record_cut_after_answer(r, a);
       if constexpr (std::same_as<Out, answer>) {
-        return ::llmjson::extract(text, sel_, opts_);
+        return r;
       } else {
-        return decoded_answer(sel_, ::llmjson::extract(text, sel_, opts_));
+        return decoded_answer(sel_, std::move(r));
       }
     });
   }
@@ -98,7 +100,9 @@ class extraction_judge {
     }
     /// Judges the message whose content was fed: the stream's `finish()`.
     judged<Out> finish(message&&, attempt& a) {
-      result<Out> r = judge_->conclude_(stream_.finish());
+      result<extraction> whole = stream_.finish();
+      record_cut_after_answer(whole, a);
+      result<Out> r = judge_->conclude_(std::move(whole));
       if (r) return record_extraction(std::move(r), a, nullptr);
       // The error's views point into the stream: into a copy the error can share instead.
       auto text = std::make_shared<const std::string>(this->text());

@@ -40,6 +40,14 @@ LLMJSON_INLINE result<answer> to_answer(result<extraction>&& r) {
   return make_answer(std::move(*r));
 }
 
+LLMJSON_INLINE void record_cut_after_answer(const result<extraction>& r, attempt& a) {
+  if (!r || !r->truncation) return;
+  const candidate& c = r->chosen();
+  a.truncation = r->truncation;
+  a.message = "answer at " + std::to_string(c.line) + ":" + std::to_string(c.column) +
+              " taken; the output was cut after it: " + r->truncation->message;
+}
+
 LLMJSON_INLINE void rebase(llmjson::error& e, std::string_view from, std::string_view to) noexcept {
   auto moved = [&](std::string_view v) {
     return v.empty() ? v : to.substr(static_cast<std::size_t>(v.data() - from.data()), v.size());

@@ -48,6 +48,10 @@ answer make_answer(extraction&& x);
 /// The answer of an extraction, owned, or its error.
 result<answer> to_answer(result<extraction>&& r);
 
+/// Records in `a` the cut after the answer of `r`, if any (policy `first` takes an answer before
+/// a cut): `truncation`, and a `message` that says so.
+void record_cut_after_answer(const result<extraction>& r, attempt& a);
+
 /// Records in `a` what became of one extraction (`r`), and returns it as a judgement; `text` is
 /// the content the error's views point into.
 template <class Out>
