@@ -30,8 +30,9 @@ namespace llmjson {
 /// What one attempt (one adapter call, then extraction) came to.
 ///
 /// `empty_content`, `bad_response` and the extraction errors `no_json`, `truncated`, `no_match`
-/// and `ambiguous` are retried within `retry_options::max_attempts` (an empty or reasoning-cut
-/// reply at `length` only with `retry_reasoning_at_length`); the others never are.
+/// and `ambiguous` are retried within `retry_options::max_attempts`, except a reply the token
+/// limit cut before any answer (`attempt::reasoning_at_length()`), retried only with
+/// `retry_options::retry_reasoning_at_length`; the others never are.
 enum class attempt_outcome {
   ok,             ///< a message with content (`complete`), or an answer (`extract`)
   empty_content,  ///< a message with no content, or only white space (extraction's `empty`)
@@ -302,7 +303,7 @@ struct answer {
 };
 
 /// Options of the retry wrapper. Designated initializers read well:
-/// `llmjson::retry_options{.max_attempts = 3, .retry_reasoning_at_length = false}`.
+/// `llmjson::retry_options{.max_attempts = 3, .retry_reasoning_at_length = true}`.
 struct retry_options {
   /// Adapter calls in all, the first one included (2: the send and one retry). 0 counts as 1:
   /// the request is always sent once, and never retried.
@@ -310,10 +311,11 @@ struct retry_options {
   /// Retry a reply that the token limit cut before any answer (`attempt::reasoning_at_length()`):
   /// empty content with `finish_reason` `length`, or content cut inside a reasoning region at
   /// `length`. With reasoning models the reasoning used the whole `max_tokens`; resending the
-  /// same request tends to fail the same way and is billed again. On by default, so that "empty
-  /// content is retried" holds without exceptions; set it to false unless a `next_request` hook
-  /// raises the token budget.
-  bool retry_reasoning_at_length = true;
+  /// same request tends to fail the same way and is billed again, so by default such a reply is
+  /// the result (its `message` says to raise `max_tokens`). Set it to true with a `next_request`
+  /// hook that raises the token budget. Empty content with any other `finish_reason` is retried
+  /// either way.
+  bool retry_reasoning_at_length = false;
   /// Extraction options (`extract` only): policy, fallback, limits.
   llmjson::options extraction{};
   /// Called with each attempt as it ends, successful or not, before any further call. It may
@@ -329,12 +331,14 @@ struct retry_options {
   /// With a streaming adapter (`StreamingAdapter`), in `extract` under policy `first`: request
   /// stop as soon as the answer is settled (`llmjson::stream::settled()`), so that the adapter
   /// ends the call and the rest of the output is neither waited for nor paid for. The answer is
-  /// the one the whole output would have given. Under `unique` and `last` nothing settles
-  /// before the end, and `complete` has no answer to settle: the switch changes nothing there.
-  /// Note that with `extraction.start` left `unknown`, an output without reasoning markers
-  /// settles only at its end, so this saves nothing on most outputs (on the corpus, 1 case of
-  /// 85 settles before its last byte): set `output_start::answer` for models that do not reason
-  /// in their content (21 of 85 then do). The README's "How early it settles" has the figures.
+  /// the one the whole output would have given, so it is on by default: it never changes an
+  /// answer, and acts only when one settles before the end. It never does under `unique` and
+  /// `last` (`extract<T>`'s default is `unique`: set `extraction.policy` to `first` there), in
+  /// `complete`, or with a non-streaming adapter; and with `extraction.start` left `unknown` an
+  /// output settles before its end only after a reasoning marker (7 of the 85 corpus cases; 40
+  /// with `output_start::answer`, for models that do not reason in their content:
+  /// tests/bench/README.md, "How early the stream settles"). `attempt::stopped_early` says when
+  /// it acted.
   bool stop_early = true;
 #endif
 };
