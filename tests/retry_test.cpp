@@ -40,7 +40,7 @@ struct network_down : std::runtime_error {
 };
 
 // An adapter's exception type that carries the record: the wrapper fills it in and rethrows it.
-struct network_down_recorded : std::runtime_error, llmjson::attempts_record {
+struct network_error : std::runtime_error, llmjson::attempts_record {
   using std::runtime_error::runtime_error;
 };
 
@@ -59,7 +59,7 @@ std::optional<llmjson::attempt_exception> attempt_exception_of(Call call) {
 struct script {
   std::deque<llmjson::completion> replies;  // replayed in order, one per call
   std::size_t throw_at = 0;                 // the call (1-based) that throws network_down; 0: none
-  bool recorded = false;                    // throw network_down_recorded instead
+  bool recorded = false;                    // throw network_error instead
   std::vector<std::string> seen;            // every request received, in order
   std::size_t calls = 0;
 };
@@ -69,8 +69,7 @@ auto replay(script& s) {
   return [&s](const std::string& request) -> llmjson::completion {
     s.seen.push_back(request);
     ++s.calls;
-    if (s.calls == s.throw_at && s.recorded)
-      throw network_down_recorded("connection reset by peer");
+    if (s.calls == s.throw_at && s.recorded) throw network_error("connection reset by peer");
     if (s.calls == s.throw_at) throw network_down("connection reset by peer");
     if (s.replies.empty())
       throw std::logic_error("the script has no reply left: one call too many");
@@ -327,7 +326,7 @@ TEST_CASE("no JSON, then the adapter throws: both attempts reach the caller, not
     bool caught = false;
     try {
       (void)llmjson::retrying(replay(s), opts).extract<plan>(prompt);
-    } catch (const network_down_recorded& e) {  // the caller's own type, caught as before
+    } catch (const network_error& e) {  // the caller's own type, caught as before
       caught = true;
       CHECK(std::string(e.what()) == "connection reset by peer");
       check_attempts(e.attempts());
@@ -348,6 +347,37 @@ TEST_CASE("no JSON, then the adapter throws: both attempts reach the caller, not
       }
       CHECK(caught);
     }
+  }
+}
+
+TEST_CASE("the adapters README's exception handlers: a type of yours, and any other",
+          "[retry][readme]") {
+  for (bool yours : {true, false}) {
+    std::ostringstream out;
+    int calls = 0;
+    bool nested_out = false;
+    try {
+      auto model = llmjson::retrying([&, yours](const std::string&) -> llmjson::completion {
+        if (++calls == 1) return msg("Let me think about it.");
+        if (yours) throw network_error("connection reset by peer");
+        throw network_down("connection reset by peer");
+      });
+      const std::string prompt = "Plan tea";
+      // The README's block.
+      try {
+        if (auto r = model.extract<plan>(prompt)) out << r->steps.size() << " steps\n";
+      } catch (const network_error& e) {  // caught as before, with the record
+        for (const llmjson::attempt& a : e.attempts()) out << a.number << ": " << a.content << "\n";
+      } catch (const llmjson::attempt_exception& e) {  // any other exception, nested
+        for (const llmjson::attempt& a : e.attempts()) out << a.number << ": " << a.content << "\n";
+        e.rethrow_nested();  // to your own handlers
+      }
+    } catch (const network_down&) {
+      nested_out = true;
+    }
+    CHECK(calls == 2);
+    CHECK(nested_out == !yours);
+    CHECK(out.str() == "1: Let me think about it.\n2: \n");
   }
 }
 
@@ -389,7 +419,7 @@ TEST_CASE(
   bool caught = false;
   try {
     e->rethrow_nested();
-  } catch (const network_down_recorded& down) {
+  } catch (const network_error& down) {
     caught = true;
     CHECK(down.attempts().size() == 1);  // the inner call's record
   }
