@@ -29,10 +29,14 @@ LLMJSON_INLINE void record_current_exception(attempt& a) {
 }
 
 LLMJSON_INLINE void rethrow_with_attempts(std::vector<attempt>&& attempts) {
-  auto what = [&] {
-    if (attempts.empty()) return std::string("an attempt threw, not retried");
-    return "attempt " + std::to_string(attempts.back().number) + " threw, not retried [" +
-           describe_attempts(attempts) + "]: " + attempts.back().message;
+  // Made before `attempts` is moved: the arguments of a call are evaluated in any order.
+  auto nested = [&] {
+    std::string what = attempts.empty()
+                           ? std::string("an attempt threw, not retried")
+                           : "attempt " + std::to_string(attempts.back().number) +
+                                 " threw, not retried [" + describe_attempts(attempts) +
+                                 "]: " + attempts.back().message;
+    return attempt_exception(std::move(attempts), std::move(what));
   };
   try {
     throw;
@@ -41,9 +45,9 @@ LLMJSON_INLINE void rethrow_with_attempts(std::vector<attempt>&& attempts) {
       attempts_access::fill(r, std::move(attempts));
       throw;
     }
-    throw attempt_exception(std::move(attempts), what());
+    throw nested();
   } catch (...) {
-    throw attempt_exception(std::move(attempts), what());
+    throw nested();
   }
 }
 
