@@ -134,7 +134,7 @@ TEST_CASE("empty twice: a parse error with the last finish_reason and the cause"
   script s;
   s.replies = {msg("", "length"), msg("", "length")};
   std::string prompt = "plan";
-  auto r = llmjson::retrying(replay(s), {.retry_reasoning_at_length = true}).complete(prompt);
+  auto r = llmjson::retrying(replay(s)).complete(prompt);
   REQUIRE_FALSE(r);
   CHECK(s.calls == 2);
   const auto& e = r.error();
@@ -178,13 +178,12 @@ TEST_CASE("empty twice through extract: the extraction error empty, kept with it
   CHECK(r.error().extraction->kind == llmjson::error_kind::empty);
 }
 
-TEST_CASE("empty with length is not retried by default: the same request would fail the same way",
-          "[retry]") {
+TEST_CASE("empty with length is not retried when the caller says so", "[retry]") {
   script s;
   s.replies = {msg("", "length")};
   std::string prompt = "plan";
-  CHECK_FALSE(llmjson::retry_options{}.retry_reasoning_at_length);
-  auto r = llmjson::retrying(replay(s), {.max_attempts = 3}).complete(prompt);
+  auto r = llmjson::retrying(replay(s), {.max_attempts = 3, .retry_reasoning_at_length = false})
+               .complete(prompt);
   REQUIRE_FALSE(r);
   CHECK(s.calls == 1);
   CHECK(r.error().cause == attempt_outcome::empty_content);
@@ -865,9 +864,7 @@ TEST_CASE("a hook may raise max_tokens after a length cut, or decline to retry",
       if (failed.empty_at_length()) next.max_tokens *= 10;
       return next;
     };
-    auto r =
-        llmjson::retrying(adapter, {.max_attempts = 3, .retry_reasoning_at_length = true}, raise)
-            .extract<plan>(request);
+    auto r = llmjson::retrying(adapter, {.max_attempts = 3}, raise).extract<plan>(request);
     REQUIRE(r);
     CHECK(budgets == std::vector<int>{100, 1000});
     CHECK(request.max_tokens == 100);
@@ -878,9 +875,7 @@ TEST_CASE("a hook may raise max_tokens after a length cut, or decline to retry",
       if (failed.empty_at_length()) return std::nullopt;
       return previous;
     };
-    auto r =
-        llmjson::retrying(adapter, {.max_attempts = 3, .retry_reasoning_at_length = true}, decline)
-            .extract<plan>(request);
+    auto r = llmjson::retrying(adapter, {.max_attempts = 3}, decline).extract<plan>(request);
     REQUIRE_FALSE(r);
     CHECK(budgets == std::vector<int>{100});
     CHECK(r.error().message.find("(not retried: the next_request hook returned no request)") !=
@@ -1229,7 +1224,7 @@ TEST_CASE("extract<T>(request, check): the caller's check on the decoded T, retr
 
 TEST_CASE("extract(request) without a selector: the answer is a JSON object", "[retry]") {
   script s;
-  s.replies = {msg("no json here"), msg("", "stop"), msg(good_plan)};
+  s.replies = {msg("no json here"), msg("", "length"), msg(good_plan)};
   std::string prompt = "p";
   auto r = llmjson::retrying(replay(s), {.max_attempts = 3}).extract(prompt);
   REQUIRE(r);
@@ -1472,10 +1467,10 @@ llmjson::retry_result<llmjson::answer> extract_through_seam(script& s,
 TEST_CASE("a cut inside reasoning at length is recorded as such, and can be declined",
           "[retry][reasoning]") {
   const std::string thinking = "<think>\nThe user wants a plan. First";
-  SECTION("by default, one call") {
+  SECTION("retry_reasoning_at_length = false: one call") {
     script s;
     s.replies = {msg(thinking, "length"), msg(good_plan)};
-    auto r = extract_through_seam(s, {.max_attempts = 3});
+    auto r = extract_through_seam(s, {.max_attempts = 3, .retry_reasoning_at_length = false});
     REQUIRE_FALSE(r);
     CHECK(s.calls == 1);
     const auto& a = r.attempts.at(0);
@@ -1497,10 +1492,10 @@ TEST_CASE("a cut inside reasoning at length is recorded as such, and can be decl
     REQUIRE(r.error().extraction);
     CHECK(r.error().extraction->truncation->reasoning);
   }
-  SECTION("retry_reasoning_at_length = true: retried, and the record keeps it") {
+  SECTION("by default it is retried, and the record keeps it") {
     script s;
     s.replies = {msg(thinking, "length"), msg(good_plan)};
-    auto r = extract_through_seam(s, {.retry_reasoning_at_length = true});
+    auto r = extract_through_seam(s, {});
     REQUIRE(r);
     CHECK(s.calls == 2);
     CHECK(r.attempts.at(0).reasoning_at_length());
@@ -1536,12 +1531,14 @@ const std::string cut_in_think =
 }  // namespace
 
 TEST_CASE(
-    "a reply cut inside <think> at length: the budget went to reasoning, not retried by default",
+    "a reply cut inside <think> at length: the budget went to reasoning, not retried when "
+    "declined",
     "[retry][reasoning][reasoning-cut]") {
   script s;
   s.replies = {msg(cut_in_think, "length"), msg(good_plan)};
   std::string prompt = "plan";
-  auto r = llmjson::retrying(replay(s), {.max_attempts = 3}).extract<plan>(prompt);
+  auto r = llmjson::retrying(replay(s), {.max_attempts = 3, .retry_reasoning_at_length = false})
+               .extract<plan>(prompt);
   CHECK(s.calls == 1);
   REQUIRE_FALSE(r);
   REQUIRE(r.attempts.size() == 1);
@@ -1556,13 +1553,12 @@ TEST_CASE(
         std::string::npos);
 }
 
-TEST_CASE("a reply cut inside <think> at length is retried when asked, and recorded as such",
+TEST_CASE("a reply cut inside <think> at length is retried by default, and recorded as such",
           "[retry][reasoning][reasoning-cut]") {
   script s;
   s.replies = {msg(cut_in_think, "length"), msg(good_plan)};
   std::string prompt = "plan";
-  auto r = llmjson::retrying(replay(s), {.retry_reasoning_at_length = true})
-               .extract(prompt, llmjson::any_key({"steps"}));
+  auto r = llmjson::retrying(replay(s)).extract(prompt, llmjson::any_key({"steps"}));
   REQUIRE(r);
   CHECK(r->value["steps"].size() == 2);
   CHECK(s.calls == 2);
@@ -1819,10 +1815,7 @@ TEST_CASE("streamed replies are retried and classified as whole ones are", "[ret
     s.replies = {streamed("", 8, "stop"),
                  {{}, llmjson::message{"", "length", "assistant", "thinking..."}, false},
                  streamed(answer_then_talk)};
-    llmjson::retry_options asked = opts;
-    asked.retry_reasoning_at_length = true;
-    auto r =
-        llmjson::retrying(stream_replay(s), asked).extract(prompt, llmjson::any_key({"steps"}));
+    auto r = llmjson::retrying(stream_replay(s), opts).extract(prompt, llmjson::any_key({"steps"}));
     REQUIRE(r);
     REQUIRE(r.attempts.size() == 3);
     CHECK(r.attempts[0].outcome == attempt_outcome::empty_content);

@@ -219,8 +219,7 @@ void preamble_with_its_own_fence_then_the_plan() {
 
 void empty_at_length_then_the_plan() {
   fake_server server(json::array({reply(nullptr, "length"), reply(plan_json, "stop")}));
-  auto model = llmjson::retrying(openai_example::make_adapter(config_for(server)),
-                                 {.retry_reasoning_at_length = true});
+  auto model = llmjson::retrying(openai_example::make_adapter(config_for(server)));
   auto r = model.extract<plan>(tea_request());
   auto requests = server.finish();
   EXPECT(r);
@@ -240,8 +239,7 @@ void empty_at_length_with_a_hook_that_raises_max_tokens() {
   };
   auto request = tea_request();
   request.max_tokens = 1000;
-  llmjson::retrying model(openai_example::make_adapter(config_for(server)),
-                          {.retry_reasoning_at_length = true}, raise);
+  llmjson::retrying model(openai_example::make_adapter(config_for(server)), {}, raise);
   auto r = model.extract<plan>(request);
   auto requests = server.finish();
   EXPECT(r);
@@ -256,8 +254,7 @@ void empty_at_length_with_a_hook_that_raises_max_tokens() {
 void empty_at_length_twice() {
   fake_server server(
       json::array({reply(nullptr, "length"), reply("", "length"), reply(plan_json, "stop")}));
-  auto r = llmjson::retrying(openai_example::make_adapter(config_for(server)),
-                             {.retry_reasoning_at_length = true})
+  auto r = llmjson::retrying(openai_example::make_adapter(config_for(server)))
                .extract<plan>(tea_request());
   auto requests = server.finish();
   EXPECT(!r);

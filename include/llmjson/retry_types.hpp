@@ -30,9 +30,8 @@ namespace llmjson {
 /// What one attempt (one adapter call, then extraction) came to.
 ///
 /// `empty_content`, `bad_response` and the extraction errors `no_json`, `truncated`, `no_match`
-/// and `ambiguous` are retried within `retry_options::max_attempts`, except a reply the token
-/// limit cut before any answer (`attempt::reasoning_at_length()`), retried only with
-/// `retry_options::retry_reasoning_at_length`; the others never are.
+/// and `ambiguous` are retried within `retry_options::max_attempts` (an empty or reasoning-cut
+/// reply at `length` only with `retry_reasoning_at_length`); the others never are.
 enum class attempt_outcome {
   ok,             ///< a message with content (`complete`), or an answer (`extract`)
   empty_content,  ///< a message with no content, or only white space (extraction's `empty`)
@@ -303,7 +302,7 @@ struct answer {
 };
 
 /// Options of the retry wrapper. Designated initializers read well:
-/// `llmjson::retry_options{.max_attempts = 3, .retry_reasoning_at_length = true}`.
+/// `llmjson::retry_options{.max_attempts = 3, .retry_reasoning_at_length = false}`.
 struct retry_options {
   /// Adapter calls in all, the first one included (2: the send and one retry). 0 counts as 1:
   /// the request is always sent once, and never retried.
@@ -311,11 +310,13 @@ struct retry_options {
   /// Retry a reply that the token limit cut before any answer (`attempt::reasoning_at_length()`):
   /// empty content with `finish_reason` `length`, or content cut inside a reasoning region at
   /// `length`. With reasoning models the reasoning used the whole `max_tokens`; resending the
-  /// same request tends to fail the same way and is billed again, so by default such a reply is
-  /// the result (its `message` says to raise `max_tokens`). Set it to true with a `next_request`
-  /// hook that raises the token budget. Empty content with any other `finish_reason` is retried
-  /// either way.
-  bool retry_reasoning_at_length = false;
+  /// same request often fails the same way and is billed again, but reasoning lengths vary from
+  /// call to call and some providers return such replies at random. On by default, so that the
+  /// wrapper's promise holds without exceptions: empty content is retried, whatever the
+  /// `finish_reason`. The attempt's `message` says to raise `max_tokens`; a `next_request` hook
+  /// that does raise it makes the retry worth its cost. Set it to false to take such a reply as
+  /// the result at once.
+  bool retry_reasoning_at_length = true;
   /// Extraction options (`extract` only): policy, fallback, limits.
   llmjson::options extraction{};
   /// Called with each attempt as it ends, successful or not, before any further call. It may

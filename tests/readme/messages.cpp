@@ -99,7 +99,7 @@ struct same_reply {
 };
 
 int retry_errors() {
-  // Empty at the token limit, through complete(): not retried by default.
+  // Empty at the token limit, twice, through complete().
   auto empty = llmjson::retrying(same_reply{{.content = "", .finish_reason = "length"}});
   auto r1 = empty.complete(std::string("Plan the jump"));
   // Cut inside the answer, twice, through extract().
