@@ -212,8 +212,8 @@ TEST_CASE("malformed keyword values and references are compile errors", "[schema
   CHECK(compile_error(json::parse(R"({"items": []})")) == "/items: expected at least one schema");
   CHECK(compile_error(json::parse(R"({"$schema": "https://json-schema.org/draft/2020-12/schema"})"))
             .rfind("/$schema: only draft 7 is supported", 0) == 0);
-  CHECK(compile_error(json::parse(R"x({"pattern": "(?=x)"})x")) ==
-        R"x(/pattern: pattern "(?=x)": lookahead is not supported)x");
+  CHECK(compile_error(json::parse(R"x({"pattern": "(a)\\1"})x")) ==
+        R"x(/pattern: pattern "(a)\\1": backreferences are not supported)x");
   CHECK(compile_error(json::parse(R"({"patternProperties": {"\\1": {}}})")) ==
         R"(/patternProperties/\1: pattern "\\1": backreferences are not supported)");
   CHECK(compile_error(json(3)) == "/: a schema must be an object or a boolean");
@@ -340,13 +340,136 @@ TEST_CASE("patterns: the ECMAScript subset", "[schema][regex]") {
   CHECK(search("^a{2}$", "aa"));
   CHECK(search("x{", "x{"));  // Annex B: a brace that is not a quantifier is a literal
   CHECK(regex_error("\\1") == "backreferences are not supported");
-  CHECK(regex_error("(?<=a)b") == "lookbehind is not supported");
-  CHECK(regex_error("(?!a)") == "lookahead is not supported");
   CHECK(regex_error("\\p{L}") == "Unicode property escapes are not supported");
   CHECK(regex_error("\\Z") == "unsupported escape \\Z");
   CHECK(regex_error("a**") == "nothing to repeat");
   CHECK(regex_error("(a") == "missing ')'");
   CHECK(regex_error("[z-a]") == "range out of order in character class");
+}
+
+TEST_CASE("patterns: lookahead and lookbehind", "[schema][regex]") {
+  // The two patterns real schemas use most: not blank, and a password policy.
+  CHECK_FALSE(search("^(?!\\s*$).+", "   "));
+  CHECK(search("^(?!\\s*$).+", " x "));
+  const char* policy = "^(?=.*\\d)(?=.*[a-z]).{8,}$";
+  CHECK(search(policy, "abcdefg1"));
+  CHECK(search(policy, "1ABCDEFa"));
+  CHECK_FALSE(search(policy, "abcdefgh"));  // no digit
+  CHECK_FALSE(search(policy, "ABCDEFG1"));  // no lower-case letter
+  CHECK_FALSE(search(policy, "abc1"));      // too short
+  // Lookbehind, positive and negative.
+  CHECK(search("(?<=\\$)\\d+", "costs $12"));
+  CHECK_FALSE(search("(?<=\\$)\\d+", "costs 12$"));
+  CHECK(search("(?<!-)\\b\\d+", "x -12 3"));
+  CHECK_FALSE(search("(?<!-)\\b\\d+", "-12"));
+  CHECK_FALSE(search("(?<!-)\\b\\d+", "a-12"));
+  // Nested, each kind in each other kind.
+  CHECK(search("(?=(?!a)b)", "ab"));
+  CHECK_FALSE(search("(?=(?!a)b)", "aa"));
+  CHECK(search("(?<=(?<=a)b)c", "abc"));
+  CHECK_FALSE(search("(?<=(?<=a)b)c", "bbc"));
+  CHECK(search("(?=b(?<=ab))", "ab"));
+  CHECK_FALSE(search("(?=b(?<=ab))", "bb"));
+  CHECK(search("(?<=a(?=b))b", "ab"));
+  CHECK(search("^(?!.*(?<!\\\\)\"$)", R"(say \")"));  // ends without an unescaped quote
+  CHECK_FALSE(search("^(?!.*(?<!\\\\)\"$)", R"(say ")"));
+  // Alternation and classes inside bodies.
+  CHECK(search("x(?=y|z$)", "xz"));
+  CHECK_FALSE(search("x(?=y|z$)", "xza"));
+  CHECK(search("(?<![aeiou])y", "ay by"));
+  CHECK_FALSE(search("(?<![aeiou])y", "ay"));
+  CHECK(search("^(?:(?![<>]).)*$", "a b c"));
+  CHECK_FALSE(search("^(?:(?![<>]).)*$", "a <b> c"));
+  // ^ $ \b \B in bodies test positions of the whole text, in either direction.
+  CHECK_FALSE(search("a(?=^b)", "ab"));
+  CHECK(search("(?<=^|,)a", "b,a"));
+  CHECK_FALSE(search("(?<=^|,)a", "ba"));
+  CHECK(search("(?<=^)a", "ab"));
+  CHECK_FALSE(search("b(?<=^b)", "ab"));
+  CHECK(search("a(?=\\b)", "a"));
+  CHECK_FALSE(search("a(?=\\bb)", "ab"));
+  CHECK(search("a(?=\\Bb)", "ab"));
+  CHECK(search("(?<=\\b)x", "a x"));
+  CHECK_FALSE(search("(?<=\\B)x", "a x"));
+  CHECK(search("x(?<=x$)", "ax"));
+  CHECK_FALSE(search("x(?<=x$)", "axb"));
+  // A lookbehind of any length (ECMAScript allows it).
+  CHECK(search("(?<=a+b)c", "xaaabc"));
+  CHECK_FALSE(search("(?<=a+b)c", "bc"));
+  CHECK(search("(?<=^(?:ab|c)*)d", "abcabd"));
+  CHECK_FALSE(search("(?<=^(?:ab|c)*)d", "abcbd"));
+  // Empty bodies: (?=) and (?<=) always hold, (?!) and (?<!) never.
+  CHECK(search("(?=)", ""));
+  CHECK(search("a(?<=)", "a"));
+  CHECK_FALSE(search("(?!)", "abc"));
+  CHECK_FALSE(search("(?<!)", ""));
+  // At the very start and end of the text.
+  CHECK(search("^(?=a)", "a"));
+  CHECK_FALSE(search("^(?=a)", ""));
+  CHECK(search("(?<=a)$", "ba"));
+  CHECK(search("(?!.)", "abc"));   // holds at the end
+  CHECK(search("(?<!.)", "abc"));  // holds at the start
+  CHECK_FALSE(search("(?<=.)^", "abc"));
+  CHECK_FALSE(search("$(?=.)", "abc"));
+  // Code points, not bytes, in the text and in lookbehind bodies.
+  CHECK(search("(?<=é)ü", "éü"));
+  CHECK(search("(?<=^[à-ÿ]{2})x", "éüx"));
+  CHECK_FALSE(search("(?<=^[à-ÿ]{3})x", "éüx"));
+  CHECK(search("(?<=\xF0\x9F\x98\x80)!", "\xF0\x9F\x98\x80!"));
+  CHECK(search("^.(?<!\\u00e9)$", "e"));
+  CHECK_FALSE(search("^.(?<!\\u00e9)$", "é"));
+  CHECK(search("(?=.$)\\ud83d\\ude00", "a\xF0\x9F\x98\x80"));
+  // Quantified lookahead as JavaScript reads it (Annex B); a quantified lookbehind is an error.
+  CHECK(search("^(?=a)*b", "b"));  // zero iterations: the assertion is never needed
+  CHECK(search("^(?=a)?b", "b"));
+  CHECK(search("^(?=a){0,3}b", "b"));
+  CHECK_FALSE(search("^(?=a)+b", "b"));  // one iteration at least: (?=a)
+  CHECK_FALSE(search("^(?=a){2}b", "b"));
+  CHECK(search("^(?=a){2}a", "a"));
+  CHECK(regex_error("(?<=a)*b") == "nothing to repeat");
+  CHECK(regex_error("(?<!a){2}b") == "nothing to repeat");
+  // Malformed or too many.
+  CHECK(regex_error("(?=a") == "missing ')'");
+  CHECK(regex_error("(?<=a") == "missing ')'");
+  CHECK(regex_error("(?<a") == "unterminated group name");
+  std::string many;
+  for (int i = 0; i < 65; ++i) many += "(?=a)";
+  CHECK(regex_error(many.c_str()) == "too many lookarounds (over 64)");
+  // Through a schema.
+  const auto s = compiled(R"({"pattern": "^(?=.*[A-Z])(?!.*\\s).+(?<![.])$"})");
+  CHECK(s(json("Passw0rd")).ok);
+  CHECK_FALSE(s(json("pass word")).ok);
+  CHECK_FALSE(s(json("Password.")).ok);
+}
+
+TEST_CASE("lookaround runs in linear time: work is bounded by (code points + 1) x program size",
+          "[schema][regex]") {
+  // 25 nested lookarounds around a body a backtracker would take exponential time on, then 25
+  // sequenced ones, against a 128 KiB subject (1 MiB: 114 million instructions visited, some 15 s
+  // in a Debug build). The bound is on instructions visited, not on time (ctest's timeout catches
+  // a hang).
+  std::string pattern;
+  for (int i = 0; i < 25; ++i) pattern += i % 2 ? "(?<=" : "(?=";
+  pattern += "(?:a|aa)*";
+  for (int i = 0; i < 25; ++i) pattern += ")";
+  for (int i = 0; i < 25; ++i) pattern += i % 2 ? "(?!(?:a|aa)+b)" : "(?<!c(?:a|aa)+)";
+  pattern += "a$";
+  std::string error;
+  const auto re = llmjson::detail::regex::compile(pattern, error);
+  REQUIRE(re);
+  const std::string text(1 << 17, 'a');
+  std::size_t work = 0;
+  CHECK(re->search(text, work));
+  CHECK(work <= (text.size() + 1) * re->program_size());
+  work = 0;
+  CHECK_FALSE(re->search(text + "!", work));
+  CHECK(work <= (text.size() + 2) * re->program_size());
+  // The same bound without lookaround, where the old engine had it too.
+  const auto plain = llmjson::detail::regex::compile("(a*)*b", error);
+  REQUIRE(plain);
+  work = 0;
+  CHECK_FALSE(plain->search(text, work));
+  CHECK(work <= (text.size() + 1) * plain->program_size());
 }
 
 TEST_CASE("patterns and lengths count code points, not bytes", "[schema][regex]") {

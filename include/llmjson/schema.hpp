@@ -56,11 +56,13 @@ class schema_result;
 /// only a container of schemas reached through `$ref`, like `definitions` under another name.)
 /// As draft 7 says, keywords beside `$ref` are ignored (they must still be known).
 ///
-/// `pattern` and `patternProperties` use llmjson's own ECMAScript-subset regex (no
-/// backreferences or lookaround: a compile error), run without backtracking: a search costs at
-/// most O(code points of the string × program size), the program is capped at
+/// `pattern` and `patternProperties` use llmjson's own ECMAScript-subset regex (backreferences
+/// and `\p{..}` are a compile error), run without backtracking: a search costs at most
+/// O(code points of the string × program size), the program is capped at
 /// `detail::regex_max_program` (4096) instructions, so no pattern or string can make it
-/// exponential or overflow the stack.
+/// exponential or overflow the stack. Lookahead and lookbehind (nested, of any length) keep
+/// that bound: each is computed for every position in one pass before the match, which reads
+/// the result (see `detail/schema/regex.hpp`).
 ///
 /// Validation recursion is bounded: a `$ref` cycle that never descends into the value is a
 /// compile error, and more than `detail::schema_max_evaluation_depth` nested evaluations fail

@@ -21,7 +21,8 @@
 namespace llmjson::detail {
 
 /// Reads a pattern into the program of a `regex` (one node tree, then Thompson construction);
-/// `run` returns it, or `std::nullopt` with the reason.
+/// `run` returns it, or `std::nullopt` with the reason. Each lookaround's body becomes a program
+/// of its own (reversed for a lookahead), emitted before the main one.
 class regex_parser {
  public:
   explicit regex_parser(std::string_view pattern) {
@@ -38,7 +39,12 @@ class regex_parser {
       error = "unmatched ')'";
       return std::nullopt;
     }
-    if (!emit(root) || !push({regex::op::match, 0, 0})) {
+    if (!emit_bodies(root)) {
+      error = error_;
+      return std::nullopt;
+    }
+    out_.start_ = here();
+    if (!emit(root, false) || !push({regex::op::match, 0, 0})) {
       error = error_;
       return std::nullopt;
     }
@@ -49,18 +55,33 @@ class regex_parser {
   using range_list = std::vector<std::pair<char32_t, char32_t>>;
   static constexpr unsigned unbounded = std::numeric_limits<unsigned>::max();
 
-  enum class kind : std::uint8_t { empty, cls, any, bol, eol, word, not_word, concat, alt, repeat };
+  enum class kind : std::uint8_t {
+    empty,
+    cls,
+    any,
+    bol,
+    eol,
+    word,
+    not_word,
+    concat,
+    alt,
+    repeat,
+    look
+  };
   struct node {
     kind k = kind::empty;
-    std::uint32_t cls = 0;
+    std::uint32_t index = 0;  // cls: the class; look: the table (set by emit_bodies)
     std::vector<std::size_t> kids;
     unsigned min = 0;
     unsigned max = 0;
+    bool behind = false;   // look: a lookbehind
+    bool negated = false;  // look: (?! or (?<!
   };
 
   std::vector<char32_t> cps_;
   std::size_t pos_ = 0;
   std::vector<node> nodes_;
+  std::size_t lookarounds_ = 0;
   regex out_;
   std::string error_;
 
@@ -75,6 +96,11 @@ class regex_parser {
   std::size_t add(node n) {
     nodes_.push_back(std::move(n));
     return nodes_.size() - 1;
+  }
+  std::size_t add(kind k) {
+    node n;
+    n.k = k;
+    return add(std::move(n));
   }
 
   static void normalize(range_list& r) {
@@ -120,7 +146,7 @@ class regex_parser {
     out_.classes_.push_back(regex::char_class{std::move(r), negated});
     node n;
     n.k = kind::cls;
-    n.cls = static_cast<std::uint32_t>(out_.classes_.size() - 1);
+    n.index = static_cast<std::uint32_t>(out_.classes_.size() - 1);
     return add(std::move(n));
   }
 
@@ -331,30 +357,36 @@ class regex_parser {
       switch (c) {
         case U'^':
           ++pos_;
-          atom = add(node{kind::bol, 0, {}, 0, 0});
+          atom = add(kind::bol);
           quantifiable = false;
           break;
         case U'$':
           ++pos_;
-          atom = add(node{kind::eol, 0, {}, 0, 0});
+          atom = add(kind::eol);
           quantifiable = false;
           break;
         case U'.':
           ++pos_;
-          atom = add(node{kind::any, 0, {}, 0, 0});
+          atom = add(kind::any);
           break;
         case U'[':
           if (!parse_class(atom)) return false;
           break;
         case U'(': {
           ++pos_;
+          node look;  // stays kind::empty unless the group is a lookaround
           if (peek() == U'?') {
             if (peek(1) == U':') {
               pos_ += 2;
             } else if (peek(1) == U'=' || peek(1) == U'!') {
-              return fail("lookahead is not supported");
+              look.k = kind::look;
+              look.negated = peek(1) == U'!';
+              pos_ += 2;
             } else if (peek(1) == U'<' && (peek(2) == U'=' || peek(2) == U'!')) {
-              return fail("lookbehind is not supported");
+              look.k = kind::look;
+              look.behind = true;
+              look.negated = peek(2) == U'!';
+              pos_ += 3;
             } else if (peek(1) == U'<') {
               pos_ += 2;
               while (!at_end() && peek() != U'>') ++pos_;
@@ -367,12 +399,21 @@ class regex_parser {
           if (!parse_disjunction(atom, depth + 1)) return false;
           if (peek() != U')') return fail("missing ')'");
           ++pos_;
+          if (look.k == kind::look) {
+            if (++lookarounds_ > regex_max_lookarounds) {
+              return fail("too many lookarounds (over " + std::to_string(regex_max_lookarounds) +
+                          ")");
+            }
+            look.kids = {atom};
+            quantifiable = !look.behind;  // ECMA-262 Annex B quantifies lookahead only
+            atom = add(std::move(look));
+          }
           break;
         }
         case U'\\': {
           ++pos_;
           if (peek() == U'b' || peek() == U'B') {
-            atom = add(node{peek() == U'b' ? kind::word : kind::not_word, 0, {}, 0, 0});
+            atom = add(peek() == U'b' ? kind::word : kind::not_word);
             ++pos_;
             quantifiable = false;
             break;
@@ -430,12 +471,20 @@ class regex_parser {
             }())) {
           return fail("nothing to repeat");
         }
-        node rep;
-        rep.k = kind::repeat;
-        rep.kids = {atom};
-        rep.min = mn;
-        rep.max = mx;
-        atom = add(std::move(rep));
+        if (nodes_[atom].k == kind::look) {
+          // A quantified lookahead, read as JavaScript does: an iteration matches nothing, so
+          // the quantifier adds nothing past one iteration, and with a minimum of zero the
+          // zero-iteration path always succeeds (an iteration that matches the empty string
+          // past the minimum fails in ECMA-262): the assertion is never needed.
+          if (mn == 0) atom = add(kind::empty);
+        } else {
+          node rep;
+          rep.k = kind::repeat;
+          rep.kids = {atom};
+          rep.min = mn;
+          rep.max = mx;
+          atom = add(std::move(rep));
+        }
       }
       seq.kids.push_back(atom);
     }
@@ -455,21 +504,47 @@ class regex_parser {
     return static_cast<std::uint32_t>(out_.code_.size());
   }
 
+  // Emits the program of every lookaround's body under node `id`, innermost first (post-order), so
+  // a body only reads tables computed before its own: each body is `emit(body, reversed for a
+  // lookahead)` then `match`, and its node's `index` becomes its place in `looks_`.
+  // A lookaround under a repeat is emitted once, as its table is the same for every copy.
+  // Recursion follows the syntax tree, as in `emit`. Errors: the program cap.
+  bool emit_bodies(std::size_t id) {
+    for (const std::size_t k : nodes_[id].kids) {
+      if (!emit_bodies(k)) return false;
+    }
+    node& n = nodes_[id];
+    if (n.k != kind::look) return true;
+    n.index = static_cast<std::uint32_t>(out_.looks_.size());
+    out_.looks_.push_back({here(), n.behind, n.negated});
+    return emit(n.kids[0], !n.behind) && push({regex::op::match, 0, 0});
+  }
+
+  // Emits the program of node `id`: forwards, or `reversed` (for a lookahead's body, run from
+  // right to left: a sequence's parts in the opposite order, everything else as it is). A
+  // lookaround is one `look` instruction (its body was emitted by `emit_bodies`).
   // Recursion here follows the pattern's syntax tree, whose depth is bounded by
-  // regex_max_nesting groups (each group adds at most three levels).
-  bool emit(std::size_t id) {
+  // regex_max_nesting groups (each group adds at most three levels). Errors: the program cap.
+  bool emit(std::size_t id, bool reversed) {
     const node& n = nodes_[id];
     switch (n.k) {
       case kind::empty: return true;
-      case kind::cls: return push({regex::op::cls, n.cls, 0});
+      case kind::cls: return push({regex::op::cls, n.index, 0});
       case kind::any: return push({regex::op::any, 0, 0});
       case kind::bol: return push({regex::op::bol, 0, 0});
       case kind::eol: return push({regex::op::eol, 0, 0});
       case kind::word: return push({regex::op::word, 0, 0});
       case kind::not_word: return push({regex::op::not_word, 0, 0});
+      case kind::look: return push({regex::op::look, n.index, 0});
       case kind::concat:
+        if (reversed) {
+          for (auto k = n.kids.rbegin(); k != n.kids.rend(); ++k) {
+            if (!emit(*k, true)) return false;
+          }
+          return true;
+        }
         for (const std::size_t k : n.kids) {
-          if (!emit(k)) return false;
+          if (!emit(k, false)) return false;
         }
         return true;
       case kind::alt: {
@@ -479,11 +554,11 @@ class regex_parser {
           if (i + 1 < n.kids.size()) {
             const std::uint32_t s = here();
             if (!push({regex::op::split, s + 1, 0})) return false;
-            if (!emit(n.kids[i])) return false;
+            if (!emit(n.kids[i], reversed)) return false;
             jumps.push_back(here());
             if (!push({regex::op::jmp, 0, 0})) return false;
             out_.code_[s].y = here();
-          } else if (!emit(n.kids[i])) {
+          } else if (!emit(n.kids[i], reversed)) {
             return false;
           }
         }
@@ -496,13 +571,13 @@ class regex_parser {
         const unsigned mx = n.max;
         for (unsigned i = 0; i < mn; ++i) {
           const std::uint32_t before = here();
-          if (!emit(kid)) return false;
+          if (!emit(kid, reversed)) return false;
           if (here() == before) break;  // an empty kid (`(?:){1000000}`): its copies are nothing
         }
         if (mx == unbounded) {
           const std::uint32_t loop = here();
           if (!push({regex::op::split, loop + 1, 0})) return false;
-          if (!emit(kid)) return false;
+          if (!emit(kid, reversed)) return false;
           if (!push({regex::op::jmp, loop, 0})) return false;
           out_.code_[loop].y = here();
           return true;
@@ -511,7 +586,7 @@ class regex_parser {
         for (unsigned i = mn; i < mx; ++i) {
           splits.push_back(here());
           if (!push({regex::op::split, here() + 1, 0})) return false;
-          if (!emit(kid)) return false;
+          if (!emit(kid, reversed)) return false;
         }
         for (const std::uint32_t s : splits) out_.code_[s].y = here();
         return true;
@@ -526,53 +601,66 @@ LLMJSON_INLINE std::optional<regex> regex::compile(std::string_view pattern, std
   return p.run(error);
 }
 
-LLMJSON_INLINE bool regex::search(std::string_view text) const {
-  std::vector<char32_t> cps;
-  cps.reserve(text.size());
-  for (std::size_t i = 0; i < text.size();) cps.push_back(utf8_next(text, i));
-  const std::size_t n = cps.size();
-  const std::size_t m = code_.size();
-
-  // Two sparse lists of program counters; `mark[pc] == gen` means pc is already in the list
-  // being built for the current step.
+/// The state lists of `regex::run`, shared by the runs of one search. `mark[pc] == gen` means
+/// pc is already in the list being built for the current position; `gen` only grows, so a new
+/// run or position needs no clearing.
+struct regex::scratch {
   std::vector<std::uint32_t> cur;
   std::vector<std::uint32_t> next;
-  std::vector<std::size_t> mark(m, std::numeric_limits<std::size_t>::max());
   std::vector<std::uint32_t> stack;
-  cur.reserve(m);
-  next.reserve(m);
-  stack.reserve(m);
+  std::vector<std::size_t> mark;
   std::size_t gen = 0;
+  std::size_t work = 0;  // instructions visited
+};
 
-  // Adds the epsilon closure of `pc` at text position `at` to `list`; returns true on a match.
-  auto add = [&](std::vector<std::uint32_t>& list, std::uint32_t start, std::size_t at) {
-    stack.push_back(start);
-    while (!stack.empty()) {
-      const std::uint32_t pc = stack.back();
-      stack.pop_back();
-      if (mark[pc] == gen) continue;
-      mark[pc] = gen;
+LLMJSON_INLINE bool regex::run(const std::vector<char32_t>& cps, std::uint32_t start,
+                               bool backwards, std::vector<bool>& tables, std::size_t record,
+                               scratch& s) const {
+  const std::size_t n = cps.size();
+  const bool recording = record < looks_.size();
+  const std::size_t row = record * (n + 1);  // the recorded table's first bit
+
+  // Adds the epsilon closure of `from` at text position `at` to `list`. Returns true on an
+  // acceptance when not recording; when recording, marks the position and goes on, as other
+  // threads of the closure may accept later.
+  auto add = [&](std::vector<std::uint32_t>& list, std::uint32_t from, std::size_t at) {
+    s.stack.push_back(from);
+    while (!s.stack.empty()) {
+      const std::uint32_t pc = s.stack.back();
+      s.stack.pop_back();
+      if (s.mark[pc] == s.gen) continue;
+      s.mark[pc] = s.gen;
+      ++s.work;
       const inst& in = code_[pc];
       switch (in.code) {
-        case op::jmp: stack.push_back(in.x); break;
+        case op::jmp: s.stack.push_back(in.x); break;
         case op::split:
-          stack.push_back(in.y);
-          stack.push_back(in.x);
+          s.stack.push_back(in.y);
+          s.stack.push_back(in.x);
           break;
         case op::bol:
-          if (at == 0) stack.push_back(pc + 1);
+          if (at == 0) s.stack.push_back(pc + 1);
           break;
         case op::eol:
-          if (at == n) stack.push_back(pc + 1);
+          if (at == n) s.stack.push_back(pc + 1);
           break;
         case op::word:
         case op::not_word: {
           const bool before = at > 0 && regex_parser::is_word(cps[at - 1]);
           const bool after = at < n && regex_parser::is_word(cps[at]);
-          if ((before != after) == (in.code == op::word)) stack.push_back(pc + 1);
+          if ((before != after) == (in.code == op::word)) s.stack.push_back(pc + 1);
           break;
         }
-        case op::match: stack.clear(); return true;
+        case op::look:
+          if (tables[in.x * (n + 1) + at]) s.stack.push_back(pc + 1);
+          break;
+        case op::match:
+          if (!recording) {
+            s.stack.clear();
+            return true;
+          }
+          tables[row + at] = true;
+          break;
         case op::cls:
         case op::any: list.push_back(pc); break;
       }
@@ -580,14 +668,18 @@ LLMJSON_INLINE bool regex::search(std::string_view text) const {
     return false;
   };
 
-  for (std::size_t at = 0;; ++at) {
-    // Unanchored search: a new thread starts at every position.
-    if (add(cur, 0, at)) return true;
-    if (at == n) return false;
-    ++gen;
-    next.clear();
-    const char32_t c = cps[at];
-    for (const std::uint32_t pc : cur) {
+  ++s.gen;
+  s.cur.clear();
+  const std::size_t last = backwards ? 0 : n;
+  for (std::size_t at = backwards ? n : 0;;) {
+    // Unanchored: a new thread starts at every position.
+    if (add(s.cur, start, at)) return true;
+    if (at == last) return false;
+    ++s.gen;
+    s.next.clear();
+    const char32_t c = backwards ? cps[at - 1] : cps[at];
+    const std::size_t to = backwards ? at - 1 : at + 1;
+    for (const std::uint32_t pc : s.cur) {
       const inst& in = code_[pc];
       bool ok = false;
       if (in.code == op::any) {
@@ -595,12 +687,38 @@ LLMJSON_INLINE bool regex::search(std::string_view text) const {
       } else {
         ok = classes_[in.x].contains(c);
       }
-      if (ok && add(next, pc + 1, at + 1)) return true;
+      if (ok && add(s.next, pc + 1, to)) return true;
     }
-    std::swap(cur, next);
-    // `cur` now holds step at+1's threads, marked with `gen`; the start thread added next
+    std::swap(s.cur, s.next);
+    at = to;
+    // `cur` now holds position `to`'s threads, marked with `gen`; the start thread added next
     // iteration must share that mark so nothing is added twice.
   }
+}
+
+LLMJSON_INLINE bool regex::search(std::string_view text, std::size_t& work) const {
+  std::vector<char32_t> cps;
+  cps.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) cps.push_back(utf8_next(text, i));
+  const std::size_t n = cps.size();
+
+  scratch s;
+  s.mark.assign(code_.size(), std::numeric_limits<std::size_t>::max());
+  s.cur.reserve(code_.size());
+  s.next.reserve(code_.size());
+  s.stack.reserve(code_.size());
+  // The lookaround tables, one row of n + 1 bits per lookaround, innermost first.
+  std::vector<bool> tables(looks_.size() * (n + 1), false);
+  for (std::size_t k = 0; k < looks_.size(); ++k) {
+    const lookaround& l = looks_[k];
+    (void)run(cps, l.start, !l.behind, tables, k, s);
+    if (l.negated) {
+      for (std::size_t at = 0; at <= n; ++at) tables[k * (n + 1) + at].flip();
+    }
+  }
+  const bool found = run(cps, start_, false, tables, looks_.size(), s);
+  work += s.work;
+  return found;
 }
 
 }  // namespace llmjson::detail

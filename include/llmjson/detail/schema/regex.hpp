@@ -20,13 +20,32 @@ namespace llmjson::detail {
 // Thompson NFA and simulates it breadth-first (a Pike VM without captures): a search costs at
 // most O(code points of the text × instructions of the program), never recurses on the text, and
 // the program is capped at `regex_max_program` instructions when compiled.
+//
+// Lookaround keeps that bound (Barrière & Pit-Claudel, "Linear Matching of JavaScript Regular
+// Expressions", PLDI 2024; without captures, as a search only answers yes or no). Each
+// lookaround's body is compiled to a program of its own, and before the main match a search fills
+// one table per lookaround, one bit per position of the text, innermost lookarounds first:
+// - `(?<=R)` holds at j iff R matches some text[i..j): one forward run of R's program, a new
+//   thread at every position, records every position where a thread accepts;
+// - `(?=R)` holds at i iff R matches some text[i..j): R's program is compiled reversed (a
+//   sequence's parts in the opposite order) and run backwards from the end of the text, a new
+//   thread at every position, recording every position where a thread accepts;
+// - `(?!R)` and `(?<!R)` negate the table.
+// In the main program and in bodies, a lookaround is a zero-width instruction that reads its
+// table at the current position; `^ $ \b \B` test positions, so they are the same in both
+// directions. Every run visits each instruction of its program at most once per position, so a
+// search costs O((code points + 1) × program size) in all, plus a bit per position per lookaround.
 
-/// The most instructions a compiled pattern may have; larger patterns are a compile error.
-/// Counted repetition expands (`a{3}` is three copies of `a`), so `(x{100}){100}` is rejected.
+/// The most instructions a compiled pattern may have, lookaround bodies included; larger patterns
+/// are a compile error. Counted repetition expands (`a{3}` is three copies of `a`), so
+/// `(x{100}){100}` is rejected.
 inline constexpr std::size_t regex_max_program = 4096;
 static_assert(100 * 100 > regex_max_program, "(x{100}){100}, the example above, must be rejected");
-/// The deepest group nesting a pattern may have.
+/// The deepest group nesting a pattern may have (a lookaround is a group).
 inline constexpr std::size_t regex_max_nesting = 64;
+/// The most lookarounds a pattern may have: a search keeps a bit per code point of the text for
+/// each, so this bounds that memory at 8 bytes per code point.
+inline constexpr std::size_t regex_max_lookarounds = 64;
 
 /// A compiled pattern. `search` reports whether the pattern matches anywhere in the text.
 class regex {
@@ -36,21 +55,34 @@ class regex {
   ///
   /// Supported: literals, `.`, `[...]` with ranges and `^`, `\d \w \s \D \W \S`, `\b \B`,
   /// `\t \n \v \f \r \0 \xHH \uHHHH \cX`, escaped punctuation, `^ $`, `( )`, `(?: )`, `(?<name> )`,
-  /// `|`, `* + ? {n} {n,} {n,m}` (greedy or lazy, the same for a yes/no search). Not supported
-  /// (an error): backreferences, lookahead, lookbehind, `\p{..}`, other letter escapes (`\Z`).
+  /// `|`, `* + ? {n} {n,} {n,m}` (greedy or lazy, the same for a yes/no search), lookahead
+  /// `(?= )` `(?! )` and lookbehind `(?<= )` `(?<! )`, nested and with bodies of any length.
+  /// A quantified lookahead is read as JavaScript does (ECMA-262 Annex B): `(?=a)*`, `(?=a)?` and
+  /// `(?=a){0,n}` may repeat zero times, so they match the empty string anywhere; `(?=a)+` and
+  /// `(?=a){n}` with n >= 1 are `(?=a)` (libstdc++'s std::regex rejects them all). A quantified
+  /// lookbehind is an error ("nothing to repeat"), as in JavaScript. Not supported (an error):
+  /// backreferences, `\p{..}`, other letter escapes (`\Z`), more than `regex_max_lookarounds`
+  /// lookarounds.
   [[nodiscard]] static std::optional<regex> compile(std::string_view pattern, std::string& error);
 
   /// Returns whether the pattern matches a substring of `text` (UTF-8, matched by code point).
-  /// Cost: O(code points × program size); allocates two state lists.
-  [[nodiscard]] bool search(std::string_view text) const;
+  /// Cost: O((code points + 1) × program size); allocates the code points, two state lists and
+  /// a bit per position per lookaround.
+  [[nodiscard]] bool search(std::string_view text) const {
+    std::size_t work = 0;
+    return search(text, work);
+  }
+  /// As `search(text)`, and adds to `work` the instructions the search visited: never more than
+  /// (code points + 1) × `program_size()` (for tests of that bound).
+  [[nodiscard]] bool search(std::string_view text, std::size_t& work) const;
 
   [[nodiscard]] std::size_t program_size() const noexcept { return code_.size(); }
 
  private:
-  enum class op : std::uint8_t { cls, any, split, jmp, bol, eol, word, not_word, match };
+  enum class op : std::uint8_t { cls, any, split, jmp, bol, eol, word, not_word, look, match };
   struct inst {
     op code = op::match;
-    std::uint32_t x = 0;  // cls: class index; split/jmp: first target
+    std::uint32_t x = 0;  // cls: class index; split/jmp: first target; look: lookaround index
     std::uint32_t y = 0;  // split: second target
   };
   struct char_class {
@@ -64,8 +96,26 @@ class regex {
       return in != negated;
     }
   };
+  /// A lookaround: its body's program starts at `start` in `code_` and ends with `match`; it is
+  /// reversed (and run backwards) for a lookahead.
+  struct lookaround {
+    std::uint32_t start = 0;
+    bool behind = false;
+    bool negated = false;
+  };
+  struct scratch;
+
+  /// Runs the program at `start` over `cps` with a new thread at every position, forwards or
+  /// (`backwards`) from the end. `record` < looks_.size(): sets that table's bit at every position
+  /// where a thread accepts, reading only earlier tables, and returns false. Otherwise returns at
+  /// the first acceptance (true) or the end (false). Cost: O((cps + 1) × that program's size).
+  bool run(const std::vector<char32_t>& cps, std::uint32_t start, bool backwards,
+           std::vector<bool>& tables, std::size_t record, scratch& s) const;
+
   std::vector<inst> code_;
   std::vector<char_class> classes_;
+  std::vector<lookaround> looks_;  // in table order: a body reads only the tables before its own
+  std::uint32_t start_ = 0;        // the main program's first instruction, after the bodies
 
   friend class regex_parser;
 };
