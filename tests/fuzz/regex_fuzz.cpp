@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <regex>
 #include <string>
 #include <string_view>
@@ -14,9 +15,20 @@
 
 // The input's bytes build a pattern from the supported subset (literals, `.`, classes, class
 // escapes, character escapes, anchors, word boundaries, groups, alternation, greedy and lazy
-// quantifiers) and a few short subject strings. Where both engines accept the pattern, llmjson's
-// `search` and `std::regex_search` (ECMAScript, as JSON Schema's `pattern`) must agree on
-// match / no match for every subject.
+// quantifiers, lookahead and lookbehind, nested) and a few short subject strings. llmjson's
+// `search` is checked against two oracles, on match / no match for every subject:
+//
+// - `std::regex_search` (ECMAScript, as JSON Schema's `pattern`), where it accepts the pattern
+//   and is sound for it: libstdc++ has no lookbehind, rejects a quantified lookahead, and runs a
+//   lookahead's body as if the text began where the lookahead is (`a(?=^b)` matches "ab",
+//   `a(?=\b)` does not match "a"), so patterns with `^ \b \B` inside a lookahead are left out.
+// - `oracle`, a brute-force reading of ECMA-262's semantics on the generated syntax tree, for
+//   every pattern: a term maps the set of positions it may start at to the set where it may end
+//   (no captures, so the order of the alternatives ECMA-262's backtracking tries does not change
+//   the answer), a lookahead runs its body forwards from the position, a lookbehind backwards
+//   (ECMA-262's direction -1). Its single-character atoms are tested by std::wregex, on one
+//   character where libstdc++ agrees with ECMAScript. It also runs against std::regex on every
+//   pattern std::regex is sound for, so it is checked too.
 //
 // So that both run quickly and agree on what a character is: subjects are at most 8 code points;
 // quantified atoms never hold a quantifier (no nested quantifiers for libstdc++'s backtracking);
@@ -27,6 +39,18 @@
 namespace {
 
 using llmjson_fuzz::fuzz_bytes;
+
+/// The syntax tree of a generated pattern, for `oracle`.
+struct tree {
+  enum class kind { one, bol, eol, word, not_word, seq, alt, repeat, look } k = kind::seq;
+  const std::wregex* one = nullptr;  // one: the atom, as std::wregex, matched on one character
+  std::vector<tree> kids;
+  unsigned min = 0;
+  unsigned max = 0;  // repeat: `unbounded` for no maximum
+  bool behind = false;
+  bool negated = false;
+  static constexpr unsigned unbounded = ~0u;
+};
 
 // Code points of the subjects and literals: ASCII letters and digits, punctuation the patterns
 // use, white space, and non-ASCII letters and symbols (BMP and astral).
@@ -60,6 +84,9 @@ void append_utf8(std::string& s, char32_t c) {
 struct pattern {
   std::u32string cps;
   std::u32string for_std;
+  int lookaheads_open = 0;   // while generating: lookaheads the next term is inside
+  bool std_unsound = false;  // std::regex cannot run it as ECMAScript does (see the top)
+  bool has_lookaround = false;
   void add(char32_t c) { cps += c, for_std += c; }
   void add(const char* ascii) {
     for (; *ascii; ++ascii) add(static_cast<char32_t>(static_cast<unsigned char>(*ascii)));
@@ -114,8 +141,34 @@ void char_class(fuzz_bytes& in, pattern& p) {
   p.add(U']');
 }
 
-/// An atom that matches exactly one character.
-void one_char(fuzz_bytes& in, pattern& p) {
+void one_char_text(fuzz_bytes& in, pattern& p);
+
+/// The atom std::wregex compiles from `text`, kept for the whole run (a few hundred distinct).
+const std::wregex* atom_regex(const std::u32string& text) {
+  static std::map<std::u32string, std::wregex> atoms;
+  auto it = atoms.find(text);
+  if (it == atoms.end()) {
+    std::wregex re;
+    try {
+      re.assign(std::wstring(text.begin(), text.end()), std::regex_constants::ECMAScript);
+    } catch (const std::regex_error&) {
+      return nullptr;
+    }
+    it = atoms.emplace(text, std::move(re)).first;
+  }
+  return &it->second;
+}
+
+/// An atom that matches exactly one character; `t` becomes its node (with a null `one` when
+/// std::wregex rejects it: the oracle then stays out).
+void one_char(fuzz_bytes& in, pattern& p, tree& t) {
+  const std::size_t from = p.for_std.size();
+  one_char_text(in, p);
+  t.k = tree::kind::one;
+  t.one = atom_regex(p.for_std.substr(from));
+}
+
+void one_char_text(fuzz_bytes& in, pattern& p) {
   switch (in.pick(8)) {
     case 0:
     case 1:
@@ -141,49 +194,177 @@ void one_char(fuzz_bytes& in, pattern& p) {
 /// Every iteration consumes a character and nothing inside is quantified, so libstdc++'s
 /// backtracking stays polynomial on short subjects (a loop whose body can match empty in many
 /// ways makes it exponential: `(?:(?:\B|\B)|(?:a|\B)){1,}7` takes seconds on "aaa").
-void loop_body(fuzz_bytes& in, pattern& p) {
+void loop_body(fuzz_bytes& in, pattern& p, tree& t) {
+  t.k = tree::kind::alt;
   for (std::size_t alt = in.one_in(3) ? 2 : 1; alt > 0; --alt) {
-    for (std::size_t n = 1 + in.pick(3); n > 0; --n) one_char(in, p);
+    tree& seq = t.kids.emplace_back();
+    for (std::size_t n = 1 + in.pick(3); n > 0; --n) one_char(in, p, seq.kids.emplace_back());
     if (alt > 1) p.add(U'|');
   }
 }
 
-void quantifier(fuzz_bytes& in, pattern& p) {
+/// A quantifier on `t`, which becomes the repeat's only child.
+void quantifier(fuzz_bytes& in, pattern& p, tree& t) {
   static const char* const q[] = {"*", "+", "?", "{2}", "{0,1}", "{1,}", "{1,2}", "{0}"};
-  p.add(q[in.pick(std::size(q))]);
+  static const unsigned bounds[][2] = {{0, tree::unbounded},
+                                       {1, tree::unbounded},
+                                       {0, 1},
+                                       {2, 2},
+                                       {0, 1},
+                                       {1, tree::unbounded},
+                                       {1, 2},
+                                       {0, 0}};
+  const std::size_t k = in.pick(std::size(q));
+  p.add(q[k]);
   if (in.one_in(4)) p.add(U'?');  // lazy
+  tree rep;
+  rep.k = tree::kind::repeat;
+  rep.min = bounds[k][0];
+  rep.max = bounds[k][1];
+  rep.kids.push_back(std::move(t));
+  t = std::move(rep);
 }
 
-void disjunction(fuzz_bytes& in, pattern& p, int depth);
+void disjunction(fuzz_bytes& in, pattern& p, int depth, tree& t);
 
-/// One term: an assertion, an atom with or without a quantifier, or a group.
-void term(fuzz_bytes& in, pattern& p, int depth) {
-  switch (in.pick(depth < 3 ? 10 : 8)) {
-    case 0: return p.add(U'^');
-    case 1: return p.add(U'$');
-    case 2: return p.add(in.one_in(2) ? "\\b" : "\\B");
+/// One term: an assertion, an atom with or without a quantifier, a group or a lookaround.
+void term(fuzz_bytes& in, pattern& p, int depth, tree& t) {
+  switch (in.pick(depth < 3 ? 13 : 8)) {
+    case 0:
+      if (p.lookaheads_open > 0) p.std_unsound = true;
+      t.k = tree::kind::bol;
+      return p.add(U'^');
+    case 1: t.k = tree::kind::eol; return p.add(U'$');
+    case 2: {
+      if (p.lookaheads_open > 0) p.std_unsound = true;
+      const bool b = in.one_in(2);
+      t.k = b ? tree::kind::word : tree::kind::not_word;
+      return p.add(b ? "\\b" : "\\B");
+    }
     case 3:
     case 4:
-    case 5: return one_char(in, p);
+    case 5: return one_char(in, p, t);
     case 6:
-    case 7: one_char(in, p); return quantifier(in, p);
+    case 7: one_char(in, p, t); return quantifier(in, p, t);
     case 8:  // a quantified group (no quantifier inside it)
       p.add(in.one_in(2) ? "(" : "(?:");
-      loop_body(in, p);
+      loop_body(in, p, t);
       p.add(U')');
-      return quantifier(in, p);
+      return quantifier(in, p, t);
+    case 9:
+    case 10:
+    case 11: {  // a lookaround, anything inside
+      static const char* const open[] = {"(?=", "(?!", "(?<=", "(?<!"};
+      const std::size_t k = in.pick(4);
+      p.add(open[k]);
+      p.has_lookaround = true;
+      t.k = tree::kind::look;
+      t.negated = k % 2 == 1;
+      t.behind = k >= 2;
+      if (t.behind) p.std_unsound = true;  // libstdc++ has no lookbehind
+      if (!t.behind) ++p.lookaheads_open;
+      disjunction(in, p, depth + 1, t.kids.emplace_back());
+      if (!t.behind) --p.lookaheads_open;
+      p.add(U')');
+      // Annex B: a lookahead may be quantified (libstdc++ rejects it); not when the bytes have run
+      // out (zeros), as a quantifier whose minimum is 0 leaves the lookahead out
+      if (!t.behind && in.pick(8) == 7) quantifier(in, p, t);
+      return;
+    }
     default:  // a group, anything inside
       p.add(in.one_in(2) ? "(" : "(?:");
-      disjunction(in, p, depth + 1);
+      disjunction(in, p, depth + 1, t);
       return p.add(U')');
   }
 }
 
-void disjunction(fuzz_bytes& in, pattern& p, int depth) {
+void disjunction(fuzz_bytes& in, pattern& p, int depth, tree& t) {
+  t.k = tree::kind::alt;
   for (std::size_t alt = in.pick(3) == 0 ? 2 : 1; alt > 0; --alt) {
-    for (std::size_t n = in.pick(4); n > 0; --n) term(in, p, depth);
+    tree& seq = t.kids.emplace_back();
+    for (std::size_t n = in.pick(4); n > 0; --n) term(in, p, depth, seq.kids.emplace_back());
     if (alt > 1) p.add(U'|');
   }
+}
+
+/// The oracle's sets of positions in a subject of at most 8 code points: bit i is position i.
+using positions = std::uint32_t;
+
+bool is_word(const std::u32string& s, std::size_t i) {
+  if (i >= s.size()) return false;
+  const char32_t c = s[i];
+  return (c >= U'0' && c <= U'9') || (c >= U'A' && c <= U'Z') || (c >= U'a' && c <= U'z') ||
+         c == U'_';
+}
+
+/// Returns whether the tree has a node the oracle cannot run (an atom std::wregex rejected).
+bool oracle_can_run(const tree& t) {
+  if (t.k == tree::kind::one && t.one == nullptr) return false;
+  for (const tree& k : t.kids) {
+    if (!oracle_can_run(k)) return false;
+  }
+  return true;
+}
+
+/// The positions where `t` may end when started at any of `from` in `s`, matching forwards or
+/// (`backwards`, ECMA-262's direction -1, for lookbehind) backwards.
+positions oracle(const tree& t, const std::u32string& s, positions from, bool backwards) {
+  const std::size_t n = s.size();
+  positions out = 0;
+  switch (t.k) {
+    case tree::kind::one:
+      for (std::size_t i = 0; i <= n; ++i) {
+        if (!(from >> i & 1)) continue;
+        if (backwards ? i == 0 : i == n) continue;
+        const std::wstring c(1, static_cast<wchar_t>(backwards ? s[i - 1] : s[i]));
+        if (std::regex_match(c, *t.one)) out |= positions{1} << (backwards ? i - 1 : i + 1);
+      }
+      return out;
+    case tree::kind::bol: return from & 1;
+    case tree::kind::eol: return from & (positions{1} << n);
+    case tree::kind::word:
+    case tree::kind::not_word:
+      for (std::size_t i = 0; i <= n; ++i) {
+        const bool boundary = (i > 0 && is_word(s, i - 1)) != is_word(s, i);
+        if ((from >> i & 1) && boundary == (t.k == tree::kind::word)) out |= positions{1} << i;
+      }
+      return out;
+    case tree::kind::seq:
+      out = from;
+      for (std::size_t k = 0; k < t.kids.size(); ++k) {
+        out = oracle(t.kids[backwards ? t.kids.size() - 1 - k : k], s, out, backwards);
+      }
+      return out;
+    case tree::kind::alt:
+      for (const tree& k : t.kids) out |= oracle(k, s, from, backwards);
+      return out;
+    case tree::kind::repeat: {
+      // The minimum, then more until nothing new (an iteration past the minimum that ends where
+      // it started fails in ECMA-262, but adds no position here either).
+      positions cur = from;
+      for (unsigned i = 0; i < t.min; ++i) cur = oracle(t.kids[0], s, cur, backwards);
+      out = cur;
+      for (unsigned i = t.min; i < t.max && cur != 0; ++i) {
+        cur = oracle(t.kids[0], s, cur, backwards) & ~out;
+        out |= cur;
+      }
+      return out;
+    }
+    case tree::kind::look:
+      for (std::size_t i = 0; i <= n; ++i) {
+        if (!(from >> i & 1)) continue;
+        const bool holds = oracle(t.kids[0], s, positions{1} << i, t.behind) != 0;
+        if (holds != t.negated) out |= positions{1} << i;
+      }
+      return out;
+  }
+  return out;
+}
+
+/// Whether `t` matches somewhere in `s`: started at every position.
+bool oracle_search(const tree& t, const std::u32string& s) {
+  const positions all = (positions{1} << (s.size() + 1)) - 1;
+  return oracle(t, s, all, false) != 0;
 }
 
 std::u32string subject(fuzz_bytes& in) {
@@ -211,30 +392,37 @@ std::string show(const std::u32string& s) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   fuzz_bytes in(data, size);
   pattern p;
-  disjunction(in, p, 0);
+  tree t;
+  disjunction(in, p, 0, t);
   std::string error;
   const std::optional<llmjson::detail::regex> ours =
       llmjson::detail::regex::compile(p.utf8(), error);
   std::optional<std::wregex> theirs;
-  try {
-    const std::wstring wp(p.for_std.begin(), p.for_std.end());
-    theirs.emplace(wp, std::regex_constants::ECMAScript);
-  } catch (const std::regex_error&) {
+  if (!p.std_unsound) {
+    try {
+      const std::wstring wp(p.for_std.begin(), p.for_std.end());
+      theirs.emplace(wp, std::regex_constants::ECMAScript);
+    } catch (const std::regex_error&) {
+    }
   }
-  if (!ours || !theirs) return 0;  // only patterns both engines take are compared
+  // The oracle runs every pattern whose atoms std::wregex takes; llmjson's errors are checked by
+  // the unit tests (an octal escape `\07` is one the generator can write).
+  const bool oracle_ok = oracle_can_run(t);
   for (std::size_t n = 1 + in.pick(4); n > 0; --n) {
     const std::u32string s = subject(in);
     std::string s8;
     for (char32_t c : s) append_utf8(s8, c);
     const std::wstring ws(s.begin(), s.end());
-    const bool a = ours->search(s8);
-    const bool b = std::regex_search(ws, *theirs);
-    if (a != b) {
+    const int a = ours ? ours->search(s8) : -1;
+    const int b = theirs ? std::regex_search(ws, *theirs) : -1;
+    const int c = oracle_ok ? oracle_search(t, s) : -1;
+    if ((a >= 0 && b >= 0 && a != b) || (a >= 0 && c >= 0 && a != c) ||
+        (b >= 0 && c >= 0 && b != c)) {
+      static const char* const said[] = {"-", "no match", "match"};
       std::fprintf(stderr,
-                   "llmjson regex differs from std::regex (ECMAScript):\n  pattern: /%s/\n  "
-                   "subject: \"%s\"\n  llmjson: %s, std::regex: %s\n",
-                   show(p.cps).c_str(), show(s).c_str(), a ? "match" : "no match",
-                   b ? "match" : "no match");
+                   "llmjson regex, std::regex (ECMAScript) and the oracle differ:\n  pattern: "
+                   "/%s/\n  subject: \"%s\"\n  llmjson: %s, std::regex: %s, oracle: %s\n",
+                   show(p.cps).c_str(), show(s).c_str(), said[a + 1], said[b + 1], said[c + 1]);
       std::abort();
     }
   }
