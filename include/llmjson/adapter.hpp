@@ -12,6 +12,8 @@
 #include <variant>
 #include <version>
 
+#include <llmjson/detail/config.hpp>
+
 /// 1 when the standard library has `std::stop_token` (`__cpp_lib_jthread`), else 0. Without it
 /// (older libc++, such as Debian 12's libc++ 14 or older Xcode's), the adapter forms that take a
 /// stop token (the streaming form with its `sink` too), `retry_options::stop` and
@@ -198,13 +200,119 @@ concept Adapter =
 template <class A, class Req>
 concept StreamingAdapter = detail::TakesSink<A, Req>;
 
-/// `Adapter<A, Req>` with the request first, to constrain a request type: the retry wrapper's
-/// calls are declared `template <llmjson::RequestFor<A> Req> ... complete(const Req& request)`.
-/// A request no adapter form accepts is refused at the call, with this concept named.
+/// `Adapter<A, Req>` with the request first, to constrain a request type.
+///
+/// A request that no adapter form accepts is refused at the retry wrapper's call, with this
+/// concept named. An adapter that takes the request by non-const reference, or returns something
+/// else than a completion, is refused there too, with a static_assert that names the rule.
 template <class Req, class A>
 concept RequestFor = Adapter<A, Req>;
 
 namespace detail {
+
+/// The parameters and result of a callable's one call operator, for the adapters whose
+/// declaration can be read without a request type: functions, function pointers, and classes
+/// with exactly one call operator that is not a template (lambdas that do not take `auto`).
+template <class F>
+struct call_signature {
+  static constexpr bool known = false;
+};
+template <class R, class First, class... Rest>
+struct call_signature<R(First, Rest...)> {
+  static constexpr bool known = true;
+  using result = R;
+  using request = First;
+};
+template <class R, class... P>
+struct call_signature<R (*)(P...)> : call_signature<R(P...)> {};
+template <class R, class... P>
+struct call_signature<R (*)(P...) noexcept> : call_signature<R(P...)> {};
+template <class R, class C, class... P>
+struct call_signature<R (C::*)(P...)> : call_signature<R(P...)> {};
+template <class R, class C, class... P>
+struct call_signature<R (C::*)(P...) const> : call_signature<R(P...)> {};
+template <class R, class C, class... P>
+struct call_signature<R (C::*)(P...) noexcept> : call_signature<R(P...)> {};
+template <class R, class C, class... P>
+struct call_signature<R (C::*)(P...) const noexcept> : call_signature<R(P...)> {};
+
+/// `call_signature` of `A`'s call operator, or of `A` itself (a function pointer).
+template <class A>
+constexpr auto signature_of() noexcept {
+  if constexpr (requires { &A::operator(); }) {
+    return call_signature<decltype(&A::operator())>{};
+  } else {
+    return call_signature<A>{};
+  }
+}
+template <class A>
+using signature_t = decltype(signature_of<A>());
+
+/// Whether `A`'s declaration alone shows that no request can be passed as the wrapper passes it:
+/// its first parameter is a non-const lvalue reference (the wrapper passes a `const Req&`), or
+/// it returns something that is not a completion.
+template <class A>
+constexpr bool misdeclared_adapter() noexcept {
+  using sig = signature_t<A>;
+  if constexpr (!sig::known) {
+    return false;
+  } else {
+    using P = typename sig::request;
+    return (std::is_lvalue_reference_v<P> && !std::is_const_v<std::remove_reference_t<P>>) ||
+           !std::is_convertible_v<typename sig::result, completion>;
+  }
+}
+
+/// Whether `a` takes the request in one of the adapter forms once the request may be modified
+/// or the result may be anything: an adapter that breaks only those two rules.
+template <class A, class Req>
+concept CallableIgnoringRules = std::invocable<A&, Req&> || std::invocable<A&, const Req&>
+#if LLMJSON_HAS_STOP_TOKEN
+    || std::invocable<A&, Req&, const std::stop_token&> ||
+    std::invocable<A&, const Req&, const std::stop_token&> ||
+    std::invocable<A&, Req&, const sink&, const std::stop_token&> ||
+    std::invocable<A&, const Req&, const sink&, const std::stop_token&>
+#endif
+    ;
+
+/// What the retry wrapper's calls accept: a request for the adapter (`RequestFor`), or a
+/// request for an adapter that takes it by non-const reference or returns something else than a
+/// completion. The call accepts the latter only to fail the build with `explain_adapter`, whose
+/// message says which rule it breaks, instead of "no matching function".
+template <class Req, class A>
+concept RequestOrMisdeclared = RequestFor<Req, A> ||
+    misdeclared_adapter<A>() || CallableIgnoringRules<A, Req>;
+
+/// Fails the build with the rule an adapter breaks. Called only when `Adapter<A, Req>` is false,
+/// before anything else is instantiated with that adapter, so this is the first error.
+template <class A, class Req>
+constexpr void explain_adapter() {
+  using sig = signature_t<A>;
+  constexpr bool returns_other = [] {
+    if constexpr (sig::known) {
+      return !std::is_convertible_v<typename sig::result, completion>;
+    } else if constexpr (std::invocable<A&, const Req&>) {
+      return !std::is_convertible_v<std::invoke_result_t<A&, const Req&>, completion>;
+    } else if constexpr (std::invocable<A&, Req&>) {
+      return !std::is_convertible_v<std::invoke_result_t<A&, Req&>, completion>;
+    } else {
+      return false;
+    }
+  }();
+  if constexpr (returns_other) {
+    static_assert(dependent_false<A>,
+                  "llmjson: the adapter must return llmjson::completion (or a message, api_error "
+                  "or bad_response): declare it `-> llmjson::completion` and return "
+                  "llmjson::message{.content = text, .finish_reason = reason}, not the text. See "
+                  "Adapter in <llmjson/adapter.hpp>");
+  } else {
+    static_assert(dependent_false<A>,
+                  "llmjson: the adapter must be callable with `const Request&`: take the request "
+                  "by value or by const reference (`const std::string& prompt`), not by non-const "
+                  "reference; the wrapper never lets an adapter modify the request. See Adapter "
+                  "in <llmjson/adapter.hpp>");
+  }
+}
 
 #if LLMJSON_HAS_STOP_TOKEN
 /// Calls a streaming adapter once.

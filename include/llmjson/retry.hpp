@@ -33,7 +33,8 @@ namespace llmjson {
 /// it is copied before the previous one is dropped) or a `std::optional<Req>` (`std::nullopt`: do
 /// not retry; the failure is the result). The default, `resend`, sends the same request again.
 /// The caller's request is never modified or copied by the wrapper itself. A hook that does not
-/// fit fails to compile with a message that says so.
+/// fit fails to compile with a message that says so, and so does an adapter that takes the
+/// request by non-const reference or returns something else than an `llmjson::completion`.
 ///
 /// Streaming (`StreamingAdapter`): the wrapper gives the adapter a sink and feeds what comes
 /// through it to an `llmjson::stream`; each attempt's extraction is that stream's `finish()`,
@@ -70,7 +71,7 @@ class retrying {
   /// Throws: `attempt_exception` nesting whatever the adapter throws (recorded, never retried), or
   /// the adapter's own exception if it is an `attempts_record` (filled in); and whatever
   /// `on_attempt` or the hook throws, as thrown.
-  template <RequestFor<A> Req>
+  template <detail::RequestOrMisdeclared<A> Req>
   [[nodiscard]] retry_result<message> complete(const Req& request) const;
 
   /// Returns the answer `sel` qualifies in the first reply that holds one, or why there is none.
@@ -81,48 +82,48 @@ class retrying {
   /// stopped once the answer is settled (`retry_options::stop_early`).
   /// Throws: as `complete`; what `sel` throws (other than nlohmann's exceptions; with a streaming
   /// adapter, once the adapter has returned) as the adapter's is.
-  template <Selector S, RequestFor<A> Req>
+  template <Selector S, detail::RequestOrMisdeclared<A> Req>
   [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel) const;
 
   /// As `extract(request, sel)`, under policy `pol` instead of `options.extraction.policy`.
-  template <Selector S, RequestFor<A> Req>
+  template <Selector S, detail::RequestOrMisdeclared<A> Req>
   [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel,
                                              llmjson::policy pol) const;
 
   /// As `extract(request, sel)` with `any_object`: the answer is a JSON object.
   // The barrier keeps an explicit `extract<T>(request)` away from this overload.
-  template <int&... ExplicitArgumentBarrier, RequestFor<A> Req>
+  template <int&... ExplicitArgumentBarrier, detail::RequestOrMisdeclared<A> Req>
   [[nodiscard]] retry_result<answer> extract(const Req& request) const;
 
   /// Returns the one candidate that decodes strictly to a `T` (`decode<T>`), decoded, from the
   /// first reply that holds one, or why there is none. Policy default: `unique`.
-  template <class T, RequestFor<A> Req>
+  template <class T, detail::RequestOrMisdeclared<A> Req>
     requires(!Selector<T>)
   [[nodiscard]] retry_result<T> extract(const Req& request) const;
 
   /// As `extract<T>(request)`, with the caller's check on the decoded `T` (returns `verdict` or
   /// `bool`), as `llmjson::extract<T>(text, check)` has it.
-  template <class T, RequestFor<A> Req, CheckFor<T> F>
+  template <class T, detail::RequestOrMisdeclared<A> Req, CheckFor<T> F>
   [[nodiscard]] retry_result<T> extract(const Req& request, F check) const;
 
 #if LLMJSON_HAS_STOP_TOKEN
   /// The same six calls, each stopped by `stop` as well as by `retry_options::stop`: a stop
   /// requested on either ends this call (before its next attempt, and through the token its
   /// adapter gets), and no other.
-  template <RequestFor<A> Req>
+  template <detail::RequestOrMisdeclared<A> Req>
   [[nodiscard]] retry_result<message> complete(const Req& request, std::stop_token stop) const;
-  template <Selector S, RequestFor<A> Req>
+  template <Selector S, detail::RequestOrMisdeclared<A> Req>
   [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel,
                                              std::stop_token stop) const;
-  template <Selector S, RequestFor<A> Req>
+  template <Selector S, detail::RequestOrMisdeclared<A> Req>
   [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel, llmjson::policy pol,
                                              std::stop_token stop) const;
-  template <int&... ExplicitArgumentBarrier, RequestFor<A> Req>
+  template <int&... ExplicitArgumentBarrier, detail::RequestOrMisdeclared<A> Req>
   [[nodiscard]] retry_result<answer> extract(const Req& request, std::stop_token stop) const;
-  template <class T, RequestFor<A> Req>
+  template <class T, detail::RequestOrMisdeclared<A> Req>
     requires(!Selector<T>)
   [[nodiscard]] retry_result<T> extract(const Req& request, std::stop_token stop) const;
-  template <class T, RequestFor<A> Req, CheckFor<T> F>
+  template <class T, detail::RequestOrMisdeclared<A> Req, CheckFor<T> F>
   [[nodiscard]] retry_result<T> extract(const Req& request, F check, std::stop_token stop) const;
 #endif
 
@@ -155,7 +156,14 @@ template <class A, class H>
 template <class Out, class Req, class Judge>
 retry_result<Out> retrying<A, H>::run_(const Req& request, const detail::call_stop& stop,
                                        const Judge& judge) const {
-  return detail::run_attempts<Out>(adapter_, next_, options_, request, stop, judge);
+  if constexpr (Adapter<A, Req>) {
+    return detail::run_attempts<Out>(adapter_, next_, options_, request, stop, judge);
+  } else {
+    // An adapter that takes the request by non-const reference or returns something else than a
+    // completion: the build fails here, with the rule as the first error and nothing after it.
+    detail::explain_adapter<A, Req>();
+    throw;  // never reached
+  }
 }
 
 template <class A, class H>
@@ -188,77 +196,77 @@ llmjson::options retrying<A, H>::with_policy_(llmjson::policy pol) const {
 }
 
 template <class A, class H>
-template <RequestFor<A> Req>
+template <detail::RequestOrMisdeclared<A> Req>
 retry_result<message> retrying<A, H>::complete(const Req& request) const {
   return run_<message>(request, {}, detail::content_judge{});
 }
 
 template <class A, class H>
-template <Selector S, RequestFor<A> Req>
+template <Selector S, detail::RequestOrMisdeclared<A> Req>
 retry_result<answer> retrying<A, H>::extract(const Req& request, const S& sel) const {
   return extract_with_(request, sel, options_.extraction, {});
 }
 
 template <class A, class H>
-template <Selector S, RequestFor<A> Req>
+template <Selector S, detail::RequestOrMisdeclared<A> Req>
 retry_result<answer> retrying<A, H>::extract(const Req& request, const S& sel,
                                              llmjson::policy pol) const {
   return extract_with_(request, sel, with_policy_(pol), {});
 }
 
 template <class A, class H>
-template <int&... ExplicitArgumentBarrier, RequestFor<A> Req>
+template <int&... ExplicitArgumentBarrier, detail::RequestOrMisdeclared<A> Req>
 retry_result<answer> retrying<A, H>::extract(const Req& request) const {
   return extract_with_(request, any_object{}, options_.extraction, {});
 }
 
 template <class A, class H>
-template <class T, RequestFor<A> Req>
+template <class T, detail::RequestOrMisdeclared<A> Req>
   requires(!Selector<T>)
 retry_result<T> retrying<A, H>::extract(const Req& request)
 const { return extract_as_<T>(request, detail::no_check{}, {}); }
 
 template <class A, class H>
-template <class T, RequestFor<A> Req, CheckFor<T> F>
+template <class T, detail::RequestOrMisdeclared<A> Req, CheckFor<T> F>
 retry_result<T> retrying<A, H>::extract(const Req& request, F check) const {
   return extract_as_<T>(request, check, {});
 }
 
 #if LLMJSON_HAS_STOP_TOKEN
 template <class A, class H>
-template <RequestFor<A> Req>
+template <detail::RequestOrMisdeclared<A> Req>
 retry_result<message> retrying<A, H>::complete(const Req& request, std::stop_token stop) const {
   return run_<message>(request, stop, detail::content_judge{});
 }
 
 template <class A, class H>
-template <Selector S, RequestFor<A> Req>
+template <Selector S, detail::RequestOrMisdeclared<A> Req>
 retry_result<answer> retrying<A, H>::extract(const Req& request, const S& sel,
                                              std::stop_token stop) const {
   return extract_with_(request, sel, options_.extraction, stop);
 }
 
 template <class A, class H>
-template <Selector S, RequestFor<A> Req>
+template <Selector S, detail::RequestOrMisdeclared<A> Req>
 retry_result<answer> retrying<A, H>::extract(const Req& request, const S& sel, llmjson::policy pol,
                                              std::stop_token stop) const {
   return extract_with_(request, sel, with_policy_(pol), stop);
 }
 
 template <class A, class H>
-template <int&... ExplicitArgumentBarrier, RequestFor<A> Req>
+template <int&... ExplicitArgumentBarrier, detail::RequestOrMisdeclared<A> Req>
 retry_result<answer> retrying<A, H>::extract(const Req& request, std::stop_token stop) const {
   return extract_with_(request, any_object{}, options_.extraction, stop);
 }
 
 template <class A, class H>
-template <class T, RequestFor<A> Req>
+template <class T, detail::RequestOrMisdeclared<A> Req>
   requires(!Selector<T>)
 retry_result<T> retrying<A, H>::extract(const Req& request, std::stop_token stop)
 const { return extract_as_<T>(request, detail::no_check{}, stop); }
 
 template <class A, class H>
-template <class T, RequestFor<A> Req, CheckFor<T> F>
+template <class T, detail::RequestOrMisdeclared<A> Req, CheckFor<T> F>
 retry_result<T> retrying<A, H>::extract(const Req& request, F check, std::stop_token stop) const {
   return extract_as_<T>(request, check, stop);
 }

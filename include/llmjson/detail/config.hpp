@@ -1,4 +1,5 @@
-// llmjson: LLMJSON_INLINE, how a function body declared in a public header is compiled
+// llmjson: LLMJSON_INLINE, how a function body declared in a public header is compiled, and
+// dependent_false, for the static_asserts that explain a misuse
 // SPDX-License-Identifier: MIT
 #ifndef LLMJSON_DETAIL_CONFIG_HPP_INCLUDED
 #define LLMJSON_DETAIL_CONFIG_HPP_INCLUDED
@@ -15,5 +16,14 @@
 #else
 #define LLMJSON_INLINE inline
 #endif
+
+namespace llmjson::detail {
+
+/// A `false` that depends on `T`: a static_assert on it fails only when instantiated, so that a
+/// branch of `if constexpr` or an overload kept for misuses can explain what went wrong.
+template <class T>
+inline constexpr bool dependent_false = false;
+
+}  // namespace llmjson::detail
 
 #endif  // LLMJSON_DETAIL_CONFIG_HPP_INCLUDED
