@@ -5,9 +5,12 @@
 #include "catch_compat.hpp"
 #include "enum_names_check.hpp"
 
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -83,13 +86,44 @@ TEST_CASE("decode<T> runs the caller's check on the decoded value", "[select]") 
         "rejected by the check");
 }
 
-TEST_CASE("decode<T> without to_json says so in every reason unless unknown keys are allowed",
+TEST_CASE("decode<T> without to_json is a build error unless unknown keys are allowed",
           "[select]") {
-  llmjson::decode<decode_only> strict;
-  CHECK(strict(json::parse(R"({"a": 1})")).message.find("no to_json") != std::string::npos);
-  llmjson::decode<decode_only> lax = llmjson::decode<decode_only>{}.allow_unknown_keys();
+  using llmjson::unknown_keys;
+  // The strict decoder is refused at compile time (tests/compile_fail.cpp has the message).
+  STATIC_REQUIRE_FALSE(llmjson::detail::decodable<decode_only, unknown_keys::reject>);
+  STATIC_REQUIRE(llmjson::detail::decodable<decode_only, unknown_keys::allow>);
+  STATIC_REQUIRE(llmjson::detail::decodable<plan, unknown_keys::reject>);
+  // allow_unknown_keys() makes the lax decoder, its check included; the strict one is unchanged.
+  const llmjson::decode<decode_only> strict{[](const decode_only& d) { return d.a > 0; }};
+  llmjson::decode<decode_only, unknown_keys::allow> lax = strict.allow_unknown_keys();
   CHECK(lax(json::parse(R"({"a": 1, "b": 2})")).ok);
+  CHECK(lax(json::parse(R"({"a": 0})")).message == "rejected by the check");
   CHECK(lax.get(json::parse(R"({"a": 7})")).a == 7);
+  auto lax_step = llmjson::decode<step>{}.allow_unknown_keys();
+  CHECK(lax_step(json::parse(R"({"station": "a", "action": "b", "draft": 1})")).ok);
+  STATIC_REQUIRE(llmjson::Selector<decltype(lax)>);
+  STATIC_REQUIRE(decltype(lax)::default_policy == llmjson::policy::unique);
+}
+
+TEST_CASE("what decode<T> needs is found in containers, pairs and tuples too", "[select]") {
+  using llmjson::detail::json_decodes;
+  using llmjson::detail::json_encodes;
+  struct none {};
+  // nlohmann declares get<T>() for these whatever the element; llmjson looks inside.
+  STATIC_REQUIRE_FALSE(json_decodes<none>::value);
+  STATIC_REQUIRE_FALSE(json_decodes<std::map<std::string, none>>::value);
+  STATIC_REQUIRE_FALSE(json_decodes<std::pair<int, none>>::value);
+  STATIC_REQUIRE_FALSE(json_decodes<std::tuple<int, none>>::value);
+  STATIC_REQUIRE_FALSE(json_decodes<std::vector<std::map<std::string, none>>>::value);
+  STATIC_REQUIRE_FALSE(json_encodes<std::map<std::string, none>>::value);
+  STATIC_REQUIRE(json_decodes<std::map<std::string, plan>>::value);
+  STATIC_REQUIRE(json_decodes<std::vector<std::pair<int, step>>>::value);
+  STATIC_REQUIRE(json_encodes<std::vector<std::pair<int, step>>>::value);
+  STATIC_REQUIRE(json_decodes<std::vector<decode_only>>::value);
+  STATIC_REQUIRE_FALSE(json_encodes<std::vector<decode_only>>::value);
+  STATIC_REQUIRE(json_decodes<json>::value);
+  STATIC_REQUIRE(json_encodes<json>::value);
+  STATIC_REQUIRE(json_decodes<std::string>::value);
 }
 
 TEST_CASE("judge: bool selectors, nlohmann exceptions become reasons, others propagate",

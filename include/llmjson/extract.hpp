@@ -175,17 +175,28 @@ result<T> decoded_answer(const decode<T>& d, result<extraction>&& r) {
 }
 }  // namespace detail
 
+// A T that decode<T> cannot take (no from_json, or no to_json) fails the build here, first.
 template <class T>
   requires(!Selector<T>)
 result<T> extract(std::string_view text, const options& opts) {
-  decode<T> d;
-  return detail::decoded_answer(d, extract(text, d, opts));
+  if constexpr (detail::decodable<T, unknown_keys::reject>) {
+    decode<T> d;
+    return detail::decoded_answer(d, extract(text, d, opts));
+  } else {
+    detail::explain_decode<T, unknown_keys::reject>();
+    throw;  // never reached
+  }
 }
 
 template <class T, CheckFor<T> F>
 result<T> extract(std::string_view text, F check, const options& opts) {
-  decode<T> d{std::move(check)};
-  return detail::decoded_answer(d, extract(text, d, opts));
+  if constexpr (detail::decodable<T, unknown_keys::reject>) {
+    decode<T> d{std::move(check)};
+    return detail::decoded_answer(d, extract(text, d, opts));
+  } else {
+    detail::explain_decode<T, unknown_keys::reject>();
+    throw;  // never reached
+  }
 }
 
 }  // namespace llmjson

@@ -178,14 +178,20 @@ template <class A, class H>
 template <class T, class Req, class Check>
 retry_result<T> retrying<A, H>::extract_as_(const Req& request, const Check& check,
                                             const detail::call_stop& stop) const {
-  decode<T> sel = [&] {
-    if constexpr (std::same_as<Check, detail::no_check>) {
-      return decode<T>();
-    } else {
-      return decode<T>(check);
-    }
-  }();
-  return run_<T>(request, stop, detail::extraction_judge<T, decode<T>>(sel, options_.extraction));
+  if constexpr (!detail::decodable<T, unknown_keys::reject>) {
+    // A T without from_json or to_json: the build fails here, with what it lacks.
+    detail::explain_decode<T, unknown_keys::reject>();
+    throw;  // never reached
+  } else {
+    decode<T> sel = [&] {
+      if constexpr (std::same_as<Check, detail::no_check>) {
+        return decode<T>();
+      } else {
+        return decode<T>(check);
+      }
+    }();
+    return run_<T>(request, stop, detail::extraction_judge<T, decode<T>>(sel, options_.extraction));
+  }
 }
 
 template <class A, class H>

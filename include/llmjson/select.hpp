@@ -8,10 +8,12 @@
 #include <cstddef>
 #include <functional>
 #include <initializer_list>
+#include <iterator>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -65,6 +67,120 @@ class any_key {
   std::vector<std::string> keys_;
 };
 
+/// Whether `decode` rejects the keys its type does not declare (`reject`, the default) or lets
+/// them pass (`allow`).
+///
+/// A template argument rather than a switch, so that a type that cannot be checked (one without
+/// `to_json`) is refused when the program is built, rather than on every candidate at run time,
+/// each attempt of a retry billed.
+enum class unknown_keys { reject, allow };
+
+namespace detail {
+
+/// What `json_decodes` and `json_encodes` look into: pairs and tuples.
+template <class T>
+struct json_parts {
+  static constexpr bool is_product = false;
+};
+template <class A, class B>
+struct json_parts<std::pair<A, B>> {
+  static constexpr bool is_product = true;
+  template <template <class> class Check>
+  static constexpr bool all = Check<A>::value&& Check<B>::value;
+};
+template <class... E>
+struct json_parts<std::tuple<E...>> {
+  static constexpr bool is_product = true;
+  template <template <class> class Check>
+  static constexpr bool all = (Check<E>::value && ...);
+};
+
+/// Whether `nlohmann::json::get<T>()` makes a `T`: nlohmann's own test (the call is declared),
+/// then the same for the elements of containers, pairs and tuples, where nlohmann declares the
+/// call for any element and fails only inside it (`std::map<std::string, X>`, `std::pair<int,
+/// X>` with an `X` that has no `from_json`).
+template <class T>
+struct json_decodes;
+/// Whether `nlohmann::json(t)` encodes a `T` (`to_json`), looked into as `json_decodes` does.
+template <class T>
+struct json_encodes;
+
+template <class U, template <class> class Self>
+constexpr bool json_parts_ok() noexcept {
+  if constexpr (nlohmann::detail::is_basic_json<U>::value) {
+    return true;
+  } else if constexpr (json_parts<U>::is_product) {
+    return json_parts<U>::template all<Self>;
+  } else if constexpr (requires {
+                         typename U::key_type;
+                         typename U::mapped_type;
+                       }) {
+    return Self<typename U::key_type>::value && Self<typename U::mapped_type>::value;
+  } else if constexpr (requires(const U& u) {
+                         std::begin(u);
+                         typename U::value_type;
+                       }) {
+    if constexpr (std::same_as<std::remove_cv_t<typename U::value_type>, U>) {
+      return true;  // a range of itself (std::filesystem::path)
+    } else {
+      return Self<std::remove_cv_t<typename U::value_type>>::value;
+    }
+  } else {
+    return true;
+  }
+}
+
+template <class T>
+struct json_decodes {
+  static constexpr bool value = [] {
+    if constexpr (requires(const nlohmann::json& j) { j.template get<T>(); }) {
+      return json_parts_ok<T, json_decodes>();
+    } else {
+      return false;
+    }
+  }();
+};
+
+template <class T>
+struct json_encodes {
+  static constexpr bool value = [] {
+    if constexpr (std::is_constructible_v<nlohmann::json, const T&>) {
+      return json_parts_ok<T, json_encodes>();
+    } else {
+      return false;
+    }
+  }();
+};
+
+/// Whether `decode<T, Keys>` can work: `T` has `from_json`, and `to_json` unless unknown keys
+/// are allowed.
+template <class T, unknown_keys Keys>
+inline constexpr bool decodable = json_decodes<T>::value &&
+                                  (Keys == unknown_keys::allow || json_encodes<T>::value);
+
+/// Fails the build with what `decode<T, Keys>` lacks. Called only when `decodable<T, Keys>` is
+/// false, before anything else is instantiated with `T`, so this is the first error.
+template <class T, unknown_keys Keys>
+constexpr void explain_decode() {
+  if constexpr (!json_decodes<T>::value) {
+    static_assert(json_decodes<T>::value,
+                  "llmjson: decode<T> and extract<T> need nlohmann's from_json for T, and its "
+                  "to_json as well (the decoded T is encoded again to find unknown keys): declare "
+                  "both with NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(T, members...) after T (or "
+                  "NLOHMANN_DEFINE_TYPE_INTRUSIVE(T, members...) inside it). See decode in "
+                  "<llmjson/select.hpp>");
+  } else {
+    static_assert(json_encodes<T>::value,
+                  "llmjson: decode<T> and extract<T> need nlohmann's to_json for T as well as its "
+                  "from_json: the decoded T is encoded again to find the keys T does not declare. "
+                  "Declare both with NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(T, members...), or let "
+                  "unknown keys pass: llmjson::decode<T>{}.allow_unknown_keys(). See decode in "
+                  "<llmjson/select.hpp>");
+  }
+}
+
+}  // namespace detail
+
 /// A typed, strict decoder: a candidate qualifies when nlohmann's `from_json` makes a `T` of it,
 /// it has no key that `T` does not declare, and the caller's check (if any) passes.
 ///
@@ -74,9 +190,9 @@ class any_key {
 /// declares both directions, is the one declaration needed. A key whose value is `null` and that
 /// the encoding omits counts as an absent optional, not an unknown key.
 ///
-/// Requires: `T` decodable by nlohmann (`from_json`). Without `to_json`, every candidate is
-/// rejected with a reason that says so, unless `allow_unknown_keys()` is set. Reasons: `missing key
-/// "orders"`, `unknown key "draft"`,
+/// Requires: `T` decodable by nlohmann (`from_json`), and encodable (`to_json`) unless `Keys` is
+/// `unknown_keys::allow` (`allow_unknown_keys()` makes one); otherwise the build fails with a
+/// message that says which is missing. Reasons: `missing key "orders"`, `unknown key "draft"`,
 /// `/steps/2: unknown key "eta_min"`, `type must be number, but is string`, or the check's own.
 /// Only `nlohmann::json::exception` from `from_json` is turned into a reason; any other exception
 /// (the caller's own) propagates.
@@ -88,7 +204,7 @@ class any_key {
 ///     };
 /// auto r = llmjson::extract(text, llmjson::decode<reply>{check});
 /// ```
-template <class T>
+template <class T, unknown_keys Keys = unknown_keys::reject>
 class decode {
  public:
   using value_type = T;
@@ -100,23 +216,34 @@ class decode {
   template <CheckFor<T> F>
   explicit decode(F check) : check_(make_check(std::move(check))) {}
 
-  /// Turns off the unknown-key check (for types without `to_json`, or on purpose).
-  decode& allow_unknown_keys(bool allow = true) & {
-    strict_ = !allow;
-    return *this;
+  /// Returns this decoder, its check included, with the unknown-key check off: a
+  /// `decode<T, unknown_keys::allow>`, for types without `to_json` (or on purpose). The decoder
+  /// it is called on is unchanged.
+  [[nodiscard]] decode<T, unknown_keys::allow> allow_unknown_keys() const& {
+    return decode<T, unknown_keys::allow>(check_, 0);
   }
-  decode&& allow_unknown_keys(bool allow = true) && {
-    strict_ = !allow;
-    return std::move(*this);
+  [[nodiscard]] decode<T, unknown_keys::allow> allow_unknown_keys() && {
+    return decode<T, unknown_keys::allow>(std::move(check_), 0);
   }
 
   /// Returns whether `v` decodes to a `T` that passes the checks, and why not.
   verdict operator()(const nlohmann::json& v) const;
 
   /// Returns `v` decoded. Throws what `from_json` throws; meant for a value that qualified.
-  [[nodiscard]] T get(const nlohmann::json& v) const { return v.template get<T>(); }
+  [[nodiscard]] T get(const nlohmann::json& v) const {
+    if constexpr (detail::json_decodes<T>::value) {
+      return v.template get<T>();
+    } else {
+      detail::explain_decode<T, Keys>();
+      throw;  // never reached: the build failed above
+    }
+  }
 
  private:
+  template <class, unknown_keys>
+  friend class decode;
+  decode(std::function<verdict(const T&)> check, int) : check_(std::move(check)) {}
+
   template <class F>
   static std::function<verdict(const T&)> make_check(F f) {
     return [f = std::move(f)](const T& t) -> verdict {
@@ -129,7 +256,6 @@ class decode {
   }
 
   std::function<verdict(const T&)> check_;
-  bool strict_ = true;
 };
 
 namespace detail {
@@ -180,16 +306,19 @@ std::string first_unknown_key(const nlohmann::json& given, const nlohmann::json&
 
 }  // namespace detail
 
-template <class T>
-verdict decode<T>::operator()(const nlohmann::json& v) const {
-  std::optional<T> decoded;
-  try {
-    decoded.emplace(v.template get<T>());
-  } catch (const nlohmann::json::exception& e) {
-    return verdict::fail(detail::describe_json_exception(e));
-  }
-  if (strict_) {
-    if constexpr (std::is_constructible_v<nlohmann::json, const T&>) {
+template <class T, unknown_keys Keys>
+verdict decode<T, Keys>::operator()(const nlohmann::json& v) const {
+  if constexpr (!detail::decodable<T, Keys>) {
+    detail::explain_decode<T, Keys>();
+    return verdict::fail("");  // never reached: the build failed above
+  } else {
+    std::optional<T> decoded;
+    try {
+      decoded.emplace(v.template get<T>());
+    } catch (const nlohmann::json::exception& e) {
+      return verdict::fail(detail::describe_json_exception(e));
+    }
+    if constexpr (Keys == unknown_keys::reject) {
       nlohmann::json encoded;
       try {
         encoded = nlohmann::json(*decoded);
@@ -199,16 +328,10 @@ verdict decode<T>::operator()(const nlohmann::json& v) const {
       }
       if (auto why = detail::first_unknown_key(v, encoded); !why.empty())
         return verdict::fail(std::move(why));
-    } else {
-      // Not a silent pass: every candidate is rejected with this reason until the caller
-      // declares to_json or opts out, so the first test run shows it.
-      return verdict::fail(
-          "cannot check for unknown keys: the type has no to_json (declare it, "
-          "e.g. with NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE, or call allow_unknown_keys())");
     }
+    if (check_) return check_(*decoded);
+    return verdict::pass();
   }
-  if (check_) return check_(*decoded);
-  return verdict::pass();
 }
 
 }  // namespace llmjson
