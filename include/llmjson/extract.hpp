@@ -92,6 +92,17 @@ result<T> extract(Str&&, const options& = {}) = delete;
 template <class T, TemporaryString Str, CheckFor<T> F>
 result<T> extract(Str&&, F, const options& = {}) = delete;
 
+/// `llmjson::schema` where `<llmjson/schema.hpp>` is not included (the umbrella header leaves it
+/// out): the build fails with a message that names the header.
+template <std::same_as<schema> S>
+  requires(!Selector<S>)
+result<extraction> extract(std::string_view, const S&, const options& = {}) {
+  static_assert(detail::dependent_false<S>,
+                "llmjson: llmjson::schema is defined in <llmjson/schema.hpp>, which "
+                "<llmjson/llmjson.hpp> leaves out: #include <llmjson/schema.hpp> where you use it");
+  return error{};
+}
+
 namespace detail {
 
 /// How many candidates an error message names (`; and 12 more` for the rest).

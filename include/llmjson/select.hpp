@@ -26,6 +26,9 @@
 
 namespace llmjson {
 
+// Declared here so that a use without its header names the header: the compilers quote this line.
+class schema;  // llmjson::schema is defined in <llmjson/schema.hpp>: #include it to use it
+
 /// A selector says whether a candidate's value qualifies as the answer.
 ///
 /// Requires: callable as `s(const nlohmann::json&)` on a const `s`, returning `llmjson::verdict`
