@@ -1,5 +1,5 @@
-// llmjson: calls that would leave views dangling, and misused retry wrappers and sinks, must not
-// compile
+// llmjson: calls that would leave views dangling, misused retry wrappers and sinks, decoders of
+// types nlohmann cannot decode or encode, and llmjson::schema without its header must not compile
 // SPDX-License-Identifier: MIT
 // Built once per LLMJSON_CASE_* by tests that expect the build to fail; LLMJSON_CASE_ok is the
 // control that must build, so a failure for another reason (a missing include) cannot pass. The
@@ -8,6 +8,7 @@
 #include <llmjson/llmjson.hpp>
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,17 @@ struct plan {
   int steps = 0;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(plan, steps)
+
+// A type without nlohmann's from_json and to_json, and one with from_json alone.
+struct bare {
+  int steps = 0;
+};
+struct decode_only {
+  int steps = 0;
+};
+[[maybe_unused]] void from_json(const nlohmann::json& j, decode_only& d) {
+  j.at("steps").get_to(d.steps);
+}
 
 std::string model_reply() { return R"({"steps": 3})"; }
 // A const temporary binds to `const std::string&&` as readily as to `std::string_view`.
@@ -122,6 +134,116 @@ int main() {
   // A request the adapter cannot take is refused at the call, naming RequestFor.
   auto adapter = [](std::string_view) -> llmjson::completion { return llmjson::message{}; };
   return llmjson::retrying(adapter).complete(42) ? 0 : 1;
+#elif defined(LLMJSON_CASE_adapter_forms_ok)
+  // Parsed, not run. Every adapter form the static_asserts below must let through: the request by
+  // value, by const reference or generic, returning a completion or one of its alternatives, and
+  // streaming.
+  auto by_value = [](std::string prompt) -> llmjson::message { return {prompt, "stop"}; };
+  auto by_const_ref = [](const std::string&) -> llmjson::completion { return llmjson::message{}; };
+  auto generic = [](const auto&) { return llmjson::api_error{429, "slow down"}; };
+  auto bad = [](std::string_view) noexcept { return llmjson::bad_response{"not JSON", "<html>"}; };
+  struct functor {
+    llmjson::completion operator()(const std::string&) { return llmjson::message{}; }
+  };
+  llmjson::completion (*pointer)(const std::string&) =
+      [](const std::string&) -> llmjson::completion { return llmjson::message{}; };
+  int failures = 0;
+  failures += llmjson::retrying(by_value).complete(kept) ? 0 : 1;
+  failures += llmjson::retrying(by_const_ref).extract(kept) ? 0 : 1;
+  failures += llmjson::retrying(generic).extract<plan>(kept) ? 0 : 1;
+  failures += llmjson::retrying(bad).complete(kept) ? 0 : 1;
+  failures += llmjson::retrying(functor{}).complete("literal") ? 0 : 1;
+  failures += llmjson::retrying(pointer).complete(kept) ? 0 : 1;
+  failures +=
+      llmjson::retrying(std::function<llmjson::completion(const std::string&)>(by_const_ref))
+              .complete(kept)
+          ? 0
+          : 1;
+#if LLMJSON_HAS_STOP_TOKEN
+  auto with_token = [](const std::string&, std::stop_token) -> llmjson::completion { return {}; };
+  auto streaming = [](std::string_view prompt, const llmjson::sink& out,
+                      const std::stop_token&) -> llmjson::message {
+    out(prompt);
+    return {};
+  };
+  failures += llmjson::retrying(with_token).complete(kept) ? 0 : 1;
+  failures += llmjson::retrying(streaming).extract<plan>(kept) ? 0 : 1;
+#endif
+  // A type with from_json alone decodes once unknown keys are allowed.
+  failures += llmjson::extract(kept, llmjson::decode<decode_only>{}.allow_unknown_keys()) ? 0 : 1;
+  failures += llmjson::extract(kept,
+                               llmjson::decode<decode_only, llmjson::unknown_keys::allow>{
+                                   [](const decode_only& d) { return d.steps > 0; }})
+                  ? 0
+                  : 1;
+  failures +=
+      llmjson::retrying(by_value).extract(kept, llmjson::decode<decode_only>{}.allow_unknown_keys())
+          ? 0
+          : 1;
+  return failures;
+#elif defined(LLMJSON_CASE_retry_adapter_request_by_ref)
+  // The wrapper passes the request as `const Req&`: an adapter that may modify it cannot take it.
+  auto adapter = [](std::string& prompt) -> llmjson::completion {
+    return llmjson::message{prompt};
+  };
+  return llmjson::retrying(adapter).complete(kept) ? 0 : 1;
+#elif defined(LLMJSON_CASE_retry_adapter_returns_string)
+  // An adapter returns a completion (or a message, api_error, bad_response), not the text.
+  auto adapter = [](const std::string& prompt) -> std::string { return prompt; };
+  return llmjson::retrying(adapter).extract<plan>(kept) ? 0 : 1;
+#elif defined(LLMJSON_CASE_retry_adapter_generic_returns_string)
+  // The same, for an adapter whose declaration says nothing until the request type is known.
+  auto adapter = [](const auto& prompt) { return std::string(prompt); };
+  return llmjson::retrying(adapter).complete(kept) ? 0 : 1;
+#elif defined(LLMJSON_CASE_retry_streaming_request_by_ref)
+  // The streaming form, with the request by non-const reference.
+  auto adapter = [](std::string& prompt, const llmjson::sink& out,
+                    const std::stop_token&) -> llmjson::completion {
+    out(prompt);
+    return llmjson::message{};
+  };
+  return llmjson::retrying(adapter).extract(kept) ? 0 : 1;
+#elif defined(LLMJSON_CASE_retry_streaming_returns_string)
+  // The streaming form, returning the text.
+  auto adapter = [](const std::string& prompt, const llmjson::sink&, const std::stop_token&) {
+    return prompt;
+  };
+  return llmjson::retrying(adapter).complete(kept) ? 0 : 1;
+#elif defined(LLMJSON_CASE_decode_no_from_json)
+  // extract<T> of a T that nlohmann cannot decode: NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE is missing.
+  return llmjson::extract<bare>(kept) ? 0 : 1;
+#elif defined(LLMJSON_CASE_decode_no_from_json_in_map)
+  // nlohmann declares get<T>() of a map of any values; the values lack from_json all the same.
+  return llmjson::extract<std::map<std::string, bare> >(kept) ? 0 : 1;
+#elif defined(LLMJSON_CASE_decode_no_to_json)
+  // The strict decoder encodes the T again to find unknown keys: from_json alone is not enough.
+  return llmjson::extract<decode_only>(kept) ? 0 : 1;
+#elif defined(LLMJSON_CASE_decode_selector_no_to_json)
+  // The same, through the selector.
+  return llmjson::extract(kept, llmjson::decode<decode_only>{}) ? 0 : 1;
+#elif defined(LLMJSON_CASE_retry_decode_no_from_json)
+  // The wrapper's extract<T>, before any call is made (and billed).
+  auto adapter = [](const std::string& prompt) -> llmjson::completion {
+    return llmjson::message{prompt};
+  };
+  return llmjson::retrying(adapter).extract<bare>(kept) ? 0 : 1;
+#elif defined(LLMJSON_CASE_retry_decode_no_to_json)
+  auto adapter = [](const std::string& prompt) -> llmjson::completion {
+    return llmjson::message{prompt};
+  };
+  return llmjson::retrying(adapter).extract<decode_only>(kept) ? 0 : 1;
+#elif defined(LLMJSON_CASE_schema_variable)
+  // llmjson::schema without <llmjson/schema.hpp>, which the umbrella header leaves out.
+  const llmjson::schema s(nlohmann::json::object());
+  return llmjson::extract(kept, s) ? 0 : 1;
+#elif defined(LLMJSON_CASE_schema_temporary)
+  return llmjson::extract(kept, llmjson::schema(nlohmann::json::object())) ? 0 : 1;
+#elif defined(LLMJSON_CASE_schema_compile)
+  return llmjson::schema::compile(nlohmann::json::object()) ? 0 : 1;
+#elif defined(LLMJSON_CASE_schema_passed_in)
+  // A schema made in another file, passed by reference: only the call can say what is missing.
+  auto use = [&](const llmjson::schema& s) { return llmjson::extract(kept, s) ? 0 : 1; };
+  return sizeof(use) ? 0 : 1;
 #elif defined(LLMJSON_CASE_retry_strict)
   // Every call of the wrapper, instantiated at -O2 under -Werror with -Wnull-dereference.
   auto adapter = [](const std::string& prompt) -> llmjson::completion {
