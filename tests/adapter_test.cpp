@@ -295,6 +295,29 @@ TEST_CASE(
   STATIC_REQUIRE_FALSE(llmjson::Adapter<int, std::string>);
 }
 
+TEST_CASE(
+    "the wrapper's calls take an adapter that breaks the request or result rule, to explain it",
+    "[adapter]") {
+  using llmjson::detail::misdeclared_adapter;
+  using llmjson::detail::RequestOrMisdeclared;
+  // Read from the one call operator, whatever the request: tests/compile_fail.cpp has the
+  // static_asserts these lead to.
+  STATIC_REQUIRE(misdeclared_adapter<returns_string>());
+  STATIC_REQUIRE(misdeclared_adapter<modifies_request>());
+  STATIC_REQUIRE(RequestOrMisdeclared<int, modifies_request>);
+  auto generic_text = [](const auto& p) { return std::string(p); };
+  STATIC_REQUIRE_FALSE(misdeclared_adapter<decltype(generic_text)>());
+  STATIC_REQUIRE(RequestOrMisdeclared<std::string, decltype(generic_text)>);
+  // Adapters are not misdeclared, and a request no form takes is still refused.
+  auto adapter = [](std::string_view) -> llmjson::completion { return llmjson::message{}; };
+  STATIC_REQUIRE_FALSE(misdeclared_adapter<decltype(adapter)>());
+  STATIC_REQUIRE_FALSE(misdeclared_adapter<counting_adapter>());
+  STATIC_REQUIRE_FALSE(misdeclared_adapter<returns_message>());
+  STATIC_REQUIRE(RequestOrMisdeclared<std::string, decltype(adapter)>);
+  STATIC_REQUIRE_FALSE(RequestOrMisdeclared<int, decltype(adapter)>);
+  STATIC_REQUIRE_FALSE(RequestOrMisdeclared<std::string, counting_adapter>);
+}
+
 TEST_CASE("a completion holds one of message, api_error and bad_response", "[adapter]") {
   llmjson::completion c = llmjson::message{};
   const auto& m = std::get<llmjson::message>(c);
