@@ -29,7 +29,7 @@ using json = nlohmann::json;
 std::vector<json> values(const llmjson::scan_result& s) {
   std::vector<json> out;
   for (const auto& c : s.candidates)
-    if (c.valid) out.push_back(*c.value);
+    if (c.valid) out.push_back(*c.json);
   return out;
 }
 
@@ -75,7 +75,7 @@ TEST_CASE("the whole output, BOM and white space aside, is the one candidate",
   CHECK(c.offset == 6);
   CHECK(c.line == 2);
   CHECK(c.column == 3);
-  CHECK(*c.value == json::parse(R"({"a":{"b":1}})"));
+  CHECK(*c.json == json::parse(R"({"a":{"b":1}})"));
   CHECK_FALSE(s.truncation);
 }
 
@@ -99,7 +99,7 @@ TEST_CASE("prose candidates: maximal valid objects with offset, line and column"
   CHECK(s.candidates[1].line == 3);
   CHECK(s.candidates[1].column == 3);
   CHECK(s.candidates[1].text == "{\"decision\":\"reply\",\"n\":{\"x\":1}}");
-  CHECK((*s.candidates[1].value)["n"]["x"] == 1);
+  CHECK((*s.candidates[1].json)["n"]["x"] == 1);
 }
 
 TEST_CASE("columns count code points, not bytes", "[candidate]") {
@@ -117,7 +117,7 @@ TEST_CASE("fence bodies that are whole JSON values are candidates, whatever thei
   REQUIRE(s.candidates.size() == 2);
   CHECK(s.candidates[0].source == llmjson::source::fence);
   CHECK(s.candidates[0].info == "json");
-  CHECK(*s.candidates[0].value == json::parse(R"(["a","b"])"));
+  CHECK(*s.candidates[0].json == json::parse(R"(["a","b"])"));
   CHECK(s.candidates[1].source == llmjson::source::fence);
   CHECK(s.candidates[1].info.empty());
   CHECK(s.candidates[1].text == "{\"plan\": 1}");
@@ -126,7 +126,7 @@ TEST_CASE("fence bodies that are whole JSON values are candidates, whatever thei
 TEST_CASE("a fenced array owns the objects inside it", "[candidate][rule §3 Fence bodies]") {
   auto s = llmjson::candidates(std::string_view("```json\n[{\"step\": 1}, {\"step\": 2}]\n```\n"));
   REQUIRE(s.candidates.size() == 1);
-  CHECK(s.candidates[0].value->is_array());
+  CHECK(s.candidates[0].json->is_array());
 }
 
 TEST_CASE("an analysis ```json fence before the plan fence: both are candidates, in order",
@@ -204,7 +204,7 @@ TEST_CASE("a malformed owner is reported with its reason and position, and owns 
     REQUIRE(s.candidates.size() == 1);
     const auto& c = s.candidates[0];
     CHECK_FALSE(c.valid);
-    CHECK(c.value == nullptr);
+    CHECK(c.json == nullptr);
     CHECK(c.line == 2);
     CHECK(c.message == "line 2 col 37: trailing comma");
   }
@@ -267,7 +267,7 @@ TEST_CASE("invalid JSON details are llmjson's decision", "[candidate][rule §1 V
   auto s = llmjson::candidates(with_nul);
   REQUIRE(s.candidates.size() == 1);
   CHECK(s.candidates[0].source == llmjson::source::prose);
-  CHECK(*s.candidates[0].value == json::parse(R"({"a":1})"));
+  CHECK(*s.candidates[0].json == json::parse(R"({"a":1})"));
 }
 
 TEST_CASE("a raw control character is a byte of a later string in a JSON-like span",
@@ -290,7 +290,7 @@ TEST_CASE("a number nlohmann cannot hold is a valid span without a value",
   auto s = llmjson::candidates(std::string_view("x {\"a\": 1e400}"));
   REQUIRE(s.candidates.size() == 1);
   CHECK_FALSE(s.candidates[0].valid);
-  CHECK(s.candidates[0].value == nullptr);
+  CHECK(s.candidates[0].json == nullptr);
   CHECK(s.candidates[0].message == "line 1 col 3: a number is out of range for a double");
 }
 
@@ -357,7 +357,7 @@ TEST_CASE("truncation: the text ends inside an object whose text is a valid pref
     REQUIRE(s.candidates.size() == 2);
     CHECK_FALSE(s.candidates[0].valid);
     CHECK(s.candidates[0].message == "line 2 col 1: the object never closes: a fence line cuts it");
-    CHECK(*s.candidates[1].value == json::parse(R"({"b":2})"));
+    CHECK(*s.candidates[1].json == json::parse(R"({"b":2})"));
     CHECK_FALSE(s.truncation);
   }
 }
@@ -403,7 +403,7 @@ TEST_CASE("fence lines cut the text into segments scanned separately",
     REQUIRE(s.candidates.size() == 1);
     CHECK(s.candidates[0].in_fence);
     CHECK(s.candidates[0].info == "markdown");
-    CHECK(*s.candidates[0].value == json::parse(R"({"name":"x"})"));
+    CHECK(*s.candidates[0].json == json::parse(R"({"name":"x"})"));
   }
   SECTION("CRLF line ends") {
     auto s = llmjson::candidates(std::string_view("Result:\r\n```json\r\n{\"a\": 1}\r\n```\r\n"));
@@ -592,7 +592,7 @@ TEST_CASE(
     REQUIRE(s.candidates.size() == 1);
     CHECK(s.candidates[0].offset == 6);
     CHECK(s.candidates[0].source == llmjson::source::prose);
-    CHECK(*s.candidates[0].value == json::parse(R"([{"name": "Ada"}, {"name": "Lin"}])"));
+    CHECK(*s.candidates[0].json == json::parse(R"([{"name": "Ada"}, {"name": "Lin"}])"));
   }
   SECTION("arrays of strings and of arrays") {
     CHECK(values(llmjson::candidates(std::string_view("labels: [\"a\", \"b\"] ok"))) ==
@@ -656,7 +656,7 @@ TEST_CASE("cut arrays, and whole outputs cut by the end of the text",
     auto s = llmjson::candidates(std::string_view("rows: [\n```json\n[1]\n```\n"));
     REQUIRE(s.candidates.size() == 2);
     CHECK(s.candidates[0].message == "line 2 col 1: the array never closes: a fence line cuts it");
-    CHECK(*s.candidates[1].value == json::parse("[1]"));
+    CHECK(*s.candidates[1].json == json::parse("[1]"));
   }
   SECTION("the whole output a valid JSON prefix: truncated, with no candidates") {
     for (std::string_view t : {"[0.12, 0.57, 0.9", "{\"a\": [1,", "\"The answer is", "tr", "-",
@@ -905,21 +905,21 @@ TEST_CASE("a candidate's value: null when invalid, shared by the copies of an er
   CHECK(e.kind == llmjson::error_kind::no_match);
   REQUIRE(e.candidates.size() == 3);
   CHECK_FALSE(e.candidates[0].valid);
-  CHECK(e.candidates[0].value == nullptr);
-  REQUIRE(e.candidates[1].value != nullptr);
-  CHECK(*e.candidates[1].value == json::parse(R"({"b": 2})"));
+  CHECK(e.candidates[0].json == nullptr);
+  REQUIRE(e.candidates[1].json != nullptr);
+  CHECK(*e.candidates[1].json == json::parse(R"({"b": 2})"));
   CHECK(e.candidates[2].source == llmjson::source::fence);
-  REQUIRE(e.candidates[2].value != nullptr);
-  CHECK(*e.candidates[2].value == json::parse(body));
+  REQUIRE(e.candidates[2].json != nullptr);
+  CHECK(*e.candidates[2].json == json::parse(body));
   // A copy of the error (a retry_error holds one) shares the values: it copies none.
   const llmjson::error copy = e;
-  CHECK(copy.candidates[0].value == nullptr);
-  CHECK(copy.candidates[1].value == e.candidates[1].value);
-  CHECK(copy.candidates[2].value == e.candidates[2].value);
+  CHECK(copy.candidates[0].json == nullptr);
+  CHECK(copy.candidates[1].json == e.candidates[1].json);
+  CHECK(copy.candidates[2].json == e.candidates[2].json);
   // The whole output's value, built on the fast path.
   auto whole = llmjson::candidates(std::string_view(" {\"c\": [1]} "));
   REQUIRE(whole.candidates.size() == 1);
   CHECK(whole.candidates[0].source == llmjson::source::whole);
-  REQUIRE(whole.candidates[0].value != nullptr);
-  CHECK(*whole.candidates[0].value == json::parse(R"({"c": [1]})"));
+  REQUIRE(whole.candidates[0].json != nullptr);
+  CHECK(*whole.candidates[0].json == json::parse(R"({"c": [1]})"));
 }

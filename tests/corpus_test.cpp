@@ -67,15 +67,15 @@ bool run_case(const std::filesystem::path& txt, const nlohmann::json& spec,
     CHECK(llmjson::to_string(r.error().kind) == spec["error"].get<std::string>());
     CHECK_FALSE(r.error().message.empty());
   } else {
-    INFO((r ? std::string("got ") + r->value().dump()
+    INFO((r ? std::string("got ") + r->json().dump()
             : "error " + std::string(to_string(r.error().kind)) + ": " + r.error().message));
     REQUIRE(r.has_value());
-    CHECK(r->value() == spec.at("expect"));
+    CHECK(r->json() == spec.at("expect"));
     // The answer's span is a slice of the text that parses to the value.
     const llmjson::candidate& c = r->chosen();
     CHECK(c.text.data() >= text.data());
     CHECK(c.offset + c.text.size() <= text.size());
-    CHECK(nlohmann::json::parse(c.text) == *c.value);
+    CHECK(nlohmann::json::parse(c.text) == *c.json);
   }
   return true;
 }

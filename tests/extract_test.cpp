@@ -38,7 +38,7 @@ TEST_CASE("the plan fence after a ```json analysis fence, chosen by keys",
       "320}}\n```\n";
   auto r = llmjson::extract(text, llmjson::any_key({"orders", "helm", "engineering", "tactical"}));
   REQUIRE(r);
-  CHECK(r->value()["helm"]["heading"] == 320);
+  CHECK(r->json()["helm"]["heading"] == 320);
   CHECK(r->index == 1);
   CHECK_FALSE(r->fallback);
   CHECK(r->candidates.size() == 2);
@@ -101,8 +101,8 @@ TEST_CASE("ambiguous: two qualifying candidates under unique, both positions nam
 TEST_CASE("policies first and last", "[extract][rule §5 Selection and policies]") {
   const std::string text = R"({"v": 1} then {"v": 2} finally {"v": 3} and {"other": 0})";
   llmjson::any_key v{"v"};
-  CHECK(llmjson::extract(text, v, with(policy::first))->value()["v"] == 1);
-  CHECK(llmjson::extract(text, v, with(policy::last))->value()["v"] == 3);
+  CHECK(llmjson::extract(text, v, with(policy::first))->json()["v"] == 1);
+  CHECK(llmjson::extract(text, v, with(policy::last))->json()["v"] == 3);
   CHECK(llmjson::extract(text, v)->policy == policy::first);  // a key set's default
 }
 
@@ -112,7 +112,7 @@ TEST_CASE("first falls back to the first valid candidate, flagged, unless told n
   auto r = llmjson::extract(text);
   REQUIRE(r);
   CHECK(r->fallback);
-  CHECK(r->value() == json::parse(R"(["billing","refund"])"));
+  CHECK(r->json() == json::parse(R"(["billing","refund"])"));
   auto off = llmjson::extract(text, with(policy::first, false));
   REQUIRE_FALSE(off);
   CHECK(off.error().kind == error_kind::no_match);
@@ -132,7 +132,7 @@ TEST_CASE("truncated: first returns an earlier qualifying candidate, unique and 
   llmjson::any_key route{"route"};
   auto first = llmjson::extract(text, route, with(policy::first));
   REQUIRE(first);
-  CHECK(first->value()["route"][0] == "a");
+  CHECK(first->json()["route"][0] == "a");
   CHECK(first->truncation);
   for (auto p : {policy::unique, policy::last}) {
     auto r = llmjson::extract(text, route, with(p));
@@ -290,7 +290,7 @@ TEST_CASE("arrays in prose are answers, their elements never are",
   auto r = llmjson::extract(text);
   REQUIRE(r);
   CHECK(r->fallback);
-  CHECK(r->value() == json::parse(R"([{"name": "Ada"}, {"name": "Lin"}])"));
+  CHECK(r->json() == json::parse(R"([{"name": "Ada"}, {"name": "Lin"}])"));
   auto keyed = llmjson::extract(text, llmjson::any_key({"name"}), with(policy::unique));
   REQUIRE_FALSE(keyed);
   CHECK(keyed.error().kind == error_kind::no_match);
@@ -326,7 +326,7 @@ TEST_CASE("the fallback is never a piece of something bigger",
     auto typed = llmjson::extract(text, llmjson::any_key({"type"}), with(policy::first));
     REQUIRE(typed);
     CHECK_FALSE(typed->fallback);
-    CHECK(typed->value() == json::parse(R"({"type": "json"})"));
+    CHECK(typed->json() == json::parse(R"({"type": "json"})"));
   }
   SECTION("the fallback skips pieces for a later candidate that no frame encloses") {
     const std::string text =
@@ -335,7 +335,7 @@ TEST_CASE("the fallback is never a piece of something bigger",
     auto r = llmjson::extract(text, wanted, with(policy::first));
     REQUIRE(r);
     CHECK(r->fallback);
-    CHECK(r->value() == json::parse(R"(["id"])"));
+    CHECK(r->json() == json::parse(R"(["id"])"));
     CHECK(r->chosen().source == llmjson::source::fence);
   }
   SECTION("inside a prose-like frame that never closes, or a JSON-like one that died") {
@@ -395,5 +395,5 @@ TEST_CASE("raw control characters in strings: the messages name the first one",
       "\"a\\nsee\"}";
   auto ok = llmjson::extract(again, llmjson::any_key({"v"}), with(policy::first));
   REQUIRE(ok);
-  CHECK(ok->value() == json::parse(R"({"v": "2", "notes": "a\nsee"})"));
+  CHECK(ok->json() == json::parse(R"({"v": "2", "notes": "a\nsee"})"));
 }

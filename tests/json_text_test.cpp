@@ -73,9 +73,9 @@ TEST_CASE("extraction::text() is the answer as written, in a fence body and as t
     CHECK(llmjson::minify(r->text()) == minified);
     CHECK(r->text().data() >= text->data());  // a view into the caller's text
     // The value is nlohmann's reading, which differs: sorted keys, 1.1, doubles.
-    CHECK(r->value()["a"].is_number_float());
-    CHECK(r->value().dump().find("1.10") == std::string::npos);
-    CHECK(r->value().dump().substr(0, 5) == "{\"a\":");
+    CHECK(r->json()["a"].is_number_float());
+    CHECK(r->json().dump().find("1.10") == std::string::npos);
+    CHECK(r->json().dump().substr(0, 5) == "{\"a\":");
   }
 }
 

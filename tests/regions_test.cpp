@@ -39,7 +39,7 @@ std::string first(std::string_view text, const llmjson::options& base = {}) {
   llmjson::options opts = base;
   opts.policy = llmjson::policy::first;
   auto r = llmjson::extract(text, opts);
-  return r ? r->value().dump() : "error " + std::string(to_string(r.error().kind));
+  return r ? r->json().dump() : "error " + std::string(to_string(r.error().kind));
 }
 
 std::string repeat(std::string_view unit, std::size_t bytes) {
@@ -225,7 +225,7 @@ TEST_CASE("parts: each is read as a text of its own", "[regions][rule §2 Parts]
     auto s = llmjson::candidates(std::string_view("<think>x</think>[1, 2, 3]"));
     REQUIRE(s.candidates.size() == 1);
     CHECK(s.candidates[0].source == llmjson::source::part);
-    CHECK(*s.candidates[0].value == json::parse("[1, 2, 3]"));
+    CHECK(*s.candidates[0].json == json::parse("[1, 2, 3]"));
   }
   SECTION("an answer part cut by the end of the text is truncated") {
     auto s = llmjson::candidates(std::string_view("<think>x</think>\n[0.1, 0.2"));

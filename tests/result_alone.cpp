@@ -42,6 +42,6 @@ int main() {
   std::vector<llmjson::result<int>> many(3, moved);
   many.emplace_back(42);
   const llmjson::candidate& c = r.error().candidates.front();
-  const bool has_value = c.value != nullptr;
+  const bool has_value = c.json != nullptr;
   return (!r && many.back().has_value() && !has_value) ? 0 : 1;
 }

@@ -782,7 +782,7 @@ TEST_CASE("ambiguous then good: the first reply's candidates are in the record's
                                                   llmjson::policy::last);
     REQUIRE(q);
     CHECK(t.calls == 1);
-    CHECK(q->value == nlohmann::json::parse(R"({"steps": ["boil", "pour"]})"));
+    CHECK(q->json == nlohmann::json::parse(R"({"steps": ["boil", "pour"]})"));
     CHECK(q->policy == llmjson::policy::last);
     CHECK(q->text == R"({"steps": ["boil", "pour"]})");
     CHECK(q->offset == two_plans.find("{\"steps\": [\"boil\", \"pour\"]}"));
@@ -805,7 +805,7 @@ TEST_CASE("no_match is retried, and the answer tells where it was found", "[retr
   CHECK(r->source == llmjson::source::fence);
   CHECK(r->info == "json");
   CHECK(r->line == 3);
-  CHECK(r->value["steps"].size() == 2);
+  CHECK(r->json["steps"].size() == 2);
 }
 
 TEST_CASE("too_large is never retried", "[retry]") {
@@ -1228,7 +1228,7 @@ TEST_CASE("extract(request) without a selector: the answer is a JSON object", "[
   std::string prompt = "p";
   auto r = llmjson::retrying(replay(s), {.max_attempts = 3}).extract(prompt);
   REQUIRE(r);
-  CHECK(r->value == nlohmann::json::parse(R"({"steps": ["boil", "pour"]})"));
+  CHECK(r->json == nlohmann::json::parse(R"({"steps": ["boil", "pour"]})"));
   CHECK(r.attempts[0].outcome == attempt_outcome::no_json);
   CHECK(r.attempts[1].outcome == attempt_outcome::empty_content);
   CHECK(r.attempts[2].outcome == attempt_outcome::ok);
@@ -1560,7 +1560,7 @@ TEST_CASE("a reply cut inside <think> at length is retried by default, and recor
   std::string prompt = "plan";
   auto r = llmjson::retrying(replay(s)).extract(prompt, llmjson::any_key({"steps"}));
   REQUIRE(r);
-  CHECK(r->value["steps"].size() == 2);
+  CHECK(r->json["steps"].size() == 2);
   CHECK(s.calls == 2);
   const auto& a = r.attempts.at(0);
   CHECK(a.outcome == attempt_outcome::truncated);
@@ -1650,7 +1650,7 @@ TEST_CASE("a streaming adapter is stopped once the answer settles, with the whol
   const std::string prompt = "plan";
   auto r = llmjson::retrying(stream_replay(s), opts).extract(prompt, llmjson::any_key({"steps"}));
   REQUIRE(r);
-  CHECK(r->value == nlohmann::json::parse(R"({"steps": ["boil", "pour"]})"));
+  CHECK(r->json == nlohmann::json::parse(R"({"steps": ["boil", "pour"]})"));
   // The same answer as the whole output gives, at the same place.
   auto whole = llmjson::extract(answer_then_talk, llmjson::any_key({"steps"}), answer_start);
   REQUIRE(whole);
@@ -2016,7 +2016,7 @@ TEST_CASE("whatever the pieces, a streaming adapter's answer is the whole output
           CHECK_FALSE(a.stopped_early);
           continue;
         }
-        CHECK(got->value == expected->value);
+        CHECK(got->json == expected->json);
         CHECK(got->offset == expected->offset);
         CHECK(got->line == expected->line);
         CHECK(got->column == expected->column);
@@ -2121,7 +2121,7 @@ TEST_CASE("the README's streaming examples", "[retry][stream][readme]") {
     if (r && r.attempts.back().stopped_early)
       std::cerr << "stopped after " << r.attempts.back().received << " bytes\n";
     REQUIRE(r);
-    CHECK(r->value == nlohmann::json::parse(R"({"steps": ["boil", "pour"]})"));
+    CHECK(r->json == nlohmann::json::parse(R"({"steps": ["boil", "pour"]})"));
     CHECK(client.delivered == 5);
     CHECK(r.attempts.back().reasoning == "Steps first.");
     CHECK(r.attempts.back().finish_reason.empty());

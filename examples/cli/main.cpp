@@ -510,7 +510,7 @@ nlohmann::ordered_json report(const outcome& o, bool normalized) {
                                 {"offset", o.failure->offset}}
                          : json(nullptr);
   r["value"] = !o.answer    ? json(nullptr)
-               : normalized ? json(o.answer->value())
+               : normalized ? json(o.answer->json())
                             : json(std::string(value_slot));
   r["text"] = o.answer ? json(std::string(o.answer->text())) : json(nullptr);
   const auto& cut = o.truncation();
@@ -574,7 +574,7 @@ std::string splice_value(std::string dumped, std::string_view answer_text) {
 /// The answer, as the flags ask: its tokens as written (one line, or --pretty), or nlohmann's
 /// re-serialization (--normalize).
 std::string answer_text(const settings& s, const llmjson::extraction& answer) {
-  if (s.normalize) return dump(answer.value(), s.pretty);
+  if (s.normalize) return dump(answer.json(), s.pretty);
   return s.pretty ? llmjson::pretty(answer.text()) : llmjson::minify(answer.text());
 }
 

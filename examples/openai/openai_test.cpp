@@ -625,7 +625,7 @@ void streaming_stops_at_the_settled_answer() {
   const auto took = std::chrono::steady_clock::now() - start;
   auto requests = server.finish();
   EXPECT(r);
-  if (r) EXPECT(r->value == json::parse(plan_json));
+  if (r) EXPECT(r->json == json::parse(plan_json));
   EXPECT(requests.size() == 1);
   if (!requests.empty()) {
     expect_tea_request(requests[0]);

@@ -66,7 +66,7 @@ struct cut {
 
 /// One span of the output that is, or claims to be, a JSON answer.
 ///
-/// Valid candidates carry their `value`. Invalid ones (`value` null) are *malformed owners*:
+/// Valid candidates carry their value, `json`. Invalid ones (`json` null) are *malformed owners*:
 /// spans that start like a JSON object (`{` then `}` or `"key":`), close, and are not valid JSON;
 /// they are listed with the reason so a person or a re-prompt can act on them, and they never
 /// qualify.
@@ -80,11 +80,11 @@ struct candidate {
   std::string_view info;  ///< the enclosing fence's info string (`json`), if any
   bool in_fence = false;  ///< the span lies in a fence body
   bool valid = false;     ///< valid JSON (RFC 8259, unique keys, depth limit)
-  /// The value when valid; null otherwise. Immutable and shared: copies of a candidate, of an
-  /// error or of a result holding one share it instead of copying it.
+  /// The value when valid (nlohmann's reading of `text`); null otherwise. Immutable and shared:
+  /// copies of a candidate, of an error or of a result holding one share it instead of copying it.
   /// Reading it needs `<nlohmann/json.hpp>`; the headers of the calls that make candidates
   /// include it.
-  std::shared_ptr<const nlohmann::json> value;
+  std::shared_ptr<const nlohmann::json> json;
   bool qualifies = false;  ///< set by selection
   /// Why it cannot be the answer; empty when nothing is known against it. From `candidates()`:
   /// for an invalid one, what is wrong (`line 7 col 18: trailing comma`). After selection

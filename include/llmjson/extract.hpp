@@ -40,7 +40,14 @@ struct extraction {
   [[nodiscard]] const candidate& chosen() const noexcept { return candidates[index]; }
   /// Returns the answer's value (the chosen candidate is valid: its value is never null). It is
   /// nlohmann's reading of the text: see `text()` for what it changes.
-  [[nodiscard]] const nlohmann::json& value() const noexcept { return *candidates[index].value; }
+  [[nodiscard]] const nlohmann::json& json() const noexcept { return *candidates[index].json; }
+  /// The name `json()` had: `r->value()` read too much like `r.value()`, the extraction.
+  [[deprecated(
+      "renamed json(): r->json() is the answer's value, r.value() the "
+      "extraction")]] [[nodiscard]] const nlohmann::json&
+  value() const noexcept {
+    return json();
+  }
   /// Returns the answer as the model wrote it: the chosen candidate's text, a view into the
   /// caller's text. `llmjson::minify(r->text())` is the answer on one line with every token as
   /// written; the value differs from it where nlohmann's reading does (keys sorted, `1.10` read
@@ -60,7 +67,7 @@ struct extraction {
 /// **Example**:
 /// ```cpp
 /// auto r = llmjson::extract(text, llmjson::any_key({"orders"}));
-/// if (r) use(r->value()); else log(r.error().message);
+/// if (r) use(r->json()); else log(r.error().message);
 /// ```
 template <Selector S>
 [[nodiscard]] result<extraction> extract(std::string_view text, const S& sel,
@@ -142,7 +149,7 @@ void judge_candidate(candidate& c, const S& sel) {
   } else if (!c.valid) {
     c.message = "malformed: " + c.message;
   } else {
-    verdict v = judge(sel, *c.value);  // valid: never null
+    verdict v = judge(sel, *c.json);  // valid: never null
     c.qualifies = v.ok;
     c.message = std::move(v.message);
   }
@@ -173,7 +180,7 @@ template <class T>
 result<T> decoded_answer(const decode<T>& d, result<extraction>&& r) {
   if (!r) return std::move(r).error();
   try {
-    return d.get(r->value());
+    return d.get(r->json());
   } catch (const nlohmann::json::exception& e) {
     // Only reachable when from_json is not deterministic: say so rather than guess.
     return error{error_kind::no_match,

@@ -288,7 +288,7 @@ class [[nodiscard]] retry_result : public detail::expected_base<T, retry_error, 
 
 /// The answer `retrying::extract(request, selector)` found: the value and where it was, owned.
 struct answer {
-  nlohmann::json value;                    ///< the chosen candidate's value
+  nlohmann::json json;                     ///< the chosen candidate's value (nlohmann's reading)
   std::string text;                        ///< the chosen candidate's text, copied from the content
   std::size_t offset = 0;                  ///< byte offset of `text` in the last attempt's content
   std::size_t line = 1;                    ///< 1-based line of the first byte

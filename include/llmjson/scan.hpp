@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-// Not used here: for the caller, who reads the values of the candidates returned (`*c.value`).
+// Not used here: for the caller, who reads the values of the candidates returned (`*c.json`).
 #include <nlohmann/json.hpp>
 
 #include <llmjson/candidate.hpp>
@@ -27,7 +27,7 @@ namespace llmjson {
 /// **Example**:
 /// ```cpp
 /// auto scan = llmjson::candidates(R"(draft: {"a":1} final: {"b":2})");
-/// // scan.candidates.size() == 2, *scan.candidates[1].value == {"b":2}
+/// // scan.candidates.size() == 2, *scan.candidates[1].json == {"b":2}
 /// ```
 [[nodiscard]] scan_result candidates(std::string_view text, const options& opts = {});
 

@@ -45,7 +45,7 @@ bool write_input(const std::string& dir, const std::string& name, const std::str
   if (r) {
     std::printf("%s.txt: %zu bytes, answer at byte %zu\n", name.c_str(), text.size(),
                 r->chosen().offset);
-    return write_file(base + ".expected.json", r->value().dump() + "\n");
+    return write_file(base + ".expected.json", r->json().dump() + "\n");
   }
   std::printf("%s.txt: %zu bytes, %s: %s\n", name.c_str(), text.size(),
               std::string(llmjson::to_string(r.error().kind)).c_str(), r.error().message.c_str());

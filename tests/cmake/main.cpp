@@ -27,7 +27,7 @@ The plan:
     std::puts("no answer");
     return 1;
   }
-  const nlohmann::json& answer = r->value();
+  const nlohmann::json& answer = r->json();
   if (!answer.contains("orders") || answer.contains("analysis") || answer["orders"].size() != 2 ||
       answer["orders"][1]["sku"] != "B-7") {
     std::printf("wrong answer: %s\n", answer.dump().c_str());

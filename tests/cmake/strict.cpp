@@ -34,10 +34,9 @@ int main() {
       "```json\n{\"decision\": \"reply\", \"steps\": 2}\n```\n";
 
   auto any = llmjson::extract(text);
-  expect(any.has_value() ? any->value().is_object() : !any.error().message.empty(),
-         "extract(text)");
+  expect(any.has_value() ? any->json().is_object() : !any.error().message.empty(), "extract(text)");
   auto keyed = llmjson::extract(text, llmjson::any_key({"steps"}), llmjson::options{});
-  expect(keyed.has_value() && keyed->value()["steps"] == 2, "extract(text, any_key)");
+  expect(keyed.has_value() && keyed->json()["steps"] == 2, "extract(text, any_key)");
   auto typed = llmjson::extract<plan>(text);
   expect(typed.has_value() && typed->steps == 2, "extract<plan>(text)");
   auto checked = llmjson::extract<plan>(text, [](const plan& p) { return p.steps > 0; });
@@ -66,7 +65,7 @@ int main() {
   auto completed = model.complete(text);
   expect(completed.has_value() && completed.attempts.size() == 2, "retrying::complete");
   auto answered = model.extract(text, schema);
-  expect(answered.has_value() && answered->value["steps"] == 2, "retrying::extract(schema)");
+  expect(answered.has_value() && answered->json["steps"] == 2, "retrying::extract(schema)");
   auto retyped = model.extract<plan>(text);
   expect(retyped.has_value() && retyped->steps == 2, "retrying::extract<plan>");
   // The stream, fed in pieces, settles under policy first and finishes as extract() does.

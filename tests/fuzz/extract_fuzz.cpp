@@ -71,10 +71,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (c.valid) {
       const auto parsed = nlohmann::json::parse(c.text.begin(), c.text.end(), nullptr, false);
       require(!parsed.is_discarded(), "nlohmann parses a valid candidate");
-      require(c.value != nullptr, "a valid candidate has a value");
-      require(parsed == *c.value, "a valid candidate's value is its text parsed");
+      require(c.json != nullptr, "a valid candidate has a value");
+      require(parsed == *c.json, "a valid candidate's value is its text parsed");
     } else {
-      require(c.value == nullptr, "an invalid candidate has no value");
+      require(c.json == nullptr, "an invalid candidate has no value");
       require(!c.message.empty(), "an invalid candidate says why");
       // The reason is found again by validating the span alone; it must fail there too.
       require(c.message.find("not valid JSON") == std::string::npos,

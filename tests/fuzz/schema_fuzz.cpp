@@ -331,9 +331,9 @@ void visit(const json& s, std::vector<const json*>& values, std::size_t budget) 
     const json& members = n->contains("enum") ? (*n)["enum"] : none;
     auto fits = [&](const json& v) { return !n->contains("type") || has_type(v, type); };
     if (n->contains("const") && fits((*n)["const"]))
-      require(check(*r.value, (*n)["const"]).ok, "a pure const subschema passes its value", n);
+      require(check(*r, (*n)["const"]).ok, "a pure const subschema passes its value", n);
     for (const json& e : members)
-      if (fits(e)) require(check(*r.value, e).ok, "a pure enum subschema passes its values", n);
+      if (fits(e)) require(check(*r, e).ok, "a pure enum subschema passes its values", n);
   }
 }
 
@@ -354,10 +354,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<json> values;
   for (std::size_t n = 1 + in.pick(4); n > 0; --n) values.push_back(value(in, 0));
   if (compiled) {
-    for (const json& v : values) check(*compiled.value, v);
+    for (const json& v : values) check(*compiled, v);
     if (mode == 62) {  // around max_depth_limit: deeper values fail, never crash
       const std::size_t levels = llmjson::max_depth_limit - 8 + in.pick(16);
-      const bool ok = check(*compiled.value, deep_value(levels)).ok;
+      const bool ok = check(*compiled, deep_value(levels)).ok;
       if (levels > llmjson::max_depth_limit) require(!ok, "a value deeper than the limit fails");
     }
   }

@@ -10,6 +10,6 @@ int main() {
       "v3: {\"version\": 3}\nv4: {\"version\": 4, \"n\": 1}\nfixed: {\"version\": 4, \"n\": 2}\n";
   {
 #include "any_callable.inc"
-    return r && r->value()["n"] == 2 ? 0 : 1;
+    return r && r->json()["n"] == 2 ? 0 : 1;
   }
 }

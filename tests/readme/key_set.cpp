@@ -16,7 +16,7 @@ int main() {
   const std::string text = "Status first: {\"ok\": true}\n";
   {
 #include "key_set.inc"
-    if (!r || !r->fallback || r->value() != nlohmann::json{{"ok", true}}) return 1;
+    if (!r || !r->fallback || r->json() != nlohmann::json{{"ok", true}}) return 1;
   }
   return logged.size() == 1 ? 0 : 1;
 }

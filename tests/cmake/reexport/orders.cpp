@@ -8,6 +8,6 @@ namespace parent {
 llmjson::result<nlohmann::json> orders_in(std::string_view text) {
   auto r = llmjson::extract(text, llmjson::any_key({"orders"}));
   if (!r) return r.error();
-  return r->value()["orders"];
+  return r->json()["orders"];
 }
 }  // namespace parent

@@ -21,7 +21,7 @@ namespace llmjson::detail {
 LLMJSON_INLINE answer make_answer(extraction&& x) {
   candidate& c = x.candidates[x.index];
   answer a;
-  a.value = *c.value;  // a copy: the candidate's value is shared and immutable
+  a.json = *c.json;  // a copy: the candidate's value is shared and immutable
   a.text = std::string(c.text);
   a.offset = c.offset;
   a.line = c.line;

@@ -102,9 +102,9 @@ candidate make_candidate(std::string_view text, const record& r, const context& 
   if (c.valid) {
     nlohmann::json value;
     c.valid = build_value(c.text, value, problem);
-    if (c.valid) c.value = std::make_shared<const nlohmann::json>(std::move(value));
+    if (c.valid) c.json = std::make_shared<const nlohmann::json>(std::move(value));
   }
-  if (!c.valid) {  // no value: `value` stays null
+  if (!c.valid) {  // no value: `json` stays null
     auto [line, column] = position_of(r.valid ? r.begin : problem_offset);
     c.message = "line " + std::to_string(line) + " col " + std::to_string(column) + ": " + problem;
   }
@@ -124,7 +124,7 @@ inline std::optional<scan_result> whole_candidate(std::string_view text, const o
   if (!parse_whole(text, start, text.size(), std::min(opts.max_depth, max_depth_limit), value))
     return std::nullopt;
   candidate c;
-  c.value = std::make_shared<const nlohmann::json>(std::move(value));
+  c.json = std::make_shared<const nlohmann::json>(std::move(value));
   c.text = text.substr(b, e - b);
   c.offset = b;
   std::tie(c.line, c.column) = position_finder(text).at(b);
@@ -200,7 +200,7 @@ inline scan_result make_scan_result(std::string_view text, engine& reader, const
     if (built != reader.built.end() && built->first == k) {  // checked and built already
       candidate c = make_candidate(text, recs[k], reader.contexts[recs[k].ctx], 0, {}, position_of,
                                    /*build=*/false);
-      c.value = std::make_shared<const nlohmann::json>(std::move(built->second));
+      c.json = std::make_shared<const nlohmann::json>(std::move(built->second));
       out.candidates.push_back(std::move(c));
       continue;
     }
