@@ -519,7 +519,7 @@ QUOTED_FIGURES = [
     (r"Messages name at most (\S+) candidates", ["max_named_candidates"]),
     (r"names up to (\S+) \*\*near misses\*\*", ["max_near_misses"]),
     (r"programs capped\s+at (\S+) instructions", ["regex_max_program"]),
-    (r"`retry_options::max_attempts` \(default (\S+?):", ["max_attempts"]),
+    (r"`(?:retry_options::)?max_attempts` \(default (\S+?):", ["max_attempts"]),
     (r"typical [\d.]+ KB reply \((\S+) bytes", ["typical_reply_bytes"]),
 ]
 WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
