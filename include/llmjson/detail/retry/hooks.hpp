@@ -36,7 +36,7 @@ concept NextRequestHook = std::same_as<H, resend> ||(!std::is_array_v<Req> && Ma
 /// Fails the build with the rule a hook breaks. Instantiated only when `NextRequestHook<H, Req>`
 /// is false, before anything else is instantiated with that hook, so this is the first error.
 template <class H, class Req>
-constexpr bool explain_hook() {
+constexpr void explain_hook() {
   if constexpr (std::is_array_v<Req>) {
     static_assert(!std::is_array_v<Req>,
                   "a next_request hook needs a request object: pass a std::string or a "
@@ -51,7 +51,6 @@ constexpr bool explain_hook() {
                   "of it: a request converted from another type (a std::string made into a "
                   "std::string_view request) would point into a temporary");
   }
-  return false;
 }
 
 }  // namespace llmjson::detail
