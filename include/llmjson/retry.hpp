@@ -20,8 +20,8 @@ namespace llmjson {
 /// record of every attempt.
 ///
 /// Retried: empty content, a `bad_response`, and (in `extract`) the extraction errors `empty`,
-/// `no_json`, `truncated`, `no_match`, `ambiguous`, except a reply the token limit cut before any
-/// answer (`retry_options::retry_reasoning_at_length`). Never retried, surfaced at once: an
+/// `no_json`, `truncated`, `no_match`, `ambiguous`; a reply the token limit cut before any answer
+/// too, unless `retry_options::retry_reasoning_at_length` is false. Never retried, surfaced at once: an
 /// `api_error`, an exception, a stop request, and `too_large`. Nothing is called twice by accident.
 ///
 /// An exception of the adapter or the caller's selector reaches the caller with the record of
