@@ -21,8 +21,9 @@ namespace llmjson {
 ///
 /// Retried: empty content, a `bad_response`, and (in `extract`) the extraction errors `empty`,
 /// `no_json`, `truncated`, `no_match`, `ambiguous`; a reply the token limit cut before any answer
-/// too, unless `retry_options::retry_reasoning_at_length` is false. Never retried, surfaced at once: an
-/// `api_error`, an exception, a stop request, and `too_large`. Nothing is called twice by accident.
+/// too, unless `retry_options::retry_reasoning_at_length` is false. Never retried, surfaced at
+/// once: an `api_error`, an exception, a stop request, and `too_large`. Nothing is called twice by
+/// accident.
 ///
 /// An exception of the adapter or the caller's selector reaches the caller with the record of
 /// every attempt so far: nested in an `attempt_exception`, or, when it is an `attempts_record`
