@@ -495,8 +495,6 @@ std::string explain_table(const outcome& o) {
 /// Where report() leaves the answer's tokens to be spliced in (splice_value): a string no input
 /// can put at that place, as nlohmann dumps escape control characters and quotes in strings.
 constexpr std::string_view value_slot = "\x01llmjson: the answer as written\x01";
-constexpr std::string_view dumped_value_slot =
-    "\"value\":\"\\u0001llmjson: the answer as written\\u0001\"";
 
 /// The --report object: ok, error, value, text, truncated, candidates (and policy, fallback), in
 /// that order (ordered_json keeps the order in which members are added). Unless `normalized`,
@@ -565,9 +563,11 @@ std::string dump(const Json& v, bool pretty) {
 
 /// The compact dump of a report with the answer's tokens, as written, at the slot of its value.
 std::string splice_value(std::string dumped, std::string_view answer_text) {
-  if (const auto at = dumped.find(dumped_value_slot); at != std::string::npos)
-    dumped.replace(at, dumped_value_slot.size(),
-                   "\"value\":" + llmjson::minify(answer_text));  // a valid candidate's text
+  // The member as dump() wrote it (`"value":"\u0001llmjson: ..."`), found where no string's
+  // content can hold it: a quote inside a string is always escaped.
+  const std::string slot = "\"value\":" + dump(nlohmann::json(std::string(value_slot)), false);
+  if (const auto at = dumped.find(slot); at != std::string::npos)
+    dumped.replace(at, slot.size(), "\"value\":" + llmjson::minify(answer_text));
   return dumped;
 }
 

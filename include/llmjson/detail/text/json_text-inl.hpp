@@ -8,16 +8,12 @@
 #include <string_view>
 
 #include <llmjson/detail/config.hpp>
+#include <llmjson/detail/scan/text.hpp>
 #include <llmjson/json_text.hpp>
 
 namespace llmjson {
 
 namespace detail {
-
-/// JSON's white space between tokens (RFC 8259, section 2).
-constexpr bool is_json_space(char c) noexcept {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
 
 /// Copies the string token that starts at `json[i]` (a `"`) into `out`, escapes as written, and
 /// returns the index after its closing quote (or `json.size()` when it never closes).
@@ -40,7 +36,7 @@ LLMJSON_INLINE std::string minify(std::string_view json) {
     if (c == '"') {
       i = detail::copy_string_token(json, i, out);
     } else {
-      if (!detail::is_json_space(c)) out += c;
+      if (!detail::is_json_ws(c)) out += c;
       ++i;
     }
   }
@@ -62,11 +58,11 @@ LLMJSON_INLINE std::string pretty(std::string_view json, std::size_t indent) {
       continue;
     }
     ++i;
-    if (detail::is_json_space(c)) continue;
+    if (detail::is_json_ws(c)) continue;
     if (c == '{' || c == '[') {
       // An empty container stays whole: `{}`, `[]`, as nlohmann's dump writes them.
       std::size_t next = i;
-      while (next < json.size() && detail::is_json_space(json[next])) ++next;
+      while (next < json.size() && detail::is_json_ws(json[next])) ++next;
       const char close = c == '{' ? '}' : ']';
       out += c;
       if (next < json.size() && json[next] == close) {
