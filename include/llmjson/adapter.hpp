@@ -1,10 +1,13 @@
-// llmjson: message, api_error, bad_response, completion, sink, the Adapter concepts
+// llmjson: usage, message, api_error, bad_response, completion, sink, the Adapter concepts
 // SPDX-License-Identifier: MIT
 #ifndef LLMJSON_ADAPTER_HPP_INCLUDED
 #define LLMJSON_ADAPTER_HPP_INCLUDED
 
 #include <concepts>
+#include <cstdint>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -27,6 +30,51 @@
 
 namespace llmjson {
 
+/// The tokens one model call was billed for, as the provider reported them (OpenAI's `usage`).
+///
+/// The counts are the provider's, never estimated by llmjson: an adapter fills them in from the
+/// reply, and leaves `message::usage` empty when the provider sent none. Adding two usages
+/// (`+=`, `+`) adds each count and saturates at the largest `std::uint64_t` instead of wrapping,
+/// so a sum never understates.
+struct usage {
+  /// The tokens of the request: the prompt, the messages, the schema sent with them (OpenAI's
+  /// `prompt_tokens`, cached ones included).
+  std::uint64_t prompt_tokens = 0;
+  /// The tokens the model generated: the content, and the reasoning too (OpenAI's
+  /// `completion_tokens`, which counts the reasoning tokens and bills them as output).
+  std::uint64_t completion_tokens = 0;
+  /// The part of `completion_tokens` spent on reasoning (OpenAI's
+  /// `completion_tokens_details.reasoning_tokens`); 0 when the provider reports none. Not to be
+  /// added to `completion_tokens`: it is already counted there.
+  std::uint64_t reasoning_tokens = 0;
+
+  /// Returns `prompt_tokens + completion_tokens` (saturating): what the call cost in tokens.
+  /// Does not throw.
+  [[nodiscard]] constexpr std::uint64_t total_tokens() const noexcept {
+    return add(prompt_tokens, completion_tokens);
+  }
+
+  /// Adds each count of `other` to this one's, saturating. Returns `*this`. Does not throw.
+  constexpr usage& operator+=(const usage& other) noexcept {
+    prompt_tokens = add(prompt_tokens, other.prompt_tokens);
+    completion_tokens = add(completion_tokens, other.completion_tokens);
+    reasoning_tokens = add(reasoning_tokens, other.reasoning_tokens);
+    return *this;
+  }
+  /// Returns the sum of `a` and `b`, each count saturating. Does not throw.
+  [[nodiscard]] friend constexpr usage operator+(usage a, const usage& b) noexcept {
+    return a += b;
+  }
+  friend bool operator==(const usage&, const usage&) = default;
+
+ private:
+  static constexpr std::uint64_t add(std::uint64_t a, std::uint64_t b) noexcept {
+    return b > std::numeric_limits<std::uint64_t>::max() - a
+               ? std::numeric_limits<std::uint64_t>::max()
+               : a + b;
+  }
+};
+
 /// What the model sent back: one assistant message.
 ///
 /// llmjson makes no HTTP call. The caller's adapter does, and fills this in from the provider's
@@ -40,6 +88,9 @@ struct message {
   /// `reasoning`); "" when there is none. Kept in the attempt record, never scanned: an answer
   /// is only ever looked for in `content`.
   std::string reasoning{};
+  /// The tokens the call was billed for, as the provider reported them; std::nullopt when it
+  /// reported none (the retry wrapper keeps it in `attempt::usage` and sums it in `total_usage`).
+  std::optional<llmjson::usage> usage{};
 
   friend bool operator==(const message&, const message&) = default;
 };
@@ -64,6 +115,9 @@ struct api_error {
 struct bad_response {
   std::string message{};  ///< what was wrong, for a person: `the 200 body is not JSON`
   std::string raw{};      ///< the body as received (or the part that matters), kept unchanged
+  /// The tokens the call was billed for, when the adapter could read them in a body it could not
+  /// otherwise use (a 200 is billed even when its content is unreadable); std::nullopt if not.
+  std::optional<llmjson::usage> usage{};
 
   friend bool operator==(const bad_response&, const bad_response&) = default;
 };

@@ -107,6 +107,11 @@ struct attempt {
   /// (`retry_options::stop_early`): the call was ended early, after `received` bytes. The
   /// answer is the one the whole output would have given.
   bool stopped_early = false;
+  /// The tokens this call was billed for, as the adapter reported them (`message::usage`, or a
+  /// `bad_response`'s). std::nullopt when the provider reported none, and when no completion came
+  /// back: `cancelled`, an adapter that threw, a streaming call stopped before the provider sent
+  /// its usage. `total_usage` sums them.
+  std::optional<llmjson::usage> usage;
 
   /// Returns true when the message was empty and cut by the token limit (`finish_reason` is
   /// `length`): with reasoning models, usually the reasoning spent the whole `max_tokens`, and
@@ -127,6 +132,29 @@ struct attempt {
   /// Returns true when the adapter was called (every outcome but `cancelled`). Does not throw.
   [[nodiscard]] bool called() const noexcept { return outcome != attempt_outcome::cancelled; }
 };
+
+/// The tokens a run of attempts was billed for: the sum of what each call reported, and how many
+/// calls reported nothing.
+///
+/// When `unreported` is 0 the sum is the cost; otherwise it is a lower bound ("at least"): those
+/// calls may have been billed too. `cancelled` attempts made no call and count in neither.
+struct usage_total {
+  llmjson::usage tokens{};     ///< the sum of every reported `attempt::usage` (saturating)
+  std::size_t reported = 0;    ///< the calls that reported usage: the ones summed in `tokens`
+  std::size_t unreported = 0;  ///< the calls that reported none (`attempt::usage` empty)
+
+  /// Returns true when every call reported its usage: `tokens` is the whole cost. Does not throw.
+  [[nodiscard]] bool exact() const noexcept { return unreported == 0; }
+  friend bool operator==(const usage_total&, const usage_total&) = default;
+};
+
+/// Returns the tokens `attempts` were billed for: the failed attempts' included, that is, the
+/// true cost of the answer (or of getting none). Works on `retry_result::attempts` and on
+/// `attempts_record::attempts()` (an `attempt_exception`'s). Does not throw.
+///
+/// **Example**: `auto t = llmjson::total_usage(r.attempts); log(t.tokens.total_tokens(),
+/// t.exact() ? "" : "at least");`
+[[nodiscard]] usage_total total_usage(const std::vector<attempt>& attempts) noexcept;
 
 /// Why the wrapper returned no answer.
 enum class retry_error_kind {
@@ -284,6 +312,9 @@ class [[nodiscard]] retry_result : public detail::expected_base<T, retry_error, 
     return static_cast<std::size_t>(std::count_if(attempts.begin(), attempts.end(),
                                                   [](const attempt& a) { return a.called(); }));
   }
+  /// Returns the tokens every attempt was billed for, failed ones included
+  /// (`llmjson::total_usage(attempts)`). Does not throw.
+  [[nodiscard]] usage_total total_usage() const noexcept { return llmjson::total_usage(attempts); }
 };
 
 /// The answer `retrying::extract(request, selector)` found: the value and where it was, owned.
@@ -353,5 +384,9 @@ struct resend {
 };
 
 }  // namespace llmjson
+
+#ifndef LLMJSON_SEPARATE_COMPILATION
+#include <llmjson/detail/retry/retry_types-inl.hpp>
+#endif
 
 #endif  // LLMJSON_RETRY_TYPES_HPP_INCLUDED

@@ -74,8 +74,9 @@ judged<Out> record_extraction(result<Out>&& r, attempt& a,
 /// instead of into `from`. Does not throw.
 void rebase(llmjson::error& e, std::string_view from, std::string_view to) noexcept;
 
-/// Records in `a` what the adapter returned: an `api_error` or a `bad_response` as it is, a
-/// message's reasoning, finish_reason and role, which `judge_message(message&)` then judges.
+/// Records in `a` what the adapter returned: an `api_error` or a `bad_response` as it is (the
+/// latter's usage too), a message's reasoning, finish_reason, role and usage, which
+/// `judge_message(message&)` then judges.
 template <class Out, class JudgeMessage>
 std::optional<judged<Out>> take_completion(completion&& c, attempt& a, JudgeMessage judge_message) {
   if (auto* api = std::get_if<llmjson::api_error>(&c)) {
@@ -87,6 +88,7 @@ std::optional<judged<Out>> take_completion(completion&& c, attempt& a, JudgeMess
   }
   if (auto* bad = std::get_if<bad_response>(&c)) {
     a.outcome = attempt_outcome::bad_response;
+    a.usage = bad->usage;
     a.message = one_line(bad->message);
     a.raw = std::move(bad->raw.empty() ? bad->message : bad->raw);
     return std::nullopt;
@@ -96,6 +98,7 @@ std::optional<judged<Out>> take_completion(completion&& c, attempt& a, JudgeMess
   a.reasoning = m.reasoning;
   a.finish_reason = m.finish_reason;
   a.role = m.role;
+  a.usage = m.usage;
   return judge_message(m);
 }
 
