@@ -14,13 +14,18 @@ SCRIPT.json is a list of steps, one per expected request:
                                      (each piece as is: events, comments, CRLF, a line split
                                      across pieces), `interval` seconds apart (default 0.02);
                                      stops writing as soon as the client has closed the connection
+Either kind of 200 step may add "usage": {"prompt_tokens": N, "completion_tokens": N, ...}, sent
+as OpenAI sends it: a "json" body gets it as its "usage" member; an "sse" response gets it in a
+chunk of its own whose "choices" is empty, written just before the "data: [DONE]" piece (or last),
+and only when the request asked for it ("stream_options": {"include_usage": true}).
 
 Binds 127.0.0.1 on an ephemeral port (port 0) and never contacts any address. Writes JSON lines
 to stdout, flushed: first {"port": N}; then one line per request received (method, path, the
 Authorization and Content-Type headers, the body parsed as JSON, or as text if it is not); after
 each "sse" response {"stream": {"sent": BYTES, "total": BYTES, "pieces_sent": N, "pieces": N,
-"client_closed": BOOL}}: the bytes written before the client closed the connection (or all of
-them), and whether it closed it before the last piece; last {"done": true, "requests": N}. Exits after GET /__quit, after len(script) + 4 requests (those
+"client_closed": BOOL, "usage_chunk": BOOL}}: the bytes written before the client closed the
+connection (or all of them), whether it closed it before the last piece, and whether the pieces
+included a usage chunk; last {"done": true, "requests": N}. Exits after GET /__quit, after len(script) + 4 requests (those
 past the script get a 500), or after --timeout seconds (default 60), whichever comes first.
 """
 import argparse
@@ -67,14 +72,24 @@ def main():
             self.end_headers()
             self.wfile.write(data)
 
-        def stream(self, step):
+        def stream(self, step, body):
             # HTTP/1.0 (the handler's default): the body ends when the connection closes.
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-cache")
             self.end_headers()
             self.wfile.flush()
-            pieces = [p.encode("utf-8") for p in step["sse"]]
+            texts = list(step["sse"])
+            options = body.get("stream_options") if isinstance(body, dict) else None
+            usage_chunk = "usage" in step and isinstance(options, dict) and \
+                options.get("include_usage") is True
+            if usage_chunk:
+                chunk = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "choices": [],
+                         "usage": step["usage"]}
+                at = next((i for i, t in enumerate(texts) if t.startswith("data: [DONE]")),
+                          len(texts))
+                texts.insert(at, "data: " + json.dumps(chunk) + "\n\n")
+            pieces = [p.encode("utf-8") for p in texts]
             interval = step.get("interval", 0.02)
             sent = count = 0
             closed = False
@@ -93,7 +108,8 @@ def main():
                 sent += len(piece)
                 count += 1
             emit({"stream": {"sent": sent, "total": sum(len(p) for p in pieces), "pieces_sent": count,
-                             "pieces": len(pieces), "client_closed": closed}})
+                             "pieces": len(pieces), "client_closed": closed,
+                             "usage_chunk": usage_chunk}})
             self.close_connection = True
 
         def do_GET(self):
@@ -126,11 +142,14 @@ def main():
                 self.close_connection = True  # no status line, no headers, no body
                 return
             if "sse" in step:
-                self.stream(step)
+                self.stream(step, body)
             elif "raw" in step:
                 self.reply(step.get("status", 200), step["raw"], "text/plain")
             else:
-                self.reply(step.get("status", 200), json.dumps(step["json"]))
+                reply = step["json"]
+                if "usage" in step:
+                    reply = dict(reply, usage=step["usage"])
+                self.reply(step.get("status", 200), json.dumps(reply))
 
     server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
     emit({"port": server.server_address[1]})

@@ -7,7 +7,8 @@
 // LLMJSON_MODEL. Prints the answer (the JSON object the reply holds, or with --keys, one with any
 // of those keys), as the model wrote it, on stdout and one line per attempt on stderr. With
 // --stream, the reply is streamed and the call ends as soon as the answer is settled (--starts-in
-// answer lets the output of a model that does not reason in its text settle before its end). Exit
+// answer lets the output of a model that does not reason in its text settle before its end). The
+// tokens each call was billed for are on its line, and their total on a last line. Exit
 // status: 0 an answer, 1 no answer (the error on stderr), 2 usage, 3 no HTTP response (the
 // transport error on stderr).
 #include "openai_adapter.hpp"
@@ -15,6 +16,7 @@
 #include <curl/curl.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
@@ -34,6 +36,30 @@ int usage(const char* why) {
          "                      [--starts-in unknown|reasoning|answer] PROMPT...\n"
          "environment: OPENAI_BASE_URL, OPENAI_API_KEY, LLMJSON_MODEL\n";
   return 2;
+}
+
+// `120 prompt + 48 completion tokens (32 reasoning)`.
+std::string tokens(const llmjson::usage& u) {
+  std::string s = std::to_string(u.prompt_tokens) + " prompt + " +
+                  std::to_string(u.completion_tokens) + " completion tokens";
+  if (u.reasoning_tokens != 0) s += " (" + std::to_string(u.reasoning_tokens) + " reasoning)";
+  return s;
+}
+
+// The cost of the answer, failed attempts included: `usage: 2 calls, 341 tokens: ...`; `at
+// least` when some call reported no usage; `none reported` when none did.
+void print_total(const std::vector<llmjson::attempt>& attempts) {
+  const llmjson::usage_total t = llmjson::total_usage(attempts);
+  const std::size_t calls = t.reported + t.unreported;
+  std::cerr << "usage: " << calls << (calls == 1 ? " call, " : " calls, ");
+  if (t.reported == 0) {
+    std::cerr << "none reported\n";
+    return;
+  }
+  std::cerr << (t.exact() ? "" : "at least ") << t.tokens.total_tokens()
+            << " tokens: " << tokens(t.tokens);
+  if (!t.exact()) std::cerr << "; " << t.unreported << " reported no usage";
+  std::cerr << "\n";
 }
 
 }  // namespace
@@ -116,6 +142,7 @@ int main(int argc, char** argv) {
               << (a.stopped_early ? ", stopped early at the settled answer after " +
                                         std::to_string(a.received) + " bytes"
                                   : "")
+              << ", " << (a.usage ? tokens(*a.usage) : "usage not reported")
               << (a.message.empty() ? "" : ": " + a.message) << "\n";
   };
 
@@ -126,6 +153,7 @@ int main(int argc, char** argv) {
       auto model = llmjson::retrying(std::move(adapter), opts);
       auto r = keys.empty() ? model.extract(request, llmjson::any_object{})
                             : model.extract(request, llmjson::any_key(keys));
+      print_total(r.attempts);
       if (r) {
         std::cout << llmjson::pretty(r->text) << "\n";  // as written: keys in order, 1.10 kept
         return 0;
@@ -141,6 +169,7 @@ int main(int argc, char** argv) {
     status = ask(openai_example::make_adapter(cfg));
 #endif
   } catch (const openai_example::transport_error& e) {
+    print_total(e.attempts());
     std::cerr << "llmjson_openai: no response: " << e.what() << "\n";
     status = 3;
   } catch (const std::exception& e) {  // e.g. a prompt that is not UTF-8 cannot be sent as JSON

@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <memory>
@@ -68,14 +69,19 @@ class transport_error : public std::runtime_error, public llmjson::attempts_reco
   CURLcode code_;
 };
 
-/// Returns the JSON body of a `/chat/completions` request; with `stream`, `"stream": true`.
+/// Returns the JSON body of a `/chat/completions` request; with `stream`, `"stream": true` and
+/// `"stream_options": {"include_usage": true}`, which asks for the usage chunk at the end of the
+/// stream (without it, OpenAI sends no usage when streaming).
 inline nlohmann::json request_body(const config& cfg, const chat_request& req,
                                    bool stream = false) {
   nlohmann::json body = {{"model", cfg.model}, {"messages", nlohmann::json::array()}};
   for (const auto& m : req.messages)
     body["messages"].push_back({{"role", m.role}, {"content", m.content}});
   if (req.max_tokens) body["max_tokens"] = *req.max_tokens;
-  if (stream) body["stream"] = true;
+  if (stream) {
+    body["stream"] = true;
+    body["stream_options"] = {{"include_usage", true}};
+  }
   return body;
 }
 
@@ -100,7 +106,45 @@ inline std::string text_of(const nlohmann::json& content) {
   return out;
 }
 
+/// Returns the count `name` of `obj`: std::nullopt when it is absent or null, `bad` when it is
+/// not a non-negative integer.
+inline std::optional<std::uint64_t> token_count(const nlohmann::json& obj, const char* name,
+                                                bool& bad) {
+  const auto it = obj.find(name);
+  if (it == obj.end() || it->is_null()) return std::nullopt;
+  if (!it->is_number_unsigned()) {
+    bad = true;
+    return std::nullopt;
+  }
+  return it->get<std::uint64_t>();
+}
+
 }  // namespace detail
+
+/// Returns the `usage` of a `/chat/completions` body or stream chunk `j`: `prompt_tokens`,
+/// `completion_tokens` and `completion_tokens_details.reasoning_tokens` (0 when absent or null).
+///
+/// std::nullopt when there is no usage (absent or null), and when it is malformed: not an
+/// object, `prompt_tokens` or `completion_tokens` missing, a count that is not a non-negative
+/// integer. A malformed usage is never read as zeros, and never fails the call: the tokens are
+/// then unreported (`llmjson::usage_total::unreported`).
+inline std::optional<llmjson::usage> read_usage(const nlohmann::json& j) {
+  if (!j.is_object()) return std::nullopt;
+  const auto u = j.find("usage");
+  if (u == j.end() || !u->is_object()) return std::nullopt;
+  bool bad = false;
+  const auto prompt = detail::token_count(*u, "prompt_tokens", bad);
+  const auto completion = detail::token_count(*u, "completion_tokens", bad);
+  std::optional<std::uint64_t> reasoning;
+  if (const auto d = u->find("completion_tokens_details"); d != u->end() && !d->is_null()) {
+    if (d->is_object())
+      reasoning = detail::token_count(*d, "reasoning_tokens", bad);
+    else
+      bad = true;
+  }
+  if (bad || !prompt || !completion) return std::nullopt;
+  return llmjson::usage{*prompt, *completion, reasoning.value_or(0)};
+}
 
 /// Returns what an HTTP response from `/chat/completions` means for llmjson.
 ///
@@ -110,7 +154,9 @@ inline std::string text_of(const nlohmann::json& content) {
 /// `message` with the first choice's `finish_reason` ("" when there is no choice). Otherwise the
 /// first choice's message. Either way, the reasoning some providers send beside the content goes
 /// to `message::reasoning`: the message's `reasoning_content` (as DeepSeek's API names it) or
-/// `reasoning` (as OpenRouter's does), the first of the two that is a non-empty string.
+/// `reasoning` (as OpenRouter's does), the first of the two that is a non-empty string. The
+/// body's `usage` (`read_usage`) goes to the message's `usage`, or to the `bad_response`'s when
+/// the body is a JSON object whose choices cannot be read (a 200 is billed all the same).
 inline llmjson::completion read_response(long status, std::string_view body) {
   nlohmann::json j =
       nlohmann::json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
@@ -124,8 +170,9 @@ inline llmjson::completion read_response(long status, std::string_view body) {
     return detail::excerpt(body);
   };
   if (status != 200) return llmjson::api_error{static_cast<int>(status), provider_message()};
+  const std::optional<llmjson::usage> used = read_usage(j);
   auto bad = [&](const std::string& what) {
-    return llmjson::bad_response{what + ": " + detail::excerpt(body), std::string(body)};
+    return llmjson::bad_response{what + ": " + detail::excerpt(body), std::string(body), used};
   };
   if (j.is_discarded()) return bad("the 200 body is not JSON");
   if (!j.is_object()) return bad("the 200 body is not a JSON object");
@@ -133,6 +180,7 @@ inline llmjson::completion read_response(long status, std::string_view body) {
     return llmjson::api_error{200, provider_message()};
 
   llmjson::message m;
+  m.usage = used;
   const auto choices = j.find("choices");
   if (choices == j.end() || choices->is_null() || (choices->is_array() && choices->empty()))
     return m;
@@ -167,10 +215,12 @@ inline llmjson::completion read_response(long status, std::string_view body) {
 /// `delta.content` goes at once to the caller's `content(piece)`; `delta.reasoning_content` or
 /// `delta.reasoning` (the first non-empty string of the two, as `read_response` reads them) is
 /// added to the message's `reasoning`; `delta.role` and `finish_reason` (usually in the last
-/// chunk) are kept. Chunks without choices (a usage chunk) are skipped. An `error` object ends
+/// chunk) are kept. A chunk's `usage` (`read_usage`; OpenAI sends it in a last chunk whose
+/// `choices` is empty, when asked with `stream_options`) goes to the message's `usage`, the last
+/// one read winning (some servers send a running total in every chunk). An `error` object ends
 /// the stream as an `api_error` (status 200: the HTTP status the stream came with); an event that
 /// is not a JSON object, or whose `choices` is not an array of objects, ends it as a
-/// `bad_response` with the event's data as its `raw`.
+/// `bad_response` with the event's data as its `raw` (and the usage read so far, if any).
 ///
 /// **Example**:
 /// ```cpp
@@ -213,7 +263,8 @@ class sse_reader {
   [[nodiscard]] bool over() const noexcept { return done_ || ended_.has_value(); }
 
   /// Returns what the stream came to: the `api_error` or `bad_response` that ended it, or the
-  /// message so far (role, reasoning, finish_reason; its content is empty: it went to `content`).
+  /// message so far (role, reasoning, finish_reason, usage; its content is empty: it went to
+  /// `content`).
   [[nodiscard]] llmjson::completion result() const {
     return ended_ ? *ended_ : llmjson::completion(message_);
   }
@@ -249,7 +300,7 @@ class sse_reader {
     }
     const nlohmann::json j = nlohmann::json::parse(data_, nullptr, /*allow_exceptions=*/false);
     auto bad = [&](const std::string& what) {
-      ended_ = llmjson::bad_response{what + ": " + detail::excerpt(data_), data_};
+      ended_ = llmjson::bad_response{what + ": " + detail::excerpt(data_), data_, message_.usage};
     };
     if (j.is_discarded()) return bad("a stream event is not JSON");
     if (!j.is_object()) return bad("a stream event is not a JSON object");
@@ -262,8 +313,9 @@ class sse_reader {
       ended_ = llmjson::api_error{200, std::move(text)};
       return;
     }
+    if (auto u = read_usage(j)) message_.usage = u;
     const auto choices = j.find("choices");
-    if (choices == j.end() || choices->is_null()) return;  // a usage chunk, say
+    if (choices == j.end() || choices->is_null()) return;
     if (!choices->is_array()) return bad("\"choices\" is not an array");
     for (const auto& choice : *choices) {
       if (!choice.is_object()) return bad("\"choices\" is not an array of objects");

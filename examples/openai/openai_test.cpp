@@ -430,6 +430,115 @@ void the_example_program() {
   }
 }
 
+// The example program prints each call's usage on its attempt line, and the total.
+void the_example_program_reports_usage() {
+  json first = reply("No JSON, sorry.", "stop");
+  first["usage"] = {{"prompt_tokens", 12},
+                    {"completion_tokens", 80},
+                    {"completion_tokens_details", {{"reasoning_tokens", 64}}}};
+  json second = reply(plan_json, "stop");
+  second["usage"] = {{"prompt_tokens", 12}, {"completion_tokens", 20}};
+  fake_server server(json::array({first, second}));
+  const std::string cmd = "OPENAI_BASE_URL=" + sh_quote(server.base_url()) +
+                          " OPENAI_API_KEY=test-key LLMJSON_MODEL=test-model " +
+                          sh_quote(LLMJSON_OPENAI_MAIN) + " Plan: make tea 2>&1 >/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  EXPECT(p != nullptr);
+  if (!p) return;
+  std::vector<std::string> lines;
+  while (auto line = read_line(p)) lines.push_back(*line);
+  const int status = pclose(p);
+  server.finish();
+  EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT(lines.size() == 3);
+  if (lines.size() != 3) return;
+  EXPECT(lines[0].find(", 12 prompt + 80 completion tokens (64 reasoning): ") != std::string::npos);
+  EXPECT(lines[1].find(" ms, 12 prompt + 20 completion tokens") != std::string::npos);
+  EXPECT(lines[2] ==
+         "usage: 2 calls, 124 tokens: 24 prompt + 100 completion tokens (64 reasoning)");
+}
+
+// The usage of a body: read when well-formed, std::nullopt (never zeros) when not.
+void usage_read_without_a_server() {
+  using llmjson::usage;
+  auto usage_of = [](const std::string& usage_json) {
+    return openai_example::read_usage(json::parse(R"({"usage": )" + usage_json + "}"));
+  };
+  EXPECT(usage_of(R"({"prompt_tokens": 120, "completion_tokens": 48, "total_tokens": 168,
+                      "completion_tokens_details": {"reasoning_tokens": 32},
+                      "prompt_tokens_details": {"cached_tokens": 64}})") == (usage{120, 48, 32}));
+  EXPECT(usage_of(R"({"prompt_tokens": 5, "completion_tokens": 0})") == (usage{5, 0, 0}));
+  EXPECT(usage_of(R"({"prompt_tokens": 5, "completion_tokens": 2,
+                      "completion_tokens_details": null})") == (usage{5, 2, 0}));
+  EXPECT(usage_of(R"({"prompt_tokens": 5, "completion_tokens": 2,
+                      "completion_tokens_details": {"audio_tokens": 0}})") == (usage{5, 2, 0}));
+  EXPECT(usage_of(R"({"prompt_tokens": 18446744073709551615, "completion_tokens": 1})") ==
+         (usage{18446744073709551615ULL, 1, 0}));
+  // Malformed: unreported, not zeros.
+  for (const char* bad :
+       {R"(null)", R"(12)", R"("many")", R"([])", R"({})", R"({"prompt_tokens": 5})",
+        R"({"completion_tokens": 5})", R"({"prompt_tokens": "5", "completion_tokens": 2})",
+        R"({"prompt_tokens": -1, "completion_tokens": 2})",
+        R"({"prompt_tokens": 1.5, "completion_tokens": 2})",
+        R"({"prompt_tokens": 5, "completion_tokens": 2,
+                              "completion_tokens_details": {"reasoning_tokens": "4"}})",
+        R"({"prompt_tokens": 5, "completion_tokens": 2,
+                              "completion_tokens_details": 4})"}) {
+    if (usage_of(bad))
+      check(false, ("malformed usage read: " + std::string(bad)).c_str(), __LINE__);
+  }
+  EXPECT(!openai_example::read_usage(json::parse(R"({"choices": []})")));
+  EXPECT(!openai_example::read_usage(json::parse("[1]")));
+  // In read_response: on the message, even with no choices; on a bad_response whose body was
+  // read; never on an error.
+  auto read = openai_example::read_response;
+  const std::string u = R"("usage": {"prompt_tokens": 7, "completion_tokens": 3})";
+  EXPECT(read(200, R"({"choices": [{"message": {"content": "{}"}, "finish_reason": "stop"}], )" +
+                       u + "}") ==
+         llmjson::completion(llmjson::message{"{}", "stop", "assistant", "", usage{7, 3, 0}}));
+  EXPECT(read(200, R"({"choices": [], )" + u + "}") ==
+         llmjson::completion(llmjson::message{"", "", "assistant", "", usage{7, 3, 0}}));
+  const auto bad = read(200, R"({"choices": "none", )" + u + "}");
+  EXPECT(std::holds_alternative<llmjson::bad_response>(bad) &&
+         std::get<llmjson::bad_response>(bad).usage == (usage{7, 3, 0}));
+  EXPECT(read(500, R"({"error": {"message": "down"}, )" + u + "}") ==
+         llmjson::completion(llmjson::api_error{500, "down"}));
+}
+
+// The usage the server reports reaches each attempt, and the total counts the failed attempts and
+// the call whose usage could not be read.
+void usage_per_attempt_and_in_total() {
+  const json used1 = {{"prompt_tokens", 31},
+                      {"completion_tokens", 120},
+                      {"total_tokens", 151},
+                      {"completion_tokens_details", {{"reasoning_tokens", 100}}}};
+  const json used3 = {{"prompt_tokens", 31}, {"completion_tokens", 40}, {"total_tokens", 71}};
+  json first = reply("I would rather not answer in JSON.", "stop");
+  first["usage"] = used1;
+  json second = reply(truncated, "length");
+  second["usage"] = {{"prompt_tokens", "31"}, {"completion_tokens", 12}};  // malformed
+  json third = reply(plan_json, "stop");
+  third["usage"] = used3;
+  fake_server server(json::array({first, second, third}));
+  auto r = llmjson::retrying(openai_example::make_adapter(config_for(server)), {.max_attempts = 3})
+               .extract<plan>(tea_request());
+  auto requests = server.finish();
+  EXPECT(r);
+  EXPECT(requests.size() == 3);
+  for (const auto& q : requests) EXPECT(!q["body"].contains("stream_options"));
+  EXPECT(r.attempts.size() == 3);
+  if (r.attempts.size() != 3) return;
+  EXPECT(r.attempts[0].usage == (llmjson::usage{31, 120, 100}));
+  EXPECT(!r.attempts[1].usage);
+  EXPECT(r.attempts[2].usage == (llmjson::usage{31, 40, 0}));
+  const llmjson::usage_total t = r.total_usage();
+  EXPECT(t.tokens == (llmjson::usage{62, 160, 100}));
+  EXPECT(t.tokens.total_tokens() == 222);
+  EXPECT(t.reported == 2);
+  EXPECT(t.unreported == 1);
+  EXPECT(!t.exact());
+}
+
 // read_response alone: no server needed.
 void responses_read_without_a_server() {
   using llmjson::api_error;
@@ -471,6 +580,7 @@ void responses_read_without_a_server() {
   EXPECT(read(200, R"({"choices": [{"message": {"content": null, "reasoning": "r"},
                                      "finish_reason": "length"}]})") ==
          llmjson::completion(message{"", "length", "assistant", "r"}));
+  usage_read_without_a_server();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -536,10 +646,12 @@ void sse_reader_alone() {
         chunk_event({{"content", "{\"a\": 1}"}}, nullptr, eol) +
         chunk_event({{"content", json::array({{{"type", "text"}, {"text", " done"}}})}}, nullptr,
                     eol) +
-        "data: {\"choices\": [], \"usage\": {\"total_tokens\": 9}}" + eol + eol +
-        chunk_event(json::object(), "stop", eol) + "data: [DONE]" + eol + eol +
-        "data: {\"choices\": not read" + eol + eol;
-    sse_read expected{"Here: {\"a\": 1} done", message{"", "stop", "assistant", "Let me think."},
+        chunk_event(json::object(), "stop", eol) +
+        "data: {\"choices\": [], \"usage\": {\"prompt_tokens\": 12, \"completion_tokens\": 9, "
+        "\"total_tokens\": 21, \"completion_tokens_details\": {\"reasoning_tokens\": 4}}}" +
+        eol + eol + "data: [DONE]" + eol + eol + "data: {\"choices\": not read" + eol + eol;
+    sse_read expected{"Here: {\"a\": 1} done",
+                      message{"", "stop", "assistant", "Let me think.", llmjson::usage{12, 9, 4}},
                       true, true};
     expect_any_split(stream, expected, __LINE__);
   }
@@ -617,7 +729,9 @@ llmjson::retry_options streaming_options() {
 
 void streaming_stops_at_the_settled_answer() {
   const auto writes = sse_writes(plan_then_explanation, 12);
-  fake_server server(json::array({streamed_reply(writes)}));
+  json step = streamed_reply(writes);
+  step["usage"] = {{"prompt_tokens", 31}, {"completion_tokens", 250}};  // never sent: closed before
+  fake_server server(json::array({step}));
   auto model = llmjson::retrying(openai_example::make_streaming_adapter(config_for(server)),
                                  streaming_options());
   const auto start = std::chrono::steady_clock::now();
@@ -639,11 +753,16 @@ void streaming_stops_at_the_settled_answer() {
   const json& sent = streams[0];
   EXPECT(a.stopped_early);
   EXPECT(a.finish_reason.empty());  // closed before the provider said why it stopped
+  EXPECT(!a.usage);                 // and before it sent the usage
+  EXPECT(r.total_usage() == (llmjson::usage_total{{}, 0, 1}));
   EXPECT(a.content == plan_then_explanation.substr(0, a.received));
   EXPECT(a.received < plan_then_explanation.size());
   EXPECT(sent["client_closed"] == true);
   EXPECT(sent["sent"].get<std::size_t>() < sent["total"].get<std::size_t>());
-  EXPECT(sent["total"].get<std::size_t>() == total_bytes(writes));
+  // The writes, and the usage chunk the server would have sent before [DONE].
+  EXPECT(sent["usage_chunk"] == true);
+  EXPECT(sent["pieces"].get<std::size_t>() == writes.size() + 1);
+  EXPECT(sent["total"].get<std::size_t>() > total_bytes(writes));
   EXPECT(sent["pieces_sent"].get<std::size_t>() < writes.size());
   // Written 20 ms apart: the whole stream would take writes.size() * 20 ms.
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(took).count();
@@ -652,6 +771,36 @@ void streaming_stops_at_the_settled_answer() {
             << sent["total"] << " bytes (" << sent["pieces_sent"] << " of " << sent["pieces"]
             << " writes) before the client closed the connection; the client had " << a.received
             << " of " << plan_then_explanation.size() << " bytes of content, in " << ms << " ms\n";
+}
+
+// Streamed to the end: the request asks for the usage chunk, and each attempt keeps its usage.
+void streaming_usage_per_attempt_and_in_total() {
+  json first = streamed_reply(sse_writes("No JSON today, sorry.", 8), 0.002);
+  first["usage"] = {{"prompt_tokens", 31},
+                    {"completion_tokens", 9},
+                    {"completion_tokens_details", {{"reasoning_tokens", 0}}}};
+  json second = streamed_reply(sse_writes(plan_then_explanation, 40), 0.002);
+  second["usage"] = {{"prompt_tokens", 31},
+                     {"completion_tokens", 250},
+                     {"completion_tokens_details", {{"reasoning_tokens", 64}}}};
+  fake_server server(json::array({first, second}));
+  llmjson::retry_options opts = streaming_options();
+  opts.stop_early = false;
+  auto r = llmjson::retrying(openai_example::make_streaming_adapter(config_for(server)), opts)
+               .extract(tea_request(), llmjson::any_key({"goal"}));
+  auto requests = server.finish();
+  EXPECT(r);
+  EXPECT(requests.size() == 2);
+  for (const auto& q : requests)
+    EXPECT(q["body"]["stream_options"] == json::parse(R"({"include_usage": true})"));
+  EXPECT(server.streams().size() == 2);
+  for (const auto& sent : server.streams()) EXPECT(sent["usage_chunk"] == true);
+  EXPECT(r.attempts.size() == 2);
+  if (r.attempts.size() != 2) return;
+  EXPECT(r.attempts[0].outcome == llmjson::attempt_outcome::no_json);
+  EXPECT(r.attempts[0].usage == (llmjson::usage{31, 9, 0}));
+  EXPECT(r.attempts[1].usage == (llmjson::usage{31, 250, 64}));
+  EXPECT(r.total_usage() == (llmjson::usage_total{{62, 259, 64}, 2, 0}));
 }
 
 void streaming_to_the_end_when_asked() {
@@ -853,8 +1002,11 @@ int main() {
   stop_requested_before_the_call_sends_nothing();
 #endif
   the_example_program();
+  usage_per_attempt_and_in_total();
+  the_example_program_reports_usage();
 #if LLMJSON_HAS_STOP_TOKEN
   streaming_stops_at_the_settled_answer();
+  streaming_usage_per_attempt_and_in_total();
   streaming_to_the_end_when_asked();
   streaming_error_mid_stream_is_an_api_error();
   streaming_reasoning_crlf_and_a_cut();
