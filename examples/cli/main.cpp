@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -17,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <llmjson/adapter.hpp>
 #include <llmjson/detail/scan/utf8.hpp>
 #include <llmjson/enum_names.hpp>
 #include <llmjson/extract.hpp>
@@ -44,12 +46,20 @@ constexpr int exit_usage = 2;      // bad flags, unreadable input, invalid schem
 constexpr std::string_view usage_text =
     R"(usage: llmjson [--keys K1,K2,...] [--schema FILE] [--policy first|unique|last] [--no-fallback]
                [--no-reasoning-regions] [--reasoning-tags OPEN,CLOSE]
-               [--starts-in unknown|reasoning|answer] [--early] [--explain] [--report]
-               [--pretty] [--normalize] [--max-bytes N] [FILE|-]
+               [--starts-in unknown|reasoning|answer] [--early] [--response] [--explain]
+               [--report] [--pretty] [--normalize] [--max-bytes N] [FILE|-]
 
 Prints the one JSON answer found in a language model's output, read from FILE (or stdin when
 FILE is - or absent), as the model wrote it: key order, number literals and string escapes
 unchanged, on one line.
+
+What the input is (default: the model's text, as it wrote it):
+  --response         an OpenAI-compatible /chat/completions response: the JSON body, or the
+                     streamed form (data: {...} events, concatenated delta.content, [DONE]). The
+                     answer is read from the first choice's content, and --report adds its
+                     finish_reason and the usage (prompt, completion, reasoning tokens). A body
+                     that is not such a response, an {"error": ...} body or no choice is an
+                     input error (exit 2). Not with --early
 
 Which candidate qualifies (default: any JSON object):
   --keys K1,K2,...   an object with at least one of these top-level keys (repeatable)
@@ -86,13 +96,15 @@ Output:
                      escapes decoded (\u00e9 as the character)
   --explain          after the result, a table of every candidate and its verdict on stderr
   --report           print one JSON object with the answer or the error and every candidate
+                     (with --response, then finish_reason and usage, null when absent)
   --max-bytes N      refuse inputs longer than N bytes (default: 64 MiB, 67108864)
   --help, --version
 
 Notes on stderr ("llmjson: note: ...", exit 0): the answer is the fallback, or the output was cut
 after the answer (--policy unique refuses both).
 Exit status: 0 the answer is on stdout; 1 no answer (stderr: "llmjson: KIND: message", KIND one
-of empty, no_json, truncated, no_match, ambiguous, too_large); 2 usage, input or schema error.
+of empty, no_json, truncated, no_match, ambiguous, too_large); 2 usage, input or schema error
+(with --response: "llmjson: --response: ..." for an input that is not a chat completion).
 )";
 
 static_assert(llmjson::default_max_input_bytes == 67108864, "update --max-bytes in usage_text");
@@ -156,6 +168,7 @@ struct settings {
   std::vector<llmjson::marker_pair> reasoning_tags;
   llmjson::output_start starts_in = llmjson::output_start::unknown;
   bool early = false;
+  bool response = false;
   bool help = false;
   bool version = false;
   std::size_t max_bytes = llmjson::options{}.max_input_bytes;
@@ -238,6 +251,8 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
              "false), the name of what it does";
     } else if (arg == "--early") {
       s.early = true;
+    } else if (arg == "--response") {
+      s.response = true;
     } else if (arg == "--no-fallback") {
       s.no_fallback = true;
     } else if (arg == "--explain") {
@@ -266,6 +281,9 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
   if (s.early && s.policy && *s.policy != llmjson::policy::first)
     return "--early needs policy first: under --policy " + std::string(to_string(*s.policy)) +
            " nothing settles before the end";
+  if (s.early && s.response)
+    return "--early reads the model's text as it arrives, --response a whole response (whose "
+           "usage comes last): drop one";
   if (s.early && !s.policy && s.schema_path)
     return "--early needs policy first, and --schema's default is unique: add --policy first";
   return {};
@@ -369,6 +387,209 @@ early_read read_until_settled(const std::string& path, llmjson::stream<S>& st, s
   return in;
 }
 
+// ---------------------------------------------------------------------------------------------
+// --response: the input is a /chat/completions response, not the model's text
+
+/// What --response reads from an OpenAI-compatible /chat/completions response.
+struct chat_response {
+  std::string content;                       // the first choice's content: the text extracted
+  std::optional<std::string> finish_reason;  // the first choice's, if it has one
+  std::optional<llmjson::usage> usage;       // the response's, if well-formed
+  std::string problem;  // why the input is not such a response; empty when it is
+};
+
+/// The count `name` of `obj`: std::nullopt when absent or null; sets `bad` when it is not a
+/// non-negative integer.
+std::optional<std::uint64_t> token_count(const nlohmann::json& obj, const char* name, bool& bad) {
+  const auto it = obj.find(name);
+  if (it == obj.end() || it->is_null()) return std::nullopt;
+  if (!it->is_number_unsigned()) {
+    bad = true;
+    return std::nullopt;
+  }
+  return it->get<std::uint64_t>();
+}
+
+/// The `usage` of a body or a chunk: `prompt_tokens`, `completion_tokens` and
+/// `completion_tokens_details.reasoning_tokens` (0 when absent). std::nullopt when absent, and
+/// when malformed (a count missing or not a non-negative integer): never read as zeros.
+std::optional<llmjson::usage> usage_of(const nlohmann::json& j) {
+  const auto u = j.find("usage");
+  if (u == j.end() || !u->is_object()) return std::nullopt;
+  bool bad = false;
+  const auto prompt = token_count(*u, "prompt_tokens", bad);
+  const auto completion = token_count(*u, "completion_tokens", bad);
+  std::optional<std::uint64_t> reasoning;
+  if (const auto d = u->find("completion_tokens_details"); d != u->end() && !d->is_null()) {
+    if (d->is_object())
+      reasoning = token_count(*d, "reasoning_tokens", bad);
+    else
+      bad = true;
+  }
+  if (bad || !prompt || !completion) return std::nullopt;
+  return llmjson::usage{*prompt, *completion, reasoning.value_or(0)};
+}
+
+/// Appends the text of a `content` to `out`: a string, null (nothing), or an array of parts
+/// (`[{"type": "text", "text": "..."}]`, the text of each). Returns false for anything else.
+bool append_text(const nlohmann::json& content, std::string& out) {
+  if (content.is_null()) return true;
+  if (content.is_string()) {
+    out += content.get_ref<const std::string&>();
+    return true;
+  }
+  if (!content.is_array()) return false;
+  for (const auto& part : content)
+    if (part.is_object())
+      if (const auto t = part.find("text"); t != part.end() && t->is_string())
+        out += t->get_ref<const std::string&>();
+  return true;
+}
+
+/// The problem of a response that is an `error` object: `the response is an API error: ...`.
+std::string api_error_problem(const nlohmann::json& e) {
+  std::string what = e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (e.is_object())
+    if (const auto m = e.find("message"); m != e.end() && m->is_string())
+      what = m->get<std::string>();
+  if (e.is_string()) what = e.get<std::string>();
+  return "the response is an API error, not a completion: " + what;
+}
+
+/// Reads the first choice (`index` 0, or the first without an index) of `choices` into `r`,
+/// from `field` (`message` in a body, `delta` in a chunk). Returns false when `choices` holds none.
+bool read_choices(const nlohmann::json& choices, const char* field, chat_response& r) {
+  if (!choices.is_array()) {
+    r.problem = "\"choices\" is not an array";
+    return false;
+  }
+  for (const auto& choice : choices) {
+    if (!choice.is_object()) {
+      r.problem = "\"choices\" is not an array of objects";
+      return false;
+    }
+    const auto index = choice.find("index");
+    if (index != choice.end() && !(index->is_number_integer() && *index == 0)) continue;
+    if (const auto f = choice.find("finish_reason"); f != choice.end() && f->is_string())
+      r.finish_reason = f->get<std::string>();
+    const auto m = choice.find(field);
+    if (m == choice.end() || m->is_null()) return true;
+    if (!m->is_object()) {
+      r.problem = "\"" + std::string(field) + "\" is not an object";
+      return false;
+    }
+    if (const auto c = m->find("content"); c != m->end() && !append_text(*c, r.content)) {
+      r.problem = "\"content\" is not a string, null or an array of parts";
+      return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+/// Reads a JSON response body (`{"choices": [{"message": {"content": ...}}], ...}`).
+chat_response read_body(std::string_view bytes) {
+  chat_response r;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(bytes);
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string_view what = e.what();  // "[json.exception.parse_error.101] parse error at ..."
+    if (auto end = what.find("] "); what.substr(0, 1) == "[" && end != std::string_view::npos)
+      what.remove_prefix(end + 2);
+    r.problem = "the body is not valid JSON: " + std::string(what);
+    return r;
+  }
+  if (!j.is_object()) {
+    r.problem = "the body is not a JSON object";
+    return r;
+  }
+  if (const auto e = j.find("error"); e != j.end() && !e->is_null()) {
+    r.problem = api_error_problem(*e);
+    return r;
+  }
+  r.usage = usage_of(j);
+  const auto choices = j.find("choices");
+  if (choices == j.end() || choices->is_null()) {
+    r.problem = "the body has no \"choices\": not a chat completion";
+  } else if (!read_choices(*choices, "message", r) && r.problem.empty()) {
+    r.problem = "\"choices\" is empty: the response holds no message";
+  }
+  return r;
+}
+
+/// Reads the streamed form: Server-Sent Events (LF, CRLF or CR line ends), each `data:` a
+/// `chat.completion.chunk`, their `delta.content` concatenated, up to `data: [DONE]`.
+chat_response read_stream(std::string_view bytes) {
+  chat_response r;
+  std::size_t events = 0;
+  bool choice = false, done = false;
+  std::string data;
+  bool has_data = false;
+  auto dispatch = [&] {
+    if (!has_data) return;
+    has_data = false;
+    ++events;
+    if (data == "[DONE]") {
+      done = true;
+      return;
+    }
+    const auto j = nlohmann::json::parse(data, nullptr, /*allow_exceptions=*/false);
+    const std::string which = "event " + std::to_string(events);
+    if (j.is_discarded() || !j.is_object()) {
+      r.problem =
+          which + " is not a JSON object: " + data.substr(0, 80) + (data.size() > 80 ? "..." : "");
+      return;
+    }
+    if (const auto e = j.find("error"); e != j.end() && !e->is_null()) {
+      r.problem = api_error_problem(*e);
+      return;
+    }
+    if (auto u = usage_of(j)) r.usage = u;  // the usage chunk, last; or a running total
+    const auto choices = j.find("choices");
+    if (choices == j.end() || choices->is_null()) return;
+    if (read_choices(*choices, "delta", r)) choice = true;
+    if (!r.problem.empty()) r.problem = which + ": " + r.problem;
+  };
+  for (std::size_t at = 0; at < bytes.size() && !done && r.problem.empty();) {
+    std::size_t end = bytes.find_first_of("\r\n", at);
+    if (end == std::string_view::npos) end = bytes.size();
+    const std::string_view line = bytes.substr(at, end - at);
+    at = end + (bytes.substr(end, 2) == "\r\n" ? 2 : 1);
+    if (line.empty()) {
+      dispatch();
+      data.clear();
+      continue;
+    }
+    if (line.front() == ':') continue;  // a comment
+    const std::size_t colon = line.find(':');
+    if (line.substr(0, colon) != "data") continue;  // event, id, retry
+    std::string_view value = colon == std::string_view::npos ? "" : line.substr(colon + 1);
+    if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+    if (has_data) data += '\n';
+    data.append(value);
+    has_data = true;
+  }
+  if (!done && r.problem.empty()) dispatch();  // an event the input ends in
+  if (!r.problem.empty()) return r;
+  if (events == 0)
+    r.problem =
+        "the input is neither a JSON body (it does not start with '{') nor a stream of "
+        "\"data:\" events";
+  else if (!choice)
+    r.problem = "no event of the stream has a choice: it holds no message";
+  return r;
+}
+
+/// Reads a /chat/completions response, a JSON body or its streamed form (told apart by the first
+/// byte that is not white space: `{` or `[` for a body).
+chat_response read_response(std::string_view bytes) {
+  const std::size_t first = bytes.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && (bytes[first] == '{' || bytes[first] == '['))
+    return read_body(bytes);
+  return read_stream(bytes);
+}
+
 /// Compiles the JSON Schema in `path` into `out`; returns why it could not, or "".
 std::string load_schema(const std::string& path, std::size_t limit,
                         std::optional<llmjson::schema>& out) {
@@ -400,9 +621,10 @@ struct outcome {
   const llmjson::extraction* answer = nullptr;  // set on success
   const llmjson::error* failure = nullptr;      // set on failure
   llmjson::policy policy = llmjson::policy::first;
-  const early_read* early = nullptr;  // with --early: how the reading ended
-  std::size_t bytes_read = 0;         // with --early: the bytes read
-  std::string qualifies_as;           // what qualifying means: `is a JSON object`
+  const early_read* early = nullptr;        // with --early: how the reading ended
+  std::size_t bytes_read = 0;               // with --early: the bytes read
+  const chat_response* response = nullptr;  // with --response: what the response said
+  std::string qualifies_as;                 // what qualifying means: `is a JSON object`
 
   [[nodiscard]] const std::vector<llmjson::candidate>& candidates() const {
     return answer ? answer->candidates : failure->candidates;
@@ -552,6 +774,16 @@ nlohmann::ordered_json report(const outcome& o, bool normalized) {
                     {"message", m.message}});
   r["near_misses"] = std::move(near);
   if (o.early) r["early"] = json{{"settled", o.early->settled}, {"bytes_read", o.bytes_read}};
+  if (o.response) {
+    const auto& u = o.response->usage;
+    r["finish_reason"] =
+        o.response->finish_reason ? json(*o.response->finish_reason) : json(nullptr);
+    r["usage"] = u ? json{{"prompt_tokens", u->prompt_tokens},
+                          {"completion_tokens", u->completion_tokens},
+                          {"reasoning_tokens", u->reasoning_tokens},
+                          {"total_tokens", u->total_tokens()}}
+                   : json(nullptr);
+  }
   return r;
 }
 
@@ -667,12 +899,16 @@ int show(const settings& s, const llmjson::result<llmjson::extraction>* r, outco
   return finish(s, o);
 }
 
-/// Extracts with `sel` and prints the outcome; returns the exit code.
+/// Extracts with `sel` and prints the outcome; returns the exit code. With --response, `text` is
+/// the response's content and `response` the rest of what it said.
 template <class S>
-int run(const settings& s, std::string_view text, const S& sel, bool over_limit) {
-  if (over_limit) return show<S>(s, nullptr);
+int run(const settings& s, std::string_view text, const S& sel, bool over_limit,
+        const chat_response* response = nullptr) {
+  outcome o;
+  o.response = response;
+  if (over_limit) return show<S>(s, nullptr, o);
   const auto r = llmjson::extract(text, sel, options_of(s));
-  return show<S>(s, &r);
+  return show<S>(s, &r, o);
 }
 
 /// --early: reads the input as it arrives and prints the outcome as soon as the answer is
@@ -729,9 +965,19 @@ int main_impl(int argc, char** argv) {
     write(stderr, "llmjson: " + one_line(in.problem) + "\n");
     return exit_usage;
   }
-  if (schema) return run(s, in.bytes, *schema, in.over_limit);
-  if (!s.keys.empty()) return run(s, in.bytes, llmjson::any_key(s.keys), in.over_limit);
-  return run(s, in.bytes, llmjson::any_object{}, in.over_limit);
+  std::optional<chat_response> response;  // over the limit, unread: finish_reason, usage null
+  if (s.response) response = in.over_limit ? chat_response{} : read_response(in.bytes);
+  if (response) {
+    if (!response->problem.empty()) {
+      write(stderr, "llmjson: --response: " + one_line(response->problem) + "\n");
+      return exit_usage;
+    }
+  }
+  const std::string_view text = response ? std::string_view(response->content) : in.bytes;
+  const chat_response* said = response ? &*response : nullptr;
+  if (schema) return run(s, text, *schema, in.over_limit, said);
+  if (!s.keys.empty()) return run(s, text, llmjson::any_key(s.keys), in.over_limit, said);
+  return run(s, text, llmjson::any_object{}, in.over_limit, said);
 }
 
 }  // namespace

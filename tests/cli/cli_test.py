@@ -6,7 +6,7 @@
 usage: cli_test.py --binary PATH --corpus DIR --examples DIR --version-header FILE GROUP
 
 Groups: corpus, stdin_vs_file, report_matches_explain, usage_errors, any_bytes,
-large_input, examples, early. Exit 0: passed; 1: failed (each failure on its own line).
+large_input, examples, early, response. Exit 0: passed; 1: failed (each failure on its own line).
 """
 
 import argparse
@@ -825,6 +825,152 @@ def check_same_as_without(c, name, args, data, path):
         c.check(same_json(erep["value"], rep["value"]) and erep["ok"], "%s %s: a settled answer that differs" % (name, args))
 
 
+# ---------------------------------------------------------------------------------------------
+# --response: the input is a /chat/completions response; the answer is read from its content
+
+def chat_body(content, finish="stop", usage=None):
+    body = {"id": "chatcmpl-1", "object": "chat.completion", "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                         "finish_reason": finish}]}
+    if usage is not None:
+        body["usage"] = usage
+    return json.dumps(body).encode("utf-8")
+
+
+def chat_stream(content, finish="stop", usage=None, piece=7, eol="\n"):
+    """The streamed form: a role chunk, `content` in pieces of `piece` characters, the finish
+    chunk, the usage chunk (choices empty), [DONE]."""
+    def event(obj):
+        return "data: " + json.dumps(obj) + eol + eol
+
+    def chunk(delta, fin=None):
+        return event({"id": "chatcmpl-1", "object": "chat.completion.chunk",
+                      "choices": [{"index": 0, "delta": delta, "finish_reason": fin}]})
+    out = ": keep-alive" + eol + eol + chunk({"role": "assistant", "content": ""})
+    for at in range(0, len(content), piece):
+        out += chunk({"content": content[at:at + piece]})
+    out += chunk({}, finish)
+    if usage is not None:
+        out += event({"id": "chatcmpl-1", "object": "chat.completion.chunk", "choices": [], "usage": usage})
+    return (out + "data: [DONE]" + eol + eol).encode("utf-8")
+
+
+USAGE = {"prompt_tokens": 52, "completion_tokens": 187, "total_tokens": 239,
+         "completion_tokens_details": {"reasoning_tokens": 160}}
+USAGE_REPORTED = {"prompt_tokens": 52, "completion_tokens": 187, "reasoning_tokens": 160,
+                  "total_tokens": 239}
+
+
+def group_response(c, a):
+    # Every corpus case, as a body and as a stream: the same report as the text itself (offsets,
+    # lines and columns into the content), then finish_reason and usage.
+    for name, path, case in load_cases(a.corpus):
+        with open(path, "rb") as f:
+            data = f.read()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # a JSON response cannot carry bytes that are not UTF-8
+        with Flags(case) as flags:
+            rc, plain, _ = c.run(flags + ["--report", path])
+            expected = json.loads(plain)
+            c.check("finish_reason" not in expected and "usage" not in expected,
+                    name + ": the report without --response has finish_reason or usage")
+            forms = [("body", chat_body(text, "stop", USAGE)),
+                     ("stream", chat_stream(text, "stop", USAGE)),
+                     ("stream CRLF", chat_stream(text, "stop", USAGE, piece=3, eol="\r\n"))]
+            for form, response in forms:
+                rrc, out, err = c.run(flags + ["--response", "--report"], stdin=response)
+                ok, got = parse_json(out)
+                c.check(rrc == rc, "%s (%s): exit %r, expected %d; stderr %r" % (name, form, rrc, rc, err[:200]))
+                if not c.check(ok, "%s (%s): the report is not JSON: %r" % (name, form, out[:200])):
+                    continue
+                c.check(list(got.keys()) == list(expected.keys()) + ["finish_reason", "usage"],
+                        "%s (%s): report members %r" % (name, form, list(got.keys())))
+                c.check(got["finish_reason"] == "stop" and got["usage"] == USAGE_REPORTED,
+                        "%s (%s): finish_reason %r, usage %r" % (name, form, got["finish_reason"], got["usage"]))
+                del got["finish_reason"], got["usage"]
+                c.check(got == expected, "%s (%s): the report differs from the text's" % (name, form))
+            rc2, out2, _ = c.run(flags + [path])
+            rc3, out3, _ = c.run(flags + ["--response"], stdin=chat_body(text))
+            c.check((rc3, out3) == (rc2, out2), name + ": --response prints another answer")
+
+    def report_of(args, stdin):
+        rc, out, err = c.run(["--response", "--report"] + args, stdin=stdin)
+        ok, rep = parse_json(out)
+        return rc, (rep if ok else None), err
+
+    # Usage: absent, null or malformed is null (never zeros); reasoning_tokens absent is 0.
+    usages = [
+        (None, None),
+        ({"prompt_tokens": 5, "completion_tokens": 2}, {"prompt_tokens": 5, "completion_tokens": 2,
+                                                        "reasoning_tokens": 0, "total_tokens": 7}),
+        ({"prompt_tokens": "5", "completion_tokens": 2}, None),
+        ({"prompt_tokens": -5, "completion_tokens": 2}, None),
+        ({"completion_tokens": 2}, None),
+        ({"prompt_tokens": 5, "completion_tokens": 2, "completion_tokens_details": {"reasoning_tokens": 1.5}}, None),
+        ("many", None),
+    ]
+    for given, want in usages:
+        for form, response in (("body", chat_body('{"a": 1}', "stop", given)),
+                               ("stream", chat_stream('{"a": 1}', "stop", given))):
+            rc, rep, err = report_of([], response)
+            c.check(rc == 0 and rep is not None and rep["usage"] == want,
+                    "usage %r (%s): exit %r, report usage %r, expected %r" % (given, form, rc, rep and rep["usage"], want))
+    # No content, cut at length: extraction's empty (exit 1), and the report says why.
+    rc, rep, err = report_of([], chat_body(None, "length", {"prompt_tokens": 9, "completion_tokens": 4096}))
+    c.check(rc == 1 and rep is not None and rep["error"]["kind"] == "empty" and rep["finish_reason"] == "length"
+            and rep["usage"]["completion_tokens"] == 4096, "null content at length: %r %r" % (rc, rep))
+    # No finish_reason: null. Content as parts.
+    body = json.dumps({"choices": [{"message": {"content": [{"type": "text", "text": '{"a": '},
+                                                            {"type": "text", "text": "1}"}]}}]}).encode()
+    rc, rep, err = report_of([], body)
+    c.check(rc == 0 and rep is not None and rep["value"] == {"a": 1} and rep["finish_reason"] is None
+            and rep["usage"] is None, "content parts: %r %r" % (rc, rep))
+    # Over --max-bytes: too_large (exit 1), the response unread: finish_reason and usage null.
+    rc, rep, err = report_of(["--max-bytes", "20"], chat_body('{"a": 1}', "stop", USAGE))
+    c.check(rc == 1 and rep is not None and rep["error"]["kind"] == "too_large"
+            and rep["finish_reason"] is None and rep["usage"] is None, "too large: %r %r" % (rc, rep))
+    # A stream without [DONE] (cut off), or with another choice: the first choice's content.
+    stream = chat_stream('{"a": 1}', "stop").replace(b"data: [DONE]\n\n", b"")
+    stream += b'data: {"choices": [{"index": 1, "delta": {"content": "{\\"b\\": 2}"}}]}\n\n'
+    rc, out, err = c.run(["--response"], stdin=stream)
+    c.check(rc == 0 and out == b'{"a":1}\n', "stream without [DONE]: %r %r %r" % (rc, out, err))
+
+    # Inputs that are not a chat completion: exit 2, one line that says why.
+    bad = [
+        (b'{"error": {"message": "Rate limit reached", "type": "requests"}}',
+         "the response is an API error, not a completion: Rate limit reached"),
+        (b'{"error": "overloaded"}', "the response is an API error, not a completion: overloaded"),
+        (b'{"choices": []}', '"choices" is empty: the response holds no message'),
+        (b'{"choices": [{"index": 2, "message": {"content": "{}"}}]}',
+         '"choices" is empty: the response holds no message'),
+        (b'{"id": "x", "object": "chat.completion"}', 'the body has no "choices": not a chat completion'),
+        (b'{"choices": "none"}', '"choices" is not an array'),
+        (b'{"choices": [1]}', '"choices" is not an array of objects'),
+        (b'{"choices": [{"message": "hi"}]}', '"message" is not an object'),
+        (b'{"choices": [{"message": {"content": 5}}]}', '"content" is not a string, null or an array of parts'),
+        (b'[1]', "the body is not a JSON object"),
+        (b'{"choices": [', "the body is not valid JSON: "),
+        (b'Here is the plan: {"a": 1}', "the input is neither a JSON body"),
+        (b'', "the input is neither a JSON body"),
+        (b'data: {"choices": [{"delta": {"content": "{}"}}]}\n\ndata: {"error": {"message": "overloaded"}}\n\n',
+         "the response is an API error, not a completion: overloaded"),
+        (b'data: {"choices": [{"delta": {"content": "{}"}}]}\n\ndata: not json\n\n',
+         "event 2 is not a JSON object: not json"),
+        (b'data: {"choices": [{"delta": 3}]}\n\n', 'event 1: "delta" is not an object'),
+        (b'data: {"choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 1}}\n\ndata: [DONE]\n\n',
+         "no event of the stream has a choice: it holds no message"),
+    ]
+    for data, why in bad:
+        rc, out, err = c.run(["--response"], stdin=data)
+        text = err.decode("utf-8", "replace")
+        c.check(rc == 2 and out == b"" and text.startswith("llmjson: --response: " + why) and text.count("\n") == 1,
+                "--response on %r: exit %r, stderr %r, expected 'llmjson: --response: %s'" % (data[:80], rc, text[:300], why))
+    rc, out, err = c.run(["--response", "--early"], stdin=chat_body("{}"))
+    c.check(rc == 2 and b"--early" in err and b"--response" in err, "--response --early: %r %r" % (rc, err))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", required=True)
@@ -844,6 +990,7 @@ def main():
         "large_input": lambda: group_large_input(c, a),
         "examples": lambda: group_examples(c, a),
         "early": lambda: group_early(c, a),
+        "response": lambda: group_response(c, a),
     }
     if a.group not in groups:
         ap.error("unknown group " + a.group)
