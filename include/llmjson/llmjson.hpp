@@ -12,6 +12,7 @@
 #include <llmjson/enum_names.hpp>
 #include <llmjson/error.hpp>
 #include <llmjson/extract.hpp>
+#include <llmjson/feedback.hpp>
 #include <llmjson/fence.hpp>
 #include <llmjson/json_text.hpp>
 #include <llmjson/options.hpp>

@@ -95,6 +95,12 @@ struct attempt {
   /// `api_error`'s message, the `bad_response`'s `raw` (its `message` when `raw` is empty), the
   /// exception's `what()`. "" for the other outcomes: their raw text is `content`.
   std::string raw;
+  /// What to tell the model about this failure, for the next request (`llmjson::feedback(a)`
+  /// returns it; the hook `llmjson::reask` sends it): one short instruction, made of the
+  /// extraction error with all its candidates and of the `finish_reason`. "" when there is
+  /// nothing to tell: `ok`, an empty reply not cut at `length`, `bad_response`, `api_error`,
+  /// `exception`, `cancelled`.
+  std::string feedback;
   /// Where the content was cut (`extract` only): the extraction error's `truncation`, or, when
   /// `ok`, the cut after the answer that policy `first` took (`answer::truncation`). With
   /// `cut::reasoning`, the cut is a reasoning region that never closes.

@@ -24,6 +24,7 @@
 #include <llmjson/detail/retry/whole_attempt.hpp>
 #include <llmjson/detail/retry/wording.hpp>
 #include <llmjson/error.hpp>
+#include <llmjson/feedback.hpp>
 #include <llmjson/retry_types.hpp>
 
 namespace llmjson::detail {
@@ -122,6 +123,9 @@ retry_result<Out> run_checked(A& adapter, H& next, const retry_options& options,
     }
     a.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - start);
     if (a.reasoning_at_length()) a.message += reasoning_at_length_note(a);
+    if (a.outcome != attempt_outcome::ok)
+      a.feedback = attempt_feedback(
+          a, judgement && judgement->extraction ? &*judgement->extraction : nullptr);
 
     if (judgement && judgement->value) {
       report(std::move(a));

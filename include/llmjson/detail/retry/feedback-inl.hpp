@@ -1,0 +1,259 @@
+// llmjson: the bodies of feedback.hpp
+// SPDX-License-Identifier: MIT
+#ifndef LLMJSON_DETAIL_RETRY_FEEDBACK_INL_HPP_INCLUDED
+#define LLMJSON_DETAIL_RETRY_FEEDBACK_INL_HPP_INCLUDED
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <llmjson/candidate.hpp>
+#include <llmjson/detail/config.hpp>
+#include <llmjson/detail/scan/utf8.hpp>
+#include <llmjson/error.hpp>
+#include <llmjson/extract.hpp>
+#include <llmjson/feedback.hpp>
+#include <llmjson/retry_types.hpp>
+
+namespace llmjson {
+
+namespace detail {
+
+/// The most bytes of one quoted piece of an instruction (a reason, a key, a marker).
+inline constexpr std::size_t feedback_piece_bytes = 80;
+/// The most places an instruction names; the others are counted (`and 4 more`).
+inline constexpr std::size_t feedback_places = 3;
+
+/// `s` on one line (control characters escaped, invalid UTF-8 replaced), at most `most` bytes
+/// (`most` >= 4): cut at a code point with `...` when longer. Reads at most a few times `most`
+/// bytes of `s`, however long it is.
+inline std::string clip(std::string_view s, std::size_t most) {
+  // one_line never shortens: a longer raw prefix is cut below anyway.
+  const std::size_t read = most * 4 + 4;
+  std::string line = one_line(s.substr(0, std::min(s.size(), read)));
+  if (line.size() <= most) return line;
+  std::size_t n = most - 3;
+  while (n > 0 && (static_cast<unsigned char>(line[n]) & 0xC0) == 0x80) --n;
+  line.resize(n);
+  line += "...";
+  return line;
+}
+
+/// `line 3 col 18`: how an instruction names a place of the reply.
+inline std::string place(std::size_t line, std::size_t column) {
+  return "line " + std::to_string(line) + " col " + std::to_string(column);
+}
+
+/// How to fix what `reason` names, when it is known: `remove it` for a trailing comma.
+inline std::string_view fix_for(std::string_view reason) noexcept {
+  struct rule {
+    std::string_view says, fix;
+  };
+  static constexpr rule rules[] = {
+      {"single quotes", "use double quotes"}, {"raw line break", "write \\n instead"},
+      {"raw tab", "write \\t instead"},       {"raw control character", "escape it as \\u00XX"},
+      {"trailing comma", "remove it"},        {"comments are not JSON", "remove the comment"},
+      {"duplicate key", "keep one of them"},
+  };
+  for (const rule& r : rules)
+    if (reason.find(r.says) != std::string_view::npos) return r.fix;
+  return {};
+}
+
+/// A malformed candidate, or a near miss: its place, its reason and how to fix it.
+inline std::string describe_malformed(std::size_t line, std::size_t column,
+                                      std::string_view reason) {
+  constexpr std::string_view prefix = "malformed: ";
+  if (reason.substr(0, prefix.size()) == prefix) reason.remove_prefix(prefix.size());
+  // The validator's reasons name the place of the fault (`line 7 col 18: trailing comma`).
+  std::string out = reason.substr(0, 5) == "line " ? std::string() : place(line, column) + ": ";
+  out += clip(reason, feedback_piece_bytes);
+  if (auto fix = fix_for(reason); !fix.empty()) {
+    out += " (";
+    out += fix;
+    out += ")";
+  }
+  return out;
+}
+
+/// `intro` then the places (at most `feedback_places`, each made by `name(i)` for
+/// i < `count`, separated by `sep`, then `and N more`), then `outro`, within
+/// `max_feedback_bytes`.
+template <class Name>
+std::string list_places(std::string_view intro, std::size_t count, Name name, std::string_view sep,
+                        std::string_view outro) {
+  constexpr std::size_t more_room = 32;  // `; and 18446744073709551615 more`
+  std::string out(intro);
+  std::size_t shown = 0;
+  while (shown < count && shown < feedback_places) {
+    std::string piece = name(shown);
+    const std::size_t sep_size = shown ? sep.size() : 0;
+    if (out.size() + sep_size + piece.size() + more_room + outro.size() > max_feedback_bytes) break;
+    if (shown) out += sep;
+    out += piece;
+    ++shown;
+  }
+  if (shown < count) {
+    if (shown) out += sep;
+    out += "and " + std::to_string(count - shown) + " more";
+  }
+  out += outro;
+  return out;
+}
+
+/// The instruction for `e`, knowing the `finish_reason` of the reply ("" when unknown).
+inline instruction instruct(const llmjson::error& e, std::string_view finish_reason) {
+  const bool at_length = finish_reason == "length";
+  const bool length_possible = at_length || finish_reason.empty();
+  instruction out;
+  switch (e.kind) {
+    case error_kind::empty: out.text = "Your reply was empty. Reply with the JSON answer."; break;
+    case error_kind::too_large:
+      out.text = "Your reply was too long to read. Reply with the JSON answer only, briefly.";
+      break;
+    case error_kind::truncated: {
+      out.raise_budget = length_possible;
+      if (e.truncation && e.truncation->reasoning) {
+        if (at_length) {
+          out.text =
+              "You ran out of tokens while reasoning, before writing the answer: reason "
+              "more briefly and write the answer.";
+        } else {
+          out.text = std::string("Your reply ended inside the reasoning, before any answer: ") +
+                     (length_possible ? "reason more briefly and write the answer."
+                                      : "end the reasoning and write the answer.");
+        }
+        break;
+      }
+      std::string where =
+          e.truncation ? ": " + clip(e.truncation->message, 2 * feedback_piece_bytes) : "";
+      if (at_length) {
+        out.text = "Your reply was cut at the token limit" + where +
+                   ". Reply more briefly, with the JSON answer only.";
+      } else if (length_possible) {
+        out.text =
+            "Your reply was cut" + where + ". Reply more briefly, with the JSON answer only.";
+      } else {
+        out.text = "Your reply ended before the JSON did" + where +
+                   ". Reply with the complete JSON answer.";
+      }
+      break;
+    }
+    case error_kind::no_json: {
+      // The malformed candidates of the answer text and the near misses, in document order.
+      struct fault {
+        std::size_t offset, line, column;
+        std::string_view reason;
+      };
+      std::vector<fault> faults;
+      const candidate* in_reasoning = nullptr;
+      for (const candidate& c : e.candidates) {
+        if (c.in_reasoning) {
+          if (!in_reasoning) in_reasoning = &c;
+        } else if (!c.valid) {
+          faults.push_back({c.offset, c.line, c.column, c.message});
+        }
+      }
+      for (const near_miss& m : e.near_misses)
+        faults.push_back({m.offset, m.line, m.column, m.message});
+      std::stable_sort(faults.begin(), faults.end(),
+                       [](const fault& a, const fault& b) { return a.offset < b.offset; });
+      if (!faults.empty()) {
+        out.text = list_places(
+            "Your reply is not valid JSON: ", faults.size(),
+            [&](std::size_t i) {
+              return describe_malformed(faults[i].line, faults[i].column, faults[i].reason);
+            },
+            "; ", ". Reply with the corrected JSON only.");
+      } else if (in_reasoning) {
+        out.text = "Your reply has JSON only inside the reasoning (" +
+                   clip(region_label(*in_reasoning), feedback_piece_bytes / 2) +
+                   "), which is not read as the answer: write the JSON answer after the "
+                   "reasoning.";
+      } else {
+        out.text = "Your reply has no JSON. Reply with the JSON answer only.";
+      }
+      break;
+    }
+    case error_kind::no_match: {
+      // The closest first: valid values outside any frame, then malformed ones (meant as JSON),
+      // then values inside something bigger. Values inside the reasoning are not answers.
+      std::vector<const candidate*> close;
+      auto add = [&](auto keep) {
+        for (const candidate& c : e.candidates)
+          if (!c.in_reasoning && keep(c)) close.push_back(&c);
+      };
+      add([](const candidate& c) { return c.valid && !c.enclosed; });
+      add([](const candidate& c) { return !c.valid; });
+      add([](const candidate& c) { return c.valid && c.enclosed; });
+      out.text = list_places(
+          "Your JSON is not the expected answer: ", close.size(),
+          [&](std::size_t i) -> std::string {
+            const candidate& c = *close[i];
+            if (!c.valid) return describe_malformed(c.line, c.column, c.message);
+            return "the value at " + place(c.line, c.column) + ": " +
+                   (c.message.empty() ? std::string("does not qualify")
+                                      : clip(c.message, feedback_piece_bytes));
+          },
+          "; ", ". Reply with one corrected JSON value.");
+      break;
+    }
+    case error_kind::ambiguous: {
+      std::vector<const candidate*> fit;
+      for (const candidate& c : e.candidates)
+        if (c.qualifies) fit.push_back(&c);
+      out.text = list_places(
+          "Your reply has " + std::to_string(fit.size()) + " JSON values that fit, at ", fit.size(),
+          [&](std::size_t i) { return place(fit[i]->line, fit[i]->column); }, ", ",
+          ": give exactly one JSON answer, with no drafts or examples.");
+      break;
+    }
+  }
+  if (out.text.size() > max_feedback_bytes) out.text = clip(out.text, max_feedback_bytes);
+  return out;
+}
+
+/// What an empty reply at the token limit is told.
+inline constexpr std::string_view empty_at_length_text =
+    "You ran out of tokens while reasoning and wrote no answer: reason more briefly and write "
+    "the answer.";
+
+/// The outcomes whose attempt may carry an instruction.
+constexpr bool instructed(attempt_outcome o) noexcept {
+  switch (o) {
+    case attempt_outcome::empty_content:
+    case attempt_outcome::no_json:
+    case attempt_outcome::truncated:
+    case attempt_outcome::no_match:
+    case attempt_outcome::ambiguous:
+    case attempt_outcome::too_large: return true;
+    default: return false;
+  }
+}
+
+LLMJSON_INLINE std::string attempt_feedback(const attempt& a, const llmjson::error* e) {
+  if (a.outcome == attempt_outcome::empty_content)
+    return a.finish_reason == "length" ? std::string(empty_at_length_text) : std::string();
+  if (!instructed(a.outcome) || !e) return {};
+  return instruct(*e, a.finish_reason).text;
+}
+
+}  // namespace detail
+
+LLMJSON_INLINE instruction feedback(const llmjson::error& e) { return detail::instruct(e, {}); }
+
+LLMJSON_INLINE instruction feedback(const llmjson::attempt& a) {
+  instruction out;
+  if (!detail::instructed(a.outcome) || a.feedback.empty()) return out;
+  out.text = a.feedback;
+  const bool length_possible = a.finish_reason == "length" || a.finish_reason.empty();
+  out.raise_budget =
+      a.reasoning_at_length() || (a.outcome == attempt_outcome::truncated && length_possible);
+  return out;
+}
+
+}  // namespace llmjson
+
+#endif  // LLMJSON_DETAIL_RETRY_FEEDBACK_INL_HPP_INCLUDED
