@@ -97,6 +97,10 @@ int main() {
   auto adapter = [](std::string_view) -> llmjson::completion { return llmjson::message{}; };
   auto hook = [](const std::string& p, const llmjson::attempt&) { return p; };
   return llmjson::retrying(adapter, {}, hook).complete("literal") ? 0 : 1;
+#elif defined(LLMJSON_CASE_reask_needs_append)
+  // reask{} adds llmjson::message to a std::vector of them: another request type needs an append.
+  auto adapter = [](const std::string&) -> llmjson::completion { return llmjson::message{}; };
+  return llmjson::retrying(adapter, {}, llmjson::reask{}).complete(kept) ? 0 : 1;
 #elif defined(LLMJSON_CASE_retry_hook_wrong_parameter)
   // The hook's first parameter must take the request.
   auto adapter = [](std::string_view) -> llmjson::completion { return llmjson::message{}; };
