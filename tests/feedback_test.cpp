@@ -373,11 +373,11 @@ std::vector<std::pair<std::size_t, std::size_t>> places(std::string_view said) {
        at = said.find("line ", at + 1)) {
     std::size_t line = 0, column = 0, i = at + 5;
     while (i < said.size() && said[i] >= '0' && said[i] <= '9')
-      line = line * 10 + (said[i++] - '0');
+      line = line * 10 + static_cast<std::size_t>(said[i++] - '0');
     if (said.substr(i, 5) != " col ") continue;
     i += 5;
     while (i < said.size() && said[i] >= '0' && said[i] <= '9')
-      column = column * 10 + (said[i++] - '0');
+      column = column * 10 + static_cast<std::size_t>(said[i++] - '0');
     out.emplace_back(line, column);
   }
   return out;
