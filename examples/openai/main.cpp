@@ -5,7 +5,8 @@
 //                       [--starts-in unknown|reasoning|answer] PROMPT...   (or the prompt on stdin)
 // Environment: OPENAI_BASE_URL (default https://api.openai.com/v1), OPENAI_API_KEY,
 // LLMJSON_MODEL. Prints the answer (the JSON object the reply holds, or with --keys, one with any
-// of those keys), as the model wrote it, on stdout and one line per attempt on stderr. With
+// of those keys), as the model wrote it, on stdout and one line per attempt on stderr. A retry
+// tells the model what was wrong with its reply (llmjson::reask). With
 // --stream, the reply is streamed and the call ends as soon as the answer is settled (--starts-in
 // answer lets the output of a model that does not reason in its text settle before its end). The
 // tokens each call was billed for are on its line, and their total on a last line. Exit
@@ -146,11 +147,18 @@ int main(int argc, char** argv) {
               << (a.message.empty() ? "" : ": " + a.message) << "\n";
   };
 
+  // A retry carries the failed reply and what was wrong with it (`trailing comma (remove it)`),
+  // so the model corrects its answer instead of rolling the dice again: llmjson::reask, told how
+  // to add a message to this example's request type.
+  const llmjson::reask reask([](openai_example::chat_request& r, const llmjson::message& m) {
+    r.messages.push_back({m.role, m.content});
+  });
+
   curl_global_init(CURL_GLOBAL_DEFAULT);
   int status = 0;
   try {
     auto ask = [&](auto adapter) {
-      auto model = llmjson::retrying(std::move(adapter), opts);
+      auto model = llmjson::retrying(std::move(adapter), opts, reask);
       auto r = keys.empty() ? model.extract(request, llmjson::any_object{})
                             : model.extract(request, llmjson::any_key(keys));
       print_total(r.attempts);

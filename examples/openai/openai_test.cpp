@@ -539,6 +539,38 @@ void usage_per_attempt_and_in_total() {
   EXPECT(!t.exact());
 }
 
+// The program's retry tells the model what was wrong: the second request carries the failed
+// reply and the instruction (llmjson::reask).
+void the_example_program_reasks() {
+  const std::string single_quoted = "{'goal': 'make tea', 'steps': ['boil water', 'pour']}";
+  fake_server server(json::array({reply(single_quoted, "stop"), reply(plan_json, "stop")}));
+  const std::string cmd = "OPENAI_BASE_URL=" + sh_quote(server.base_url()) +
+                          " OPENAI_API_KEY=test-key LLMJSON_MODEL=test-model " +
+                          sh_quote(LLMJSON_OPENAI_MAIN) + " --keys goal Plan: make tea 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  EXPECT(p != nullptr);
+  if (!p) return;
+  std::string out;
+  while (auto line = read_line(p)) out += *line + "\n";
+  const int status = pclose(p);
+  auto requests = server.finish();
+  EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT(out == llmjson::pretty(plan_json) + "\n");
+  EXPECT(requests.size() == 2);
+  if (requests.size() == 2) {
+    const json& messages = requests[1]["body"]["messages"];
+    EXPECT(messages.size() == 3);
+    if (messages.size() == 3) {
+      EXPECT(messages[0] == json::parse(R"({"role": "user", "content": "Plan: make tea"})"));
+      EXPECT(messages[1] == json({{"role", "assistant"}, {"content", single_quoted}}));
+      EXPECT(messages[2]["role"] == "user");
+      EXPECT(messages[2]["content"] ==
+             "Your reply is not valid JSON: line 1 col 1: single quotes are not JSON strings (use "
+             "double quotes). Reply with the corrected JSON only.");
+    }
+  }
+}
+
 // read_response alone: no server needed.
 void responses_read_without_a_server() {
   using llmjson::api_error;
@@ -1004,6 +1036,7 @@ int main() {
   the_example_program();
   usage_per_attempt_and_in_total();
   the_example_program_reports_usage();
+  the_example_program_reasks();
 #if LLMJSON_HAS_STOP_TOKEN
   streaming_stops_at_the_settled_answer();
   streaming_usage_per_attempt_and_in_total();
