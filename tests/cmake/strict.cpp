@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 #include <version>
 
 struct plan {
@@ -68,6 +69,33 @@ int main() {
   expect(answered.has_value() && answered->json["steps"] == 2, "retrying::extract(schema)");
   auto retyped = model.extract<plan>(text);
   expect(retyped.has_value() && retyped->steps == 2, "retrying::extract<plan>");
+  // reask: a chat model whose first reply is malformed, told what to fix, and a request type
+  // of the caller's own through an append.
+  int chats = 0;
+  auto chat_model = [&chats](const std::vector<llmjson::message>& request) -> llmjson::completion {
+    if (++chats == 1) return llmjson::message{.content = "{'steps': 2}", .finish_reason = "stop"};
+    // Answers once the instruction came: the prompt, the failed reply, the instruction.
+    return llmjson::message{.content = request.size() == 3 ? "{\"steps\": 2}" : "no"};
+  };
+  auto reasked = llmjson::retrying(chat_model, {}, llmjson::reask{})
+                     .extract(std::vector<llmjson::message>{{.content = "Plan", .role = "user"}});
+  expect(reasked.has_value() &&
+             llmjson::feedback(reasked.attempts[0]).text == reasked.attempts[0].feedback,
+         "retrying with reask");
+  struct own_request {
+    std::vector<std::string> lines;
+  };
+  auto own_model = [](const own_request& r) -> llmjson::completion {
+    return llmjson::message{.content = r.lines.size() == 1 ? "none"
+                                                           : "{\"decision\": \"x\", \"steps\": 2}"};
+  };
+  auto own = llmjson::retrying(own_model, {},
+                               llmjson::reask([](own_request& r, const llmjson::message& m) {
+                                 r.lines.push_back(m.content);
+                               }))
+                 .extract<plan>(own_request{{"Plan"}});
+  expect(own.has_value() && own.attempts.size() == 2, "retrying with reask(append)");
+  expect(!llmjson::feedback(llmjson::error{}).text.empty(), "feedback(error)");
   // The stream, fed in pieces, settles under policy first and finishes as extract() does.
   llmjson::stream streamed(llmjson::any_key({"decision"}),
                            llmjson::options{.start = llmjson::output_start::answer});
