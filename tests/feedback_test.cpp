@@ -110,6 +110,16 @@ TEST_CASE("feedback: no_json names each fault, where it is and how to fix it", "
     CHECK(first < second);
     CHECK(second < third);
   }
+  SECTION("the first three faults of all, the others counted") {
+    std::string text = "{\"a\": 1,}\n{'b': 2}\n";
+    for (int k = 0; k < 4; ++k) text += "{\"c\": 3,}\n";
+    text += "{'d': 4}\n";
+    auto i = llmjson::feedback(error_of(text));
+    CHECK(i.text ==
+          "Your reply is not valid JSON: line 1 col 9: trailing comma (remove it); line 2 col 1: "
+          "single quotes are not JSON strings (use double quotes); line 3 col 9: trailing comma "
+          "(remove it); and 4 more. Reply with the corrected JSON only.");
+  }
   SECTION("JSON only inside the reasoning") {
     auto i = llmjson::feedback(error_of("<think>\n{\"a\": 1}\n</think>\nI could not decide.\n"));
     CHECK(i.text ==

@@ -32,7 +32,8 @@ namespace llmjson {
 /// `H` builds the next request from the previous one and the attempt that failed:
 /// `h(const Req& previous, const attempt& failed)` returning a `Req` (by value or by reference:
 /// it is copied before the previous one is dropped) or a `std::optional<Req>` (`std::nullopt`: do
-/// not retry; the failure is the result). The default, `resend`, sends the same request again.
+/// not retry; the failure is the result). The default, `resend`, sends the same request again;
+/// `llmjson::reask` (`<llmjson/feedback.hpp>`) adds the failed reply and what was wrong with it.
 /// The caller's request is never modified or copied by the wrapper itself. A hook that does not
 /// fit fails to compile with a message that says so, and so does an adapter that takes the
 /// request by non-const reference or returns something else than an `llmjson::completion`.

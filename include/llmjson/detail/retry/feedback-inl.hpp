@@ -142,27 +142,31 @@ inline instruction instruct(const llmjson::error& e, std::string_view finish_rea
       break;
     }
     case error_kind::no_json: {
-      // The malformed candidates of the answer text and the near misses, in document order.
+      // The malformed candidates of the answer text and the near misses, in document order
+      // (each list is): the first few of each are kept, and all are counted.
       struct fault {
         std::size_t offset, line, column;
         std::string_view reason;
       };
       std::vector<fault> faults;
+      std::size_t count = 0;
       const candidate* in_reasoning = nullptr;
       for (const candidate& c : e.candidates) {
         if (c.in_reasoning) {
           if (!in_reasoning) in_reasoning = &c;
-        } else if (!c.valid) {
+        } else if (!c.valid && count++ < feedback_places) {
           faults.push_back({c.offset, c.line, c.column, c.message});
         }
       }
-      for (const near_miss& m : e.near_misses)
+      for (const near_miss& m : e.near_misses) {  // at most max_near_misses
+        ++count;
         faults.push_back({m.offset, m.line, m.column, m.message});
+      }
       std::stable_sort(faults.begin(), faults.end(),
                        [](const fault& a, const fault& b) { return a.offset < b.offset; });
       if (!faults.empty()) {
         out.text = list_places(
-            "Your reply is not valid JSON: ", faults.size(),
+            "Your reply is not valid JSON: ", count,
             [&](std::size_t i) {
               return describe_malformed(faults[i].line, faults[i].column, faults[i].reason);
             },
