@@ -14,6 +14,7 @@
 
 #include <llmjson/llmjson.hpp>
 #include <llmjson/schema.hpp>
+#include <llmjson/schema_of.hpp>
 
 // The bodies, one -inl.hpp per public header that declares non-template functions.
 #include <llmjson/detail/retry/feedback-inl.hpp>
@@ -32,6 +33,7 @@
 #include <llmjson/detail/schema/schema-inl.hpp>
 #include <llmjson/detail/schema/uri-inl.hpp>
 #include <llmjson/detail/schema/values-inl.hpp>
+#include <llmjson/detail/schema_of/schema_of-inl.hpp>
 #include <llmjson/detail/select/select-inl.hpp>
 #include <llmjson/detail/text/json_text-inl.hpp>
 
