@@ -1,5 +1,6 @@
 // llmjson: calls that would leave views dangling, misused retry wrappers and sinks, decoders of
-// types nlohmann cannot decode or encode, and llmjson::schema without its header must not compile
+// types nlohmann cannot decode or encode, llmjson::schema without its header, and
+// LLMJSON_DEFINE_TYPE of members it cannot handle must not compile
 // SPDX-License-Identifier: MIT
 // Built once per LLMJSON_CASE_* by tests that expect the build to fail; LLMJSON_CASE_ok is the
 // control that must build, so a failure for another reason (a missing include) cannot pass. The
@@ -36,6 +37,61 @@ std::string model_reply() { return R"({"steps": 3})"; }
 [[maybe_unused]] const std::string const_reply() { return R"({"steps": 3})"; }
 
 }  // namespace
+
+// LLMJSON_DEFINE_TYPE and LLMJSON_DEFINE_ENUM (<llmjson/schema_of.hpp>, which the umbrella leaves
+// out): a member type they cannot decode or describe fails at the declaration, the first error
+// naming the problem.
+#if defined(LLMJSON_CASE_schema_of_ok) || defined(LLMJSON_CASE_schema_of_pointer) ||    \
+    defined(LLMJSON_CASE_schema_of_int_keys) || defined(LLMJSON_CASE_schema_of_char) || \
+    defined(LLMJSON_CASE_schema_of_undeclared_enum) || defined(LLMJSON_CASE_schema_of_too_many)
+#define LLMJSON_SCHEMA_OF_CASE 1
+#include <llmjson/schema_of.hpp>
+
+#include <array>
+#include <vector>
+
+namespace with_schema {
+enum class level { low, high };
+#if !defined(LLMJSON_CASE_schema_of_undeclared_enum)
+LLMJSON_DEFINE_ENUM(level, low, high)
+#endif
+struct item {
+#if defined(LLMJSON_CASE_schema_of_pointer)
+  std::vector<const int*> counts;  // a pointer, inside a vector
+#elif defined(LLMJSON_CASE_schema_of_int_keys)
+  std::map<int, std::string> names;  // JSON object keys are strings
+#elif defined(LLMJSON_CASE_schema_of_char)
+  char grade = 'a';
+#elif defined(LLMJSON_CASE_schema_of_too_many)
+  int m0 = 0, m1 = 0, m2 = 0, m3 = 0, m4 = 0, m5 = 0, m6 = 0, m7 = 0, m8 = 0, m9 = 0;
+  int m10 = 0, m11 = 0, m12 = 0, m13 = 0, m14 = 0, m15 = 0, m16 = 0, m17 = 0, m18 = 0, m19 = 0;
+  int m20 = 0, m21 = 0, m22 = 0, m23 = 0, m24 = 0, m25 = 0, m26 = 0, m27 = 0, m28 = 0, m29 = 0;
+  int m30 = 0, m31 = 0, m32 = 0, m33 = 0, m34 = 0, m35 = 0, m36 = 0, m37 = 0, m38 = 0, m39 = 0;
+  int m40 = 0, m41 = 0, m42 = 0, m43 = 0, m44 = 0, m45 = 0, m46 = 0, m47 = 0, m48 = 0, m49 = 0;
+  int m50 = 0, m51 = 0, m52 = 0, m53 = 0, m54 = 0, m55 = 0, m56 = 0, m57 = 0, m58 = 0, m59 = 0;
+  int m60 = 0, m61 = 0, m62 = 0, m63 = 0, m64 = 0;
+#else
+  std::vector<std::optional<int> > counts;
+  std::map<std::string, std::array<double, 2> > points;
+#endif
+  level lv = level::low;
+};
+#if defined(LLMJSON_CASE_schema_of_pointer)
+LLMJSON_DEFINE_TYPE(item, (counts, "the counts"), lv)
+#elif defined(LLMJSON_CASE_schema_of_int_keys)
+LLMJSON_DEFINE_TYPE(item, names, lv)
+#elif defined(LLMJSON_CASE_schema_of_char)
+LLMJSON_DEFINE_TYPE(item, grade, lv)
+#elif defined(LLMJSON_CASE_schema_of_too_many)
+LLMJSON_DEFINE_TYPE(item, m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, m15, m16,
+                    m17, m18, m19, m20, m21, m22, m23, m24, m25, m26, m27, m28, m29, m30, m31, m32,
+                    m33, m34, m35, m36, m37, m38, m39, m40, m41, m42, m43, m44, m45, m46, m47, m48,
+                    m49, m50, m51, m52, m53, m54, m55, m56, m57, m58, m59, m60, m61, m62, m63, m64)
+#else
+LLMJSON_DEFINE_TYPE(item, (counts, "the counts"), points, lv)
+#endif
+}  // namespace with_schema
+#endif
 
 int main() {
   const std::string kept = model_reply();
@@ -248,6 +304,10 @@ int main() {
   // A schema made in another file, passed by reference: only the call can say what is missing.
   auto use = [&](const llmjson::schema& s) { return llmjson::extract(kept, s) ? 0 : 1; };
   return sizeof(use) ? 0 : 1;
+#elif defined(LLMJSON_SCHEMA_OF_CASE)
+  const auto schema = llmjson::schema_of<with_schema::item>();
+  auto r = llmjson::extract<with_schema::item>(kept);
+  return schema.empty() || !r ? 1 : 0;
 #elif defined(LLMJSON_CASE_retry_strict)
   // Every call of the wrapper, instantiated at -O2 under -Werror with -Wnull-dereference.
   auto adapter = [](const std::string& prompt) -> llmjson::completion {
