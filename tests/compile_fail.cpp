@@ -41,9 +41,10 @@ std::string model_reply() { return R"({"steps": 3})"; }
 // LLMJSON_DEFINE_TYPE and LLMJSON_DEFINE_ENUM (<llmjson/schema_of.hpp>, which the umbrella leaves
 // out): a member type they cannot decode or describe fails at the declaration, the first error
 // naming the problem.
-#if defined(LLMJSON_CASE_schema_of_ok) || defined(LLMJSON_CASE_schema_of_pointer) ||    \
-    defined(LLMJSON_CASE_schema_of_int_keys) || defined(LLMJSON_CASE_schema_of_char) || \
-    defined(LLMJSON_CASE_schema_of_undeclared_enum) || defined(LLMJSON_CASE_schema_of_too_many)
+#if defined(LLMJSON_CASE_schema_of_ok) || defined(LLMJSON_CASE_schema_of_pointer) ||               \
+    defined(LLMJSON_CASE_schema_of_int_keys) || defined(LLMJSON_CASE_schema_of_char) ||            \
+    defined(LLMJSON_CASE_schema_of_undeclared_enum) || defined(LLMJSON_CASE_schema_of_too_many) || \
+    defined(LLMJSON_CASE_schema_of_duplicate)
 #define LLMJSON_SCHEMA_OF_CASE 1
 #include <llmjson/schema_of.hpp>
 
@@ -82,6 +83,8 @@ LLMJSON_DEFINE_TYPE(item, (counts, "the counts"), lv)
 LLMJSON_DEFINE_TYPE(item, names, lv)
 #elif defined(LLMJSON_CASE_schema_of_char)
 LLMJSON_DEFINE_TYPE(item, grade, lv)
+#elif defined(LLMJSON_CASE_schema_of_duplicate)
+LLMJSON_DEFINE_TYPE(item, lv, (lv, "listed twice"))
 #elif defined(LLMJSON_CASE_schema_of_too_many)
 LLMJSON_DEFINE_TYPE(item, m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, m15, m16,
                     m17, m18, m19, m20, m21, m22, m23, m24, m25, m26, m27, m28, m29, m30, m31, m32,

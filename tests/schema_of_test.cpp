@@ -693,6 +693,8 @@ TEST_CASE("LLMJSON_DEFINE_TYPE: from_json's reasons name the place and what was 
   CHECK(decode_reason<inner>(long_text) ==
         "/count: expected an integer in [-2147483648, 2147483647], got string \"" +
             std::string(40, 'y') + "\"...");
+  // Invalid UTF-8 (only in a value built in code) is shown replaced, not thrown on.
+  CHECK(decode_reason<inner>(json{{"name", "a"}, {"\xff", 1}}) == "unknown key \"\xef\xbf\xbd\"");
   // The exception types: type_error for a wrong JSON type, out_of_range otherwise.
   CHECK_THROWS_AS(json::parse(R"({"name": 1})").get<inner>(), json::type_error);
   CHECK_THROWS_AS(json::parse(R"({"name": "a", "count": 1.5})").get<inner>(), json::out_of_range);

@@ -245,6 +245,8 @@ struct json_path {
 
 /// Returns the JSON Pointer of `at` (`/steps/2/eta`), "" for the root (null).
 std::string path_string(const json_path* at);
+/// Returns `s` as a JSON string literal (invalid UTF-8 as U+FFFD).
+std::string json_quoted(std::string_view s);
 /// Returns `path_string(at) + ": "`, or "" for the root.
 std::string path_prefix(const json_path* at);
 /// Returns how a value is shown in a message: a number or literal as written (`1.5`, `true`,

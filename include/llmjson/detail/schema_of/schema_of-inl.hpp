@@ -31,14 +31,21 @@ LLMJSON_INLINE std::string path_string(const json_path* at) {
   return out;
 }
 
+/// Returns `s` as a JSON string literal; invalid UTF-8 (possible in a value built in code, not
+/// in a parsed one) shown as U+FFFD rather than thrown.
+LLMJSON_INLINE std::string json_quoted(std::string_view s) {
+  return nlohmann::json(std::string(s))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 LLMJSON_INLINE std::string describe_value(const nlohmann::json& v) {
   if (v.is_string()) {
     const auto& s = v.get_ref<const std::string&>();
     constexpr std::size_t most = 40;
-    if (s.size() <= most) return "string " + v.dump();
+    if (s.size() <= most) return "string " + json_quoted(s);
     std::size_t cut = most;  // not inside a UTF-8 sequence
     while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0U) == 0x80U) --cut;
-    return "string " + nlohmann::json(s.substr(0, cut)).dump() + "...";
+    return "string " + json_quoted(std::string_view(s).substr(0, cut)) + "...";
   }
   if (v.is_array() || v.is_object()) return v.type_name();
   return v.dump();  // a number as written back, true, false, null
@@ -63,10 +70,10 @@ LLMJSON_INLINE void throw_out_of_range(const json_path* at, const std::string& w
 LLMJSON_INLINE void throw_missing_key(const json_path* at, std::string_view key,
                                       const nlohmann::json& object,
                                       const std::string_view* declared, std::size_t count) {
-  std::string what = path_prefix(at) + "missing key " + nlohmann::json(std::string(key)).dump();
+  std::string what = path_prefix(at) + "missing key " + json_quoted(key);
   for (auto it = object.begin(); it != object.end(); ++it) {
     if (std::find(declared, declared + count, it.key()) == declared + count) {
-      what += " (beside the unknown key " + nlohmann::json(it.key()).dump() + ")";
+      what += " (beside the unknown key " + json_quoted(it.key()) + ")";
       break;
     }
   }
@@ -75,7 +82,7 @@ LLMJSON_INLINE void throw_missing_key(const json_path* at, std::string_view key,
 
 LLMJSON_INLINE void throw_unknown_key(const json_path* at, std::string_view key) {
   throw nlohmann::json::out_of_range::create(
-      406, path_prefix(at) + "unknown key " + nlohmann::json(std::string(key)).dump(), nullptr);
+      406, path_prefix(at) + "unknown key " + json_quoted(key), nullptr);
 }
 
 LLMJSON_INLINE std::string float_expectation() {
@@ -154,8 +161,7 @@ LLMJSON_INLINE std::string schema_name(std::string_view type_name) {
 
 LLMJSON_INLINE nlohmann::json response_format(const std::string& name, nlohmann::json schema) {
   if (name.empty() || name.size() > 64 || schema_name(name) != name)
-    throw std::invalid_argument("llmjson::openai_response_format: the name " +
-                                nlohmann::json(name).dump() +
+    throw std::invalid_argument("llmjson::openai_response_format: the name " + json_quoted(name) +
                                 " must be 1 to 64 ASCII letters, digits, '_' or '-'");
   return {{"type", "json_schema"},
           {"json_schema", {{"name", name}, {"strict", true}, {"schema", std::move(schema)}}}};
