@@ -1,15 +1,18 @@
 // llmjson example: ask an OpenAI-compatible model for JSON, retrying when the reply holds none
 // SPDX-License-Identifier: MIT
 //
-// Usage: llmjson_openai [--attempts N] [--max-tokens N] [--keys K1,K2]... [--stream]
+// Usage: llmjson_openai [--attempts N] [--max-tokens N] [--keys K1,K2]... [--plan] [--stream]
 //                       [--starts-in unknown|reasoning|answer] PROMPT...   (or the prompt on stdin)
 // Environment: OPENAI_BASE_URL (default https://api.openai.com/v1), OPENAI_API_KEY,
 // LLMJSON_MODEL. Prints the answer (the JSON object the reply holds, or with --keys, one with any
 // of those keys), as the model wrote it, on stdout and one line per attempt on stderr. A retry
 // tells the model what was wrong with its reply (llmjson::reask). With
 // --stream, the reply is streamed and the call ends as soon as the answer is settled (--starts-in
-// answer lets the output of a model that does not reason in its text settle before its end). The
-// tokens each call was billed for are on its line, and their total on a last line. Exit
+// answer lets the output of a model that does not reason in its text settle before its end). With
+// --plan, the request carries the JSON Schema of the `plan` type below as its response_format
+// (derived by llmjson::schema_of from the type's declaration), and the answer is decoded into a
+// `plan` and printed from it. The tokens each call was billed for are on its line, and their
+// total on a last line. Exit
 // status: 0 an answer, 1 no answer (the error on stderr), 2 usage, 3 no HTTP response (the
 // transport error on stderr).
 #include "openai_adapter.hpp"
@@ -22,19 +25,41 @@
 #include <exception>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <llmjson/llmjson.hpp>
+#include <llmjson/schema_of.hpp>
+
+namespace plan_example {
+
+// What --plan asks for. One declaration gives the schema sent and the strict decoding.
+struct step {
+  std::string action;
+  int minutes = 0;
+};
+LLMJSON_DEFINE_TYPE(step, (action, "what to do, in a few words"),
+                    (minutes, "how long it takes, in minutes"))
+
+struct plan {
+  std::string goal;
+  std::vector<step> steps;
+  std::optional<std::string> caveat;
+};
+LLMJSON_DEFINE_TYPE(plan, (goal, "the goal, restated"), (steps, "in order"),
+                    (caveat, "a risk worth knowing, if any"))
+
+}  // namespace plan_example
 
 namespace {
 
 int usage(const char* why) {
   std::cerr
       << "llmjson_openai: " << why
-      << "\nusage: llmjson_openai [--attempts N] [--max-tokens N] [--keys K1,K2]... [--stream]\n"
-         "                      [--starts-in unknown|reasoning|answer] PROMPT...\n"
+      << "\nusage: llmjson_openai [--attempts N] [--max-tokens N] [--keys K1,K2]... [--plan]\n"
+         "                      [--stream] [--starts-in unknown|reasoning|answer] PROMPT...\n"
          "environment: OPENAI_BASE_URL, OPENAI_API_KEY, LLMJSON_MODEL\n";
   return 2;
 }
@@ -71,6 +96,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> keys;
   std::string prompt;
   bool only_prompt = false;
+  bool plan = false;
 #if LLMJSON_HAS_STOP_TOKEN
   bool stream = false;
 #endif
@@ -105,6 +131,8 @@ int main(int argc, char** argv) {
         if (comma == std::string_view::npos) break;
         v.remove_prefix(comma + 1);
       }
+    } else if (arg == "--plan") {
+      plan = true;
     } else if (arg == "--stream") {
 #if LLMJSON_HAS_STOP_TOKEN
       stream = true;
@@ -131,6 +159,8 @@ int main(int argc, char** argv) {
   if (prompt.empty()) return usage("no prompt");
   const openai_example::config cfg = openai_example::config_from_env();
   if (cfg.model.empty()) return usage("set LLMJSON_MODEL");
+  if (plan && !keys.empty()) return usage("--plan and --keys do not go together");
+  if (plan) request.response_format = llmjson::openai_response_format<plan_example::plan>();
   request.messages.push_back({"user", prompt});
 
   opts.on_attempt = [](const llmjson::attempt& a) {
@@ -170,11 +200,30 @@ int main(int argc, char** argv) {
                 << r.error().message << "\n";
       return 1;
     };
+    // --plan: the answer decoded into a plan_example::plan, and printed from it.
+    auto ask_plan = [&](auto adapter) {
+      auto model = llmjson::retrying(std::move(adapter), opts, reask);
+      auto p = model.template extract<plan_example::plan>(request);
+      print_total(p.attempts);
+      if (p) {
+        std::cout << nlohmann::json(*p).dump(2) << "\n";
+        return 0;
+      }
+      std::cerr << "llmjson_openai: " << llmjson::to_string(p.error().kind) << ": "
+                << p.error().message << "\n";
+      return 1;
+    };
 #if LLMJSON_HAS_STOP_TOKEN
-    status = stream ? ask(openai_example::make_streaming_adapter(cfg))
-                    : ask(openai_example::make_adapter(cfg));
+    if (plan) {
+      status = stream ? ask_plan(openai_example::make_streaming_adapter(cfg))
+                      : ask_plan(openai_example::make_adapter(cfg));
+    } else {
+      status = stream ? ask(openai_example::make_streaming_adapter(cfg))
+                      : ask(openai_example::make_adapter(cfg));
+    }
 #else
-    status = ask(openai_example::make_adapter(cfg));
+    status =
+        plan ? ask_plan(openai_example::make_adapter(cfg)) : ask(openai_example::make_adapter(cfg));
 #endif
   } catch (const openai_example::transport_error& e) {
     print_total(e.attempts());

@@ -53,6 +53,9 @@ struct chat_message {
 struct chat_request {
   std::vector<chat_message> messages;
   std::optional<long> max_tokens;  ///< sent as `max_tokens` when set
+  /// Sent as `response_format` when set: `llmjson::openai_response_format<T>()` asks for JSON
+  /// that follows T's schema (OpenAI's structured outputs).
+  std::optional<nlohmann::json> response_format = std::nullopt;
 };
 
 /// Thrown when no HTTP response came back: connection refused or dropped, timeout, DNS, TLS,
@@ -78,6 +81,7 @@ inline nlohmann::json request_body(const config& cfg, const chat_request& req,
   for (const auto& m : req.messages)
     body["messages"].push_back({{"role", m.role}, {"content", m.content}});
   if (req.max_tokens) body["max_tokens"] = *req.max_tokens;
+  if (req.response_format) body["response_format"] = *req.response_format;
   if (stream) {
     body["stream"] = true;
     body["stream_options"] = {{"include_usage", true}};

@@ -571,6 +571,51 @@ void the_example_program_reasks() {
   }
 }
 
+// --plan: the request carries the schema llmjson::schema_of derives from the program's `plan`
+// type (OpenAI's strict subset); a reply the strict decoding refuses (2.5 minutes) is asked again.
+void the_example_program_with_a_plan() {
+  const std::string bad = R"({"goal": "tea", "steps": [{"action": "boil", "minutes": 2.5}],
+                              "caveat": null})";
+  const std::string good = R"({"goal": "tea", "steps": [{"action": "boil", "minutes": 3}],
+                               "caveat": null})";
+  fake_server server(json::array({reply(bad, "stop"), reply(good, "stop")}));
+  const std::string cmd = "OPENAI_BASE_URL=" + sh_quote(server.base_url()) +
+                          " OPENAI_API_KEY=test-key LLMJSON_MODEL=test-model " +
+                          sh_quote(LLMJSON_OPENAI_MAIN) + " --plan Plan: make tea 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  EXPECT(p != nullptr);
+  if (!p) return;
+  std::string out;
+  while (auto line = read_line(p)) out += *line + "\n";
+  const int status = pclose(p);
+  auto requests = server.finish();
+  EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT(json::parse(out, nullptr, false) == json::parse(good));
+  EXPECT(requests.size() == 2);
+  const json expected = json::parse(R"({"type": "json_schema", "json_schema": {
+    "name": "plan", "strict": true, "schema": {
+      "type": "object",
+      "properties": {
+        "goal": {"type": "string", "description": "the goal, restated"},
+        "steps": {"type": "array", "description": "in order", "items": {
+          "type": "object",
+          "properties": {
+            "action": {"type": "string", "description": "what to do, in a few words"},
+            "minutes": {"type": "integer", "description": "how long it takes, in minutes"}},
+          "required": ["action", "minutes"],
+          "additionalProperties": false}},
+        "caveat": {"type": ["string", "null"], "description": "a risk worth knowing, if any"}},
+      "required": ["goal", "steps", "caveat"],
+      "additionalProperties": false}}})");
+  for (const auto& q : requests) EXPECT(q["body"]["response_format"] == expected);
+  // Without the flag, no response_format; the adapter sends one only when the request has one.
+  openai_example::chat_request request = tea_request();
+  const openai_example::config cfg{"http://127.0.0.1:1", "", "m", 1};
+  EXPECT(!openai_example::request_body(cfg, request).contains("response_format"));
+  request.response_format = expected;
+  EXPECT(openai_example::request_body(cfg, request)["response_format"] == expected);
+}
+
 // read_response alone: no server needed.
 void responses_read_without_a_server() {
   using llmjson::api_error;
@@ -1037,6 +1082,7 @@ int main() {
   usage_per_attempt_and_in_total();
   the_example_program_reports_usage();
   the_example_program_reasks();
+  the_example_program_with_a_plan();
 #if LLMJSON_HAS_STOP_TOKEN
   streaming_stops_at_the_settled_answer();
   streaming_usage_per_attempt_and_in_total();
