@@ -568,15 +568,16 @@ TEST_CASE("reask: a model that fixes what the instruction names succeeds on atte
     REQUIRE(s.seen.size() == 2);
     CHECK(s.seen[1] == s.seen[0]);
   }
-  SECTION("empty at length: only the instruction, no empty assistant message") {
+  SECTION("empty at length: resent unchanged, though the attempt has its instruction") {
     chat_script s;
     s.replies = {msg("", "length"), msg("{\"steps\": []}")};
     auto r = llmjson::retrying(replay(s), {}, llmjson::reask{}).extract(prompt);
     REQUIRE(r);
     REQUIRE(s.seen.size() == 2);
-    REQUIRE(s.seen[1].size() == 2);
-    CHECK(s.seen[1][1].role == "user");
-    CHECK(contains(s.seen[1][1].content, "ran out of tokens while reasoning"));
+    CHECK(s.seen[1] == s.seen[0]);
+    const llmjson::instruction i = llmjson::feedback(r.attempts[0]);
+    CHECK(i.raise_budget);
+    CHECK(contains(i.text, "ran out of tokens while reasoning"));
   }
   SECTION("a model that does not fix anything still fails: the fix is what succeeds") {
     auto stubborn = [&](const chat& request) -> llmjson::completion {

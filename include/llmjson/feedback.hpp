@@ -89,9 +89,12 @@ std::string attempt_feedback(const attempt& a, const llmjson::error* e);
 ///
 /// After a failed attempt with an instruction (`feedback(failed)`), the next request is the
 /// previous one with two messages more: the model's reply as an assistant message
-/// (`failed.content`, never its reasoning; left out when the content is blank), then the
-/// instruction as a user message. Without an instruction (an empty reply, a `bad_response`) it
-/// is the previous request, unchanged. The wrapper never calls a hook after an `api_error`, an
+/// (`failed.content`, never its reasoning), then the instruction as a user message. Without an
+/// instruction (a `bad_response`), or after an empty reply (content empty or only white space:
+/// there is no reply to correct), it is the previous request, unchanged. An empty reply at
+/// `length` has an instruction (`raise_budget`: the reasoning spent the budget), which `reask`
+/// leaves out: raising `max_tokens` is the fix, and only a hook that knows the request type
+/// can do it (`feedback(failed).raise_budget`). The wrapper never calls a hook after an `api_error`, an
 /// exception or a stop request: those are not retried.
 ///
 /// `reask{}` works with requests of type `std::vector<llmjson::message>`. For another request
@@ -139,9 +142,8 @@ struct reask {
                     "request type must be copyable");
       const instruction said = feedback(failed);
       Req next = previous;
-      if (!said) return next;
-      if (!detail::is_blank(failed.content))
-        append(next, message{.content = failed.content, .role = "assistant"});
+      if (!said || detail::is_blank(failed.content)) return next;
+      append(next, message{.content = failed.content, .role = "assistant"});
       append(next, message{.content = said.text, .role = "user"});
       return next;
     }
