@@ -94,8 +94,8 @@ std::string attempt_feedback(const attempt& a, const llmjson::error* e);
 /// there is no reply to correct), it is the previous request, unchanged. An empty reply at
 /// `length` has an instruction (`raise_budget`: the reasoning spent the budget), which `reask`
 /// leaves out: raising `max_tokens` is the fix, and only a hook that knows the request type
-/// can do it (`feedback(failed).raise_budget`). The wrapper never calls a hook after an `api_error`, an
-/// exception or a stop request: those are not retried.
+/// can do it (`feedback(failed).raise_budget`). The wrapper never calls a hook after an
+/// `api_error`, an exception or a stop request: those are not retried.
 ///
 /// `reask{}` works with requests of type `std::vector<llmjson::message>`. For another request
 /// type, give it how to add a message: a callable `append(Req& request, const
