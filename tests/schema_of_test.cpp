@@ -1,5 +1,5 @@
-// llmjson: LLMJSON_DEFINE_TYPE, LLMJSON_DEFINE_ENUM and schema_of<T>(): golden schemas, and the
-// generated schema and decode<T> agreeing on every sample and every single mutation of it
+// llmjson: LLMJSON_DEFINE_TYPE, LLMJSON_DEFINE_ENUM and sorted_schema_of<T>(): golden schemas, and
+// the generated schema and decode<T> agreeing on every sample and every single mutation of it
 // SPDX-License-Identifier: MIT
 #include <llmjson/schema_of.hpp>
 
@@ -151,8 +151,14 @@ namespace {
 
 using nlohmann::json;
 using namespace schema_of_types;
-using llmjson::schema_of;
 using llmjson::schema_style;
+
+// llmjson::schema_of<T>() read as nlohmann::json, for comparing with golden values whatever the key
+// order (the order is checked on its own, in "properties come in declaration order").
+template <class T>
+json sorted_schema_of(schema_style style = schema_style::draft7) {
+  return json(llmjson::schema_of<T>(style));
+}
 
 // Returns the reason decode<T> gives for `value` ("" when it passes).
 template <class T>
@@ -277,7 +283,7 @@ struct tally {
 // the same JSON), and that for every single mutation decode<T> and the schema agree.
 template <class T>
 tally agrees(const std::vector<T>& samples) {
-  const llmjson::schema s(schema_of<T>());
+  const llmjson::schema s(sorted_schema_of<T>());
   tally t;
   for (const T& sample : samples) {
     const json v = sample;
@@ -375,7 +381,7 @@ void check_strict_objects(const json& s) {
 // the to_json of each sample.
 template <class T>
 void strict_accepts(const std::vector<T>& samples) {
-  const json schema = schema_of<T>(schema_style::openai_strict);
+  const json schema = sorted_schema_of<T>(schema_style::openai_strict);
   INFO(schema.dump());
   REQUIRE(schema["type"] == "object");
   std::string where;
@@ -486,7 +492,7 @@ TEST_CASE("schema_style: to_string and from_string round-trip", "[schema_of]") {
 }
 
 TEST_CASE("schema_of: golden draft-7 schemas", "[schema_of]") {
-  CHECK(schema_of<task>() == json::parse(R"({
+  CHECK(sorted_schema_of<task>() == json::parse(R"({
     "$schema": "http://json-schema.org/draft-07/schema#",
     "type": "object",
     "properties": {
@@ -498,7 +504,7 @@ TEST_CASE("schema_of: golden draft-7 schemas", "[schema_of]") {
     "required": ["title", "tag"],
     "additionalProperties": false})"));
   // A recursive root refers to itself as "#".
-  CHECK(schema_of<node>() == json::parse(R"({
+  CHECK(sorted_schema_of<node>() == json::parse(R"({
     "$schema": "http://json-schema.org/draft-07/schema#",
     "type": "object",
     "properties": {
@@ -508,7 +514,7 @@ TEST_CASE("schema_of: golden draft-7 schemas", "[schema_of]") {
     "required": ["label", "children"],
     "additionalProperties": false})"));
   // A recursive member type is written once, under definitions.
-  CHECK(schema_of<forest>() == json::parse(R"({
+  CHECK(sorted_schema_of<forest>() == json::parse(R"({
     "$schema": "http://json-schema.org/draft-07/schema#",
     "type": "object",
     "definitions": {"node": {
@@ -526,35 +532,59 @@ TEST_CASE("schema_of: golden draft-7 schemas", "[schema_of]") {
     },
     "required": ["trees", "first"],
     "additionalProperties": false})"));
-  CHECK(schema_of<empty>() == json::parse(R"({
+  CHECK(sorted_schema_of<empty>() == json::parse(R"({
     "$schema": "http://json-schema.org/draft-07/schema#",
     "type": "object", "properties": {}, "additionalProperties": false})"));
   // Not only structs: any supported type.
-  CHECK(schema_of<std::vector<std::optional<std::array<std::uint64_t, 2>>>>() == json::parse(R"({
+  CHECK(sorted_schema_of<std::vector<std::optional<std::array<std::uint64_t, 2>>>>() ==
+        json::parse(R"({
     "$schema": "http://json-schema.org/draft-07/schema#",
     "type": "array",
     "items": {"anyOf": [
       {"type": "array", "minItems": 2, "maxItems": 2,
        "items": {"type": "integer", "minimum": 0, "maximum": 18446744073709551615}},
       {"type": "null"}]}})"));
-  CHECK(schema_of<std::map<std::string, color>>() == json::parse(R"({
+  CHECK(sorted_schema_of<std::map<std::string, color>>() == json::parse(R"({
     "$schema": "http://json-schema.org/draft-07/schema#",
     "type": "object",
     "additionalProperties": {"type": "string", "enum": ["red", "green", "blue"]}})"));
-  const json f = schema_of<scalars>()["properties"]["f"];
+  const json f = sorted_schema_of<scalars>()["properties"]["f"];
   CHECK(f == json::parse(R"({"type": "number", "minimum": -3.4028234663852886e+38,
                                                "maximum": 3.4028234663852886e+38})"));
-  CHECK(schema_of<scalars>()["properties"]["d"] == json::parse(R"({"type": "number"})"));
-  CHECK(schema_of<ints>()["properties"]["i64"] ==
+  CHECK(sorted_schema_of<scalars>()["properties"]["d"] == json::parse(R"({"type": "number"})"));
+  CHECK(sorted_schema_of<ints>()["properties"]["i64"] ==
         json::parse(R"({"type": "integer", "minimum": -9223372036854775808,
                         "maximum": 9223372036854775807})"));
-  CHECK(schema_of<secret>()["properties"]["word_"]["description"] == "the password");
-  CHECK(schema_of<wide>()["required"].size() == 64);
-  CHECK(schema_of<wide>()["properties"]["m63"]["description"] == "the last");
+  CHECK(sorted_schema_of<secret>()["properties"]["word_"]["description"] == "the password");
+  CHECK(sorted_schema_of<wide>()["required"].size() == 64);
+  CHECK(sorted_schema_of<wide>()["properties"]["m63"]["description"] == "the last");
+}
+
+TEST_CASE("schema_of: properties come in declaration order", "[schema_of]") {
+  // Under structured outputs a model writes the keys in the schema's order: the declaration's
+  // (here not the alphabetical one: priority, tag, title).
+  auto keys = [](const nlohmann::ordered_json& object) {
+    std::vector<std::string> out;
+    for (const auto& [key, value] : object.items()) out.push_back(key);
+    return out;
+  };
+  const std::vector<std::string> declared = {"title", "tag", "priority"};
+  const nlohmann::ordered_json draft7 = llmjson::schema_of<task>();
+  CHECK(keys(draft7["properties"]) == declared);
+  CHECK(keys(draft7).front() == "$schema");
+  CHECK(draft7["required"] == json::array({"title", "tag"}));
+  const nlohmann::ordered_json strict = llmjson::schema_of<task>(schema_style::openai_strict);
+  CHECK(keys(strict["properties"]) == declared);
+  CHECK(strict["required"] == json::array({"title", "tag", "priority"}));
+  const std::string sent = llmjson::openai_response_format<task>().dump();
+  CHECK(sent.find("\"title\"") < sent.find("\"tag\""));
+  CHECK(sent.find("\"tag\"") < sent.find("\"priority\""));
+  // Read as nlohmann::json (sorted keys), it is the same schema.
+  CHECK(json(draft7) == sorted_schema_of<task>());
 }
 
 TEST_CASE("schema_of: golden openai_strict schema and response_format", "[schema_of]") {
-  CHECK(schema_of<forest>(schema_style::openai_strict) == json::parse(R"({
+  CHECK(sorted_schema_of<forest>(schema_style::openai_strict) == json::parse(R"({
     "type": "object",
     "$defs": {"node": {
       "type": "object",
@@ -571,7 +601,7 @@ TEST_CASE("schema_of: golden openai_strict schema and response_format", "[schema
     },
     "required": ["trees", "first", "size"],
     "additionalProperties": false})"));
-  CHECK(llmjson::openai_response_format<task>() == json::parse(R"({
+  CHECK(json(llmjson::openai_response_format<task>()) == json::parse(R"({
     "type": "json_schema",
     "json_schema": {"name": "task", "strict": true, "schema": {
       "type": "object",
@@ -592,7 +622,7 @@ TEST_CASE("schema_of: golden openai_strict schema and response_format", "[schema
 
 TEST_CASE("schema_of: openai_strict refuses maps and a root that is not a struct", "[schema_of]") {
   try {
-    (void)schema_of<containers>(schema_style::openai_strict);
+    (void)sorted_schema_of<containers>(schema_style::openai_strict);
     FAIL("no exception");
   } catch (const std::invalid_argument& e) {
     CHECK(std::string(e.what()) ==
@@ -601,8 +631,9 @@ TEST_CASE("schema_of: openai_strict refuses maps and a root that is not a struct
           "\"additionalProperties\": false on every object. Use a std::vector of a struct with a "
           "key member, or schema_style::draft7");
   }
-  CHECK_THROWS_AS(schema_of<std::vector<task>>(schema_style::openai_strict), std::invalid_argument);
-  CHECK_THROWS_AS(schema_of<int>(schema_style::openai_strict), std::invalid_argument);
+  CHECK_THROWS_AS(sorted_schema_of<std::vector<task>>(schema_style::openai_strict),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(sorted_schema_of<int>(schema_style::openai_strict), std::invalid_argument);
 }
 
 TEST_CASE("schema_of: the draft-7 schema and decode<T> agree on every mutation", "[schema_of]") {
@@ -637,7 +668,7 @@ TEST_CASE("schema_of: the openai_strict schema accepts every sample, null option
   strict_accepts(std::vector<empty>{empty{}});
   strict_accepts(std::vector<wide>{wide{}});
   // It is stricter than decode<T>: an absent optional is missing, but the decoding takes it.
-  const llmjson::schema s(schema_of<task>(schema_style::openai_strict));
+  const llmjson::schema s(sorted_schema_of<task>(schema_style::openai_strict));
   const json no_priority = {{"title", "t"}, {"tag", "red"}};
   CHECK_FALSE(s(no_priority).ok);
   CHECK(decode_reason<task>(no_priority).empty());
@@ -759,7 +790,7 @@ Final: {"title": "tea", "tag": "green", "priority": 2})";
   REQUIRE(typed);
   CHECK(typed->title == "tea");
   CHECK(typed->priority == 2);
-  const auto by_schema = llmjson::extract(text, llmjson::schema(schema_of<task>()));
+  const auto by_schema = llmjson::extract(text, llmjson::schema(sorted_schema_of<task>()));
   REQUIRE(by_schema);
   CHECK(by_schema->json() == json(*typed));
 }

@@ -55,7 +55,7 @@ struct chat_request {
   std::optional<long> max_tokens;  ///< sent as `max_tokens` when set
   /// Sent as `response_format` when set: `llmjson::openai_response_format<T>()` asks for JSON
   /// that follows T's schema (OpenAI's structured outputs).
-  std::optional<nlohmann::json> response_format = std::nullopt;
+  std::optional<nlohmann::ordered_json> response_format = std::nullopt;
 };
 
 /// Thrown when no HTTP response came back: connection refused or dropped, timeout, DNS, TLS,
@@ -75,9 +75,12 @@ class transport_error : public std::runtime_error, public llmjson::attempts_reco
 /// Returns the JSON body of a `/chat/completions` request; with `stream`, `"stream": true` and
 /// `"stream_options": {"include_usage": true}`, which asks for the usage chunk at the end of the
 /// stream (without it, OpenAI sends no usage when streaming).
-inline nlohmann::json request_body(const config& cfg, const chat_request& req,
-                                   bool stream = false) {
-  nlohmann::json body = {{"model", cfg.model}, {"messages", nlohmann::json::array()}};
+inline nlohmann::ordered_json request_body(const config& cfg, const chat_request& req,
+                                           bool stream = false) {
+  // Ordered: the schema of a response_format lists its properties in the order the model is to
+  // write them, and a nlohmann::json would sort them.
+  nlohmann::ordered_json body = {{"model", cfg.model},
+                                 {"messages", nlohmann::ordered_json::array()}};
   for (const auto& m : req.messages)
     body["messages"].push_back({{"role", m.role}, {"content", m.content}});
   if (req.max_tokens) body["max_tokens"] = *req.max_tokens;

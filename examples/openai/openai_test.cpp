@@ -31,6 +31,7 @@
 
 #include <llmjson/json_text.hpp>
 #include <llmjson/retry.hpp>
+#include <llmjson/schema_of.hpp>
 
 #if LLMJSON_HAS_STOP_TOKEN
 #include <thread>
@@ -140,6 +141,14 @@ struct plan {
   std::vector<std::string> steps;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(plan, goal, steps)
+
+// A type whose declaration order is not the alphabetical one.
+struct plan_example_type {
+  std::string goal;
+  std::vector<std::string> steps;
+  std::optional<std::string> caveat;
+};
+LLMJSON_DEFINE_TYPE(plan_example_type, goal, steps, caveat)
 
 // A 200 /chat/completions body with one choice.
 json reply(const json& content, const std::string& finish) {
@@ -613,7 +622,12 @@ void the_example_program_with_a_plan() {
   const openai_example::config cfg{"http://127.0.0.1:1", "", "m", 1};
   EXPECT(!openai_example::request_body(cfg, request).contains("response_format"));
   request.response_format = expected;
-  EXPECT(openai_example::request_body(cfg, request)["response_format"] == expected);
+  EXPECT(json(openai_example::request_body(cfg, request)["response_format"]) == expected);
+  // The properties go out in the plan's declaration order (goal, steps, caveat), not sorted.
+  request.response_format = llmjson::openai_response_format<plan_example_type>();
+  const std::string sent = openai_example::request_body(cfg, request).dump();
+  EXPECT(sent.find("\"goal\"") < sent.find("\"steps\"") &&
+         sent.find("\"steps\"") < sent.find("\"caveat\""));
 }
 
 // read_response alone: no server needed.

@@ -50,18 +50,18 @@ inline constexpr std::array enumerators<schema_style>{schema_style::draft7,
 /// `std::vector<step>`, an `int`, an enum declared with `LLMJSON_DEFINE_ENUM`...). Per member
 /// type, in the `draft7` style:
 ///
-/// | C++ | schema |
-/// |---|---|
-/// | `bool` | `{"type": "boolean"}` |
-/// | integers (`int`, `std::uint8_t`, `std::int64_t`, ...) | `{"type": "integer", "minimum": min,
-/// "maximum": max}` of the type | | `float` | `{"type": "number"}` with float's finite range;
-/// `double`: `{"type": "number"}` | | `std::string` | `{"type": "string"}` | | `std::optional<X>` |
-/// X or null (`"type": [X, "null"]` or `anyOf`); as a member, not required | | `std::vector<X>` |
-/// `{"type": "array", "items": X}` | | `std::array<X, N>` | the same with `"minItems": N,
-/// "maxItems": N` | | `std::map` / `std::unordered_map<std::string, X>` | `{"type": "object",
-/// "additionalProperties": X}` | | declared struct | `{"type": "object", "properties": ...,
-/// "required": [...], "additionalProperties": false}` | | declared enum | `{"type": "string",
-/// "enum": [names]}` |
+/// - `bool`: `{"type": "boolean"}`;
+/// - integers (`int`, `std::uint8_t`, `std::int64_t`, ...): `{"type": "integer"}` with the
+///   type's `minimum` and `maximum`;
+/// - `float`: `{"type": "number"}` with float's finite range; `double`: `{"type": "number"}`;
+/// - `std::string`: `{"type": "string"}`;
+/// - `std::optional<X>`: X or null (`"type": [X, "null"]`, or `anyOf`); as a member, not required;
+/// - `std::vector<X>`: `{"type": "array", "items": X}`; `std::array<X, N>`: the same with
+///   `"minItems": N, "maxItems": N`;
+/// - `std::map` or `std::unordered_map<std::string, X>`: `{"type": "object",
+///   "additionalProperties": X}`;
+/// - a declared struct: `{"type": "object", "properties": ..., "required": [...],
+///   "additionalProperties": false}`; a declared enum: `{"type": "string", "enum": [names]}`.
 ///
 /// A member's description becomes its `"description"`. Structs are written inline; a struct
 /// that contains itself (`struct node { std::vector<node> children; }`) is written once under
@@ -76,18 +76,21 @@ inline constexpr std::array enumerators<schema_style>{schema_style::draft7,
 /// object at the root), or when a member is a map (OpenAI requires `additionalProperties: false`
 /// on every object), naming the member: `plan.tags`.
 ///
-/// Object keys come out sorted (a `nlohmann::json`); `required` lists the members in
-/// declaration order. Allocates; throws nothing else.
+/// Returns an `nlohmann::ordered_json`: `properties` and `required` list the members in
+/// declaration order, which is the order a model writes them in under structured outputs (put
+/// a reasoning member before the decision it leads to). It converts to `nlohmann::json` where
+/// one is wanted (`llmjson::schema(schema_of<T>())`), with its keys sorted then: send the
+/// ordered one. Allocates; throws nothing else.
 ///
 /// **Example**:
 /// ```cpp
 /// struct step { std::string action; int minutes = 0; };
 /// LLMJSON_DEFINE_TYPE(step, (action, "what to do"), (minutes))
-/// nlohmann::json s = llmjson::schema_of<step>();  // {"$schema": ..., "type": "object", ...}
+/// nlohmann::ordered_json s = llmjson::schema_of<step>();  // {"$schema": ..., "type": ...}
 /// auto r = llmjson::extract(text, llmjson::schema(s));  // the same as extract<step>(text)
 /// ```
 template <class T>
-[[nodiscard]] nlohmann::json schema_of(schema_style style = schema_style::draft7) {
+[[nodiscard]] nlohmann::ordered_json schema_of(schema_style style = schema_style::draft7) {
   detail::explain_member<T>();
   detail::schema_build b;
   b.openai_strict = style == schema_style::openai_strict;
@@ -107,7 +110,7 @@ namespace detail {
 /// to 64 characters.
 std::string schema_name(std::string_view type_name);
 /// Returns the `response_format` object; throws std::invalid_argument for a bad `name`.
-nlohmann::json response_format(const std::string& name, nlohmann::json schema);
+nlohmann::ordered_json response_format(const std::string& name, nlohmann::ordered_json schema);
 }  // namespace detail
 
 /// Returns OpenAI's `response_format` for `T`:
@@ -120,7 +123,7 @@ nlohmann::json response_format(const std::string& name, nlohmann::json schema);
 ///
 /// **Example**: `request["response_format"] = llmjson::openai_response_format<plan>();`
 template <detail::declared_record T>
-[[nodiscard]] nlohmann::json openai_response_format(std::string_view name = {}) {
+[[nodiscard]] nlohmann::ordered_json openai_response_format(std::string_view name = {}) {
   return detail::response_format(
       name.empty() ? detail::schema_name(detail::type_name_of<T>()) : std::string(name),
       schema_of<T>(schema_style::openai_strict));

@@ -17,6 +17,9 @@
 
 namespace llmjson::detail {
 
+/// What `schema_of` writes: an ordered object, so that properties come in declaration order.
+using schema_json = nlohmann::ordered_json;
+
 /// A distinct address per type: how the builder tells declared structs apart.
 template <class T>
 inline constexpr char type_key = 0;
@@ -30,7 +33,7 @@ struct schema_build {
     std::string name;       ///< its name under the definitions, once it needs one
     bool open = true;       ///< being built: met again, it is recursive
     bool recursive = false;
-    nlohmann::json body;  ///< its schema, once written
+    schema_json body;  ///< its schema, once written
   };
 
   bool openai_strict = false;  ///< the style: schema_style::openai_strict, else draft7
@@ -41,16 +44,16 @@ struct schema_build {
   /// Returns the index of the entry of `key`, or defs.size().
   [[nodiscard]] std::size_t find(const void* key) const noexcept;
   /// Marks entry `i` recursive (naming it) and returns a reference to it.
-  nlohmann::json refer(std::size_t i);
+  schema_json refer(std::size_t i);
 };
 
 /// Returns `s` that also accepts null: `"type": [t, "null"]` for a schema of one scalar type
 /// (boolean, integer, number, string) without `enum`, else `anyOf: [s, {"type": "null"}]`.
-nlohmann::json nullable(nlohmann::json s);
+schema_json nullable(schema_json s);
 
 /// Adds the definitions (draft7: `definitions`; openai_strict: `$defs`) and, for draft7,
 /// `$schema` to the root schema `s`.
-nlohmann::json finish_schema(const schema_build& b, nlohmann::json s);
+schema_json finish_schema(const schema_build& b, schema_json s);
 
 /// Throws std::invalid_argument: a map member in the openai_strict style.
 [[noreturn]] void throw_strict_map(std::string_view root, const std::string& where);
@@ -58,20 +61,20 @@ nlohmann::json finish_schema(const schema_build& b, nlohmann::json s);
 [[noreturn]] void throw_strict_root();
 
 template <class M>
-nlohmann::json schema_for(schema_build& b, std::string_view root, const std::string& where);
+schema_json schema_for(schema_build& b, std::string_view root, const std::string& where);
 template <class T>
-nlohmann::json record_body(schema_build& b, std::string_view root, const std::string& where);
+schema_json record_body(schema_build& b, std::string_view root, const std::string& where);
 
 /// The schema of a declared struct: inline, or a `$ref` when it contains itself.
 template <class T>
-nlohmann::json record_schema(schema_build& b, std::string_view root) {
+schema_json record_schema(schema_build& b, std::string_view root) {
   const void* key = &type_key<T>;
-  if (key == b.root) return nlohmann::json{{"$ref", "#"}};
+  if (key == b.root) return schema_json{{"$ref", "#"}};
   const std::size_t found = b.find(key);
   if (found < b.defs.size()) return b.refer(found);  // open (recursion) or already written
   b.defs.push_back({key, std::string(type_name_of<T>()), {}, true, false, {}});
   const std::size_t self = b.defs.size() - 1;
-  nlohmann::json s = record_body<T>(b, root, std::string(type_name_of<T>()));
+  schema_json s = record_body<T>(b, root, std::string(type_name_of<T>()));
   if (!b.defs[self].recursive) {
     b.defs.erase(b.defs.begin() + static_cast<std::ptrdiff_t>(self));
     return s;
@@ -83,36 +86,36 @@ nlohmann::json record_schema(schema_build& b, std::string_view root) {
 
 /// The object schema of a declared struct's members.
 template <class T>
-nlohmann::json record_body(schema_build& b, std::string_view root, const std::string& where) {
-  nlohmann::json properties = nlohmann::json::object();
-  nlohmann::json required = nlohmann::json::array();
+schema_json record_body(schema_build& b, std::string_view root, const std::string& where) {
+  schema_json properties = schema_json::object();
+  schema_json required = schema_json::array();
   for_each_field<T>([&](const auto& fd) {
     using M = typename std::remove_cvref_t<decltype(fd)>::member_type;
-    nlohmann::json s = schema_for<M>(b, root, where + "." + std::string(fd.name));
+    schema_json s = schema_for<M>(b, root, where + "." + std::string(fd.name));
     if (!fd.description.empty() && !(b.strict() && s.contains("$ref")))
       s["description"] = fd.description;
     properties[std::string(fd.name)] = std::move(s);
     if (!is_optional<M>::value || b.strict()) required.push_back(fd.name);
   });
-  nlohmann::json s = {{"type", "object"}, {"properties", std::move(properties)}};
+  schema_json s = {{"type", "object"}, {"properties", std::move(properties)}};
   if (!required.empty() || b.strict()) s["required"] = std::move(required);
   s["additionalProperties"] = false;
   return s;
 }
 
 template <class M>
-nlohmann::json schema_for(schema_build& b, std::string_view root, const std::string& where) {
+schema_json schema_for(schema_build& b, std::string_view root, const std::string& where) {
   if constexpr (std::is_same_v<M, bool>) {
     return {{"type", "boolean"}};
   } else if constexpr (is_json_integer<M>) {
-    nlohmann::json s = {{"type", "integer"}};
+    schema_json s = {{"type", "integer"}};
     if (!b.strict()) {
       s["minimum"] = std::numeric_limits<M>::min();
       s["maximum"] = std::numeric_limits<M>::max();
     }
     return s;
   } else if constexpr (std::is_floating_point_v<M>) {
-    nlohmann::json s = {{"type", "number"}};
+    schema_json s = {{"type", "number"}};
     if constexpr (std::numeric_limits<M>::max() < std::numeric_limits<double>::max()) {
       if (!b.strict()) {
         s["minimum"] = -static_cast<double>(std::numeric_limits<M>::max());
@@ -125,8 +128,8 @@ nlohmann::json schema_for(schema_build& b, std::string_view root, const std::str
   } else if constexpr (is_optional<M>::value) {
     return nullable(schema_for<typename M::value_type>(b, root, where));
   } else if constexpr (is_vector<M>::value || is_std_array<M>::value) {
-    nlohmann::json s = {{"type", "array"},
-                        {"items", schema_for<typename M::value_type>(b, root, where + "[]")}};
+    schema_json s = {{"type", "array"},
+                     {"items", schema_for<typename M::value_type>(b, root, where + "[]")}};
     if constexpr (is_std_array<M>::value) {
       if (!b.strict()) {
         s["minItems"] = std::tuple_size_v<M>;
@@ -142,7 +145,7 @@ nlohmann::json schema_for(schema_build& b, std::string_view root, const std::str
     return record_schema<M>(b, root);
   } else if constexpr (declared_enum<M>) {
     static constexpr auto names = enum_names_of<M>();
-    nlohmann::json values = nlohmann::json::array();
+    schema_json values = schema_json::array();
     for (const auto& n : names) values.push_back(n.name);
     return {{"type", "string"}, {"enum", std::move(values)}};
   } else {

@@ -96,7 +96,7 @@ LLMJSON_INLINE std::size_t schema_build::find(const void* key) const noexcept {
   return i;
 }
 
-LLMJSON_INLINE nlohmann::json schema_build::refer(std::size_t i) {
+LLMJSON_INLINE schema_json schema_build::refer(std::size_t i) {
   def& d = defs[i];
   if (!d.recursive) {
     d.recursive = true;
@@ -108,31 +108,33 @@ LLMJSON_INLINE nlohmann::json schema_build::refer(std::size_t i) {
     d.name = std::move(name);
   }
   const char* where = openai_strict ? "#/$defs/" : "#/definitions/";
-  return nlohmann::json{{"$ref", where + pointer_escape(d.name)}};
+  return schema_json{{"$ref", where + pointer_escape(d.name)}};
 }
 
-LLMJSON_INLINE nlohmann::json nullable(nlohmann::json s) {
+LLMJSON_INLINE schema_json nullable(schema_json s) {
   const auto type = s.find("type");
   if (type != s.end() && type->is_string() && !s.contains("enum")) {
     const auto& t = type->get_ref<const std::string&>();
     if (t == "boolean" || t == "integer" || t == "number" || t == "string") {
-      *type = nlohmann::json::array({t, "null"});
+      *type = schema_json::array({t, "null"});
       return s;
     }
   }
-  return nlohmann::json{{"anyOf", nlohmann::json::array({std::move(s), {{"type", "null"}}})}};
+  return schema_json{{"anyOf", schema_json::array({std::move(s), {{"type", "null"}}})}};
 }
 
-LLMJSON_INLINE nlohmann::json finish_schema(const schema_build& b, nlohmann::json s) {
-  nlohmann::json defs = nlohmann::json::object();
+LLMJSON_INLINE schema_json finish_schema(const schema_build& b, schema_json s) {
+  schema_json defs = schema_json::object();
   for (const auto& d : b.defs)
     if (d.recursive) defs[d.name] = d.body;
   if (!defs.empty()) {
     // The root may be a $ref-free wrapper (anyOf, array): the definitions sit beside it.
     s[b.openai_strict ? "$defs" : "definitions"] = std::move(defs);
   }
-  if (!b.openai_strict) s["$schema"] = "http://json-schema.org/draft-07/schema#";
-  return s;
+  if (b.openai_strict) return s;
+  schema_json out = {{"$schema", "http://json-schema.org/draft-07/schema#"}};
+  out.update(s);  // the keys of `s`, in their order, after "$schema"
+  return out;
 }
 
 LLMJSON_INLINE void throw_strict_map(std::string_view root, const std::string& where) {
@@ -159,7 +161,7 @@ LLMJSON_INLINE std::string schema_name(std::string_view type_name) {
   return out;
 }
 
-LLMJSON_INLINE nlohmann::json response_format(const std::string& name, nlohmann::json schema) {
+LLMJSON_INLINE schema_json response_format(const std::string& name, schema_json schema) {
   if (name.empty() || name.size() > 64 || schema_name(name) != name)
     throw std::invalid_argument("llmjson::openai_response_format: the name " + json_quoted(name) +
                                 " must be 1 to 64 ASCII letters, digits, '_' or '-'");
