@@ -572,10 +572,10 @@ TEST_CASE("schema_of: properties come in declaration order", "[schema_of]") {
   const nlohmann::ordered_json draft7 = llmjson::schema_of<task>();
   CHECK(keys(draft7["properties"]) == declared);
   CHECK(keys(draft7).front() == "$schema");
-  CHECK(draft7["required"] == json::array({"title", "tag"}));
+  CHECK(draft7["required"] == nlohmann::ordered_json::array({"title", "tag"}));
   const nlohmann::ordered_json strict = llmjson::schema_of<task>(schema_style::openai_strict);
   CHECK(keys(strict["properties"]) == declared);
-  CHECK(strict["required"] == json::array({"title", "tag", "priority"}));
+  CHECK(strict["required"] == nlohmann::ordered_json::array({"title", "tag", "priority"}));
   const std::string sent = llmjson::openai_response_format<task>().dump();
   CHECK(sent.find("\"title\"") < sent.find("\"tag\""));
   CHECK(sent.find("\"tag\"") < sent.find("\"priority\""));
