@@ -169,14 +169,15 @@ constexpr void explain_decode() {
     static_assert(json_decodes<T>::value,
                   "llmjson: decode<T> and extract<T> need nlohmann's from_json for T, and its "
                   "to_json as well (the decoded T is encoded again to find unknown keys): declare "
-                  "both with NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(T, members...) after T (or "
-                  "NLOHMANN_DEFINE_TYPE_INTRUSIVE(T, members...) inside it). See decode in "
-                  "<llmjson/select.hpp>");
+                  "both with LLMJSON_DEFINE_TYPE(T, members...) after T (<llmjson/schema_of.hpp>: "
+                  "strict, and T's JSON Schema too) or NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(T, "
+                  "members...). See decode in <llmjson/select.hpp>");
   } else {
     static_assert(json_encodes<T>::value,
                   "llmjson: decode<T> and extract<T> need nlohmann's to_json for T as well as its "
                   "from_json: the decoded T is encoded again to find the keys T does not declare. "
-                  "Declare both with NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(T, members...), or let "
+                  "Declare both with LLMJSON_DEFINE_TYPE(T, members...) (<llmjson/schema_of.hpp>) "
+                  "or NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(T, members...), or let "
                   "unknown keys pass: llmjson::decode<T>{}.allow_unknown_keys(). See decode in "
                   "<llmjson/select.hpp>");
   }
@@ -189,8 +190,10 @@ constexpr void explain_decode() {
 ///
 /// The declared keys are the ones `to_json(T)` writes: decode<T> decodes the candidate, encodes
 /// the `T` again and rejects any key of the candidate, at any depth, that the encoding lacks
-/// (like Go's `DisallowUnknownFields`). So `NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(T, ...)`, which
-/// declares both directions, is the one declaration needed. A key whose value is `null` and that
+/// (like Go's `DisallowUnknownFields`). So one declaration of both directions is needed:
+/// `LLMJSON_DEFINE_TYPE(T, ...)` (`<llmjson/schema_of.hpp>`: a strict `from_json`, and T's JSON
+/// Schema) or `NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(T, ...)` (whose conversions are lax: `1.5`
+/// decodes into an `int` as `1`). A key whose value is `null` and that
 /// the encoding omits counts as an absent optional, not an unknown key.
 ///
 /// Requires: `T` decodable by nlohmann (`from_json`), and encodable (`to_json`) unless `Keys` is
