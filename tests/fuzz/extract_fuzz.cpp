@@ -2,8 +2,10 @@
 // SPDX-License-Identifier: MIT
 #include <llmjson/detail/scan/regions.hpp>
 #include <llmjson/detail/scan/text.hpp>
+#include <llmjson/detail/scan/utf8.hpp>
 #include <llmjson/detail/scan/validator.hpp>
 #include <llmjson/extract.hpp>
+#include <llmjson/feedback.hpp>
 
 #include <cstdint>
 #include <cstdio>
@@ -19,6 +21,18 @@ void require(bool ok, const char* property) {
   }
 }
 
+// Whether `s` is well-formed UTF-8 on one line: no control character (C0 or DEL).
+bool one_valid_line(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b < 0x20 || b == 0x7F) return false;
+    const std::size_t n = llmjson::detail::utf8_sequence_at(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
 }  // namespace
 
 // Properties, for any input: no crash, hang or sanitizer report; every candidate's view is the
@@ -29,6 +43,7 @@ void require(bool ok, const char* property) {
 // candidate in a region never qualifies and is never the answer; with regions switched off no
 // candidate is in one; and on a text whose only part is all of it (no marker, and no leading
 // `analysis` that stripped harmony could make reasoning), switching regions off changes nothing.
+// Every extraction error has an instruction for the model (feedback), bounded and on one line.
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const llmjson::scan_result scan = llmjson::candidates(text);
@@ -126,6 +141,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       require(!r.error().message.empty(), "an error has a message");
       require(r.error().near_misses.empty() || r.error().kind == llmjson::error_kind::no_json,
               "near misses are named in no_json errors only");
+      const llmjson::instruction said = llmjson::feedback(r.error());
+      require(!said.text.empty(), "every extraction error has an instruction for the model");
+      require(said.text.size() <= llmjson::max_feedback_bytes,
+              "an instruction is at most max_feedback_bytes, whatever the reply");
+      require(one_valid_line(said.text), "an instruction is valid UTF-8 on one line");
     }
   }
   return 0;
