@@ -414,19 +414,36 @@ void stop_requested_before_the_call_sends_nothing() {
 }
 #endif
 
-void the_example_program() {
-  fake_server server(json::array({reply(preamble_then_plan, "stop")}));
+// What the example program did: its exit status (pclose's) and what it wrote to the pipe.
+struct program_run {
+  int status = -1;
+  std::string out;
+  [[nodiscard]] bool exited_with(int code) const {
+    return WIFEXITED(status) && WEXITSTATUS(status) == code;
+  }
+};
+
+// Runs the example program against `server` with `args` (shell words, redirections included);
+// std::nullopt when it could not be started.
+std::optional<program_run> run_example(const fake_server& server, const std::string& args) {
   const std::string cmd = "OPENAI_BASE_URL=" + sh_quote(server.base_url()) +
                           " OPENAI_API_KEY=test-key LLMJSON_MODEL=test-model " +
-                          sh_quote(LLMJSON_OPENAI_MAIN) + " --keys goal Plan: make tea";
+                          sh_quote(LLMJSON_OPENAI_MAIN) + " " + args;
   FILE* p = popen(cmd.c_str(), "r");
-  EXPECT(p != nullptr);
-  if (!p) return;
-  std::string out;
-  while (auto line = read_line(p)) out += *line + "\n";
-  const int status = pclose(p);
+  if (!p) return std::nullopt;
+  program_run r;
+  while (auto line = read_line(p)) r.out += *line + "\n";
+  r.status = pclose(p);
+  return r;
+}
+
+void the_example_program() {
+  fake_server server(json::array({reply(preamble_then_plan, "stop")}));
+  const auto run = run_example(server, "--keys goal Plan: make tea");
   auto requests = server.finish();
-  EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT(run && run->exited_with(0));
+  if (!run) return;
+  const std::string& out = run->out;
   // The answer as the model wrote it, laid out by llmjson::pretty: not nlohmann's re-serialization.
   EXPECT(out == llmjson::pretty(
                     R"({"goal": "make tea", "steps": ["boil water", "steep 3 minutes", "pour"]})") +
@@ -448,17 +465,13 @@ void the_example_program_reports_usage() {
   json second = reply(plan_json, "stop");
   second["usage"] = {{"prompt_tokens", 12}, {"completion_tokens", 20}};
   fake_server server(json::array({first, second}));
-  const std::string cmd = "OPENAI_BASE_URL=" + sh_quote(server.base_url()) +
-                          " OPENAI_API_KEY=test-key LLMJSON_MODEL=test-model " +
-                          sh_quote(LLMJSON_OPENAI_MAIN) + " Plan: make tea 2>&1 >/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  EXPECT(p != nullptr);
-  if (!p) return;
-  std::vector<std::string> lines;
-  while (auto line = read_line(p)) lines.push_back(*line);
-  const int status = pclose(p);
+  const auto run = run_example(server, "Plan: make tea 2>&1 >/dev/null");
   server.finish();
-  EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT(run && run->exited_with(0));
+  if (!run) return;
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, end; (end = run->out.find('\n', at)) != std::string::npos; at = end + 1)
+    lines.push_back(run->out.substr(at, end - at));
   EXPECT(lines.size() == 3);
   if (lines.size() != 3) return;
   EXPECT(lines[0].find(", 12 prompt + 80 completion tokens (64 reasoning): ") != std::string::npos);
@@ -553,17 +566,11 @@ void usage_per_attempt_and_in_total() {
 void the_example_program_reasks() {
   const std::string single_quoted = "{'goal': 'make tea', 'steps': ['boil water', 'pour']}";
   fake_server server(json::array({reply(single_quoted, "stop"), reply(plan_json, "stop")}));
-  const std::string cmd = "OPENAI_BASE_URL=" + sh_quote(server.base_url()) +
-                          " OPENAI_API_KEY=test-key LLMJSON_MODEL=test-model " +
-                          sh_quote(LLMJSON_OPENAI_MAIN) + " --keys goal Plan: make tea 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  EXPECT(p != nullptr);
-  if (!p) return;
-  std::string out;
-  while (auto line = read_line(p)) out += *line + "\n";
-  const int status = pclose(p);
+  const auto run = run_example(server, "--keys goal Plan: make tea 2>/dev/null");
   auto requests = server.finish();
-  EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT(run && run->exited_with(0));
+  if (!run) return;
+  const std::string& out = run->out;
   EXPECT(out == llmjson::pretty(plan_json) + "\n");
   EXPECT(requests.size() == 2);
   if (requests.size() == 2) {
@@ -588,17 +595,11 @@ void the_example_program_with_a_plan() {
   const std::string good = R"({"goal": "tea", "steps": [{"action": "boil", "minutes": 3}],
                                "caveat": null})";
   fake_server server(json::array({reply(bad, "stop"), reply(good, "stop")}));
-  const std::string cmd = "OPENAI_BASE_URL=" + sh_quote(server.base_url()) +
-                          " OPENAI_API_KEY=test-key LLMJSON_MODEL=test-model " +
-                          sh_quote(LLMJSON_OPENAI_MAIN) + " --plan Plan: make tea 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  EXPECT(p != nullptr);
-  if (!p) return;
-  std::string out;
-  while (auto line = read_line(p)) out += *line + "\n";
-  const int status = pclose(p);
+  const auto run = run_example(server, "--plan Plan: make tea 2>/dev/null");
   auto requests = server.finish();
-  EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT(run && run->exited_with(0));
+  if (!run) return;
+  const std::string& out = run->out;
   EXPECT(json::parse(out, nullptr, false) == json::parse(good));
   EXPECT(requests.size() == 2);
   const json expected = json::parse(R"({"type": "json_schema", "json_schema": {
@@ -1049,18 +1050,12 @@ void streaming_stop_requested_before_the_call_sends_nothing() {
 
 void the_example_program_streaming() {
   fake_server server(json::array({streamed_reply(sse_writes(plan_then_explanation, 12))}));
-  const std::string cmd = "OPENAI_BASE_URL=" + sh_quote(server.base_url()) +
-                          " OPENAI_API_KEY=test-key LLMJSON_MODEL=test-model " +
-                          sh_quote(LLMJSON_OPENAI_MAIN) +
-                          " --stream --starts-in answer --keys goal Plan: make tea 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  EXPECT(p != nullptr);
-  if (!p) return;
-  std::string out;
-  while (auto line = read_line(p)) out += *line + "\n";
-  const int status = pclose(p);
+  const auto run =
+      run_example(server, "--stream --starts-in answer --keys goal Plan: make tea 2>&1");
   auto requests = server.finish();
-  EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT(run && run->exited_with(0));
+  if (!run) return;
+  const std::string& out = run->out;
   EXPECT(out.find("stopped early at the settled answer after ") != std::string::npos);
   const std::size_t brace = out.find('{');
   EXPECT(brace != std::string::npos &&
