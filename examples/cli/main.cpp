@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -28,6 +29,9 @@
 #include <llmjson/schema.hpp>
 #include <llmjson/stream.hpp>
 #include <llmjson/version.hpp>
+
+#include "json_line.hpp"
+#include "ordered_lines.hpp"
 
 #ifdef _WIN32
 #include <fcntl.h>
@@ -47,7 +51,9 @@ constexpr std::string_view usage_text =
     R"(usage: llmjson [--keys K1,K2,...] [--schema FILE] [--policy first|unique|last] [--no-fallback]
                [--no-reasoning-regions] [--reasoning-tags OPEN,CLOSE]
                [--starts-in unknown|reasoning|answer] [--early] [--response] [--explain]
-               [--report] [--pretty] [--normalize] [--max-bytes N] [FILE|-]
+               [--report] [--pretty] [--normalize] [--max-bytes N]
+               [--jsonl [--at P] [--id-at P] [--reasoning-at P] [--first-line N] [--jobs N]]
+               [FILE|-]
 
 Prints the one JSON answer found in a language model's output, read from FILE (or stdin when
 FILE is - or absent), as the model wrote it: key order, number literals and string escapes
@@ -60,6 +66,25 @@ What the input is (default: the model's text, as it wrote it):
                      finish_reason and the usage (prompt, completion, reasoning tokens). A body
                      that is not such a response, an {"error": ...} body or no choice is an
                      input error (exit 2). Not with --early
+
+Many outputs, one a line (llmjson --jsonl outputs.jsonl > answers.jsonl):
+  --jsonl            the input is JSON Lines, read as a stream: each line one output, a JSON
+                     string (or the value at --at). Each gives one line, in input order:
+                     {"id":ID,"line":N,"ok":true,"value":ANSWER} or
+                     {"id":ID,"line":N,"ok":false,"error":{"kind":KIND,"message":M}}, KIND
+                     input for a line that is not JSON or lacks its value; with --report, the
+                     line's report after id and line. --max-bytes is per line (a longer one is
+                     a too_large line). Exit 1 when a line failed. Not with --early, --explain,
+                     --pretty
+  --at POINTER       the output is the string at this JSON Pointer of each line; with
+                     --response, the chat completion there (/response/body of a Batch API line)
+  --id-at POINTER    the id is the value at this pointer (/custom_id), else the line number
+  --reasoning-at POINTER
+                     the reasoning sent beside the output (repeatable: the first non-empty one
+                     is taken); never searched for the answer: --report gives its length, and an
+                     empty output's error says it
+  --first-line N     the number of the input's first line (default 1), for a piece of a file
+  --jobs N           threads (default: every core); the output is the same for any N
 
 Which candidate qualifies (default: any JSON object):
   --keys K1,K2,...   an object with at least one of these top-level keys (repeatable)
@@ -169,11 +194,25 @@ struct settings {
   llmjson::output_start starts_in = llmjson::output_start::unknown;
   bool early = false;
   bool response = false;
+  bool jsonl = false;
+  std::optional<std::string> at;          // --at: where each line holds its output
+  std::optional<std::string> id_at;       // --id-at: where each line holds its id
+  std::vector<std::string> reasoning_at;  // --reasoning-at, in order
+  std::optional<std::uint64_t> first_line;
+  std::optional<unsigned> jobs;
   bool help = false;
   bool version = false;
   std::size_t max_bytes = llmjson::options{}.max_input_bytes;
   std::string input = "-";
 };
+
+/// The decimal count `v` (digits only), or std::nullopt.
+std::optional<unsigned long long> count_of(const std::string& v) {
+  unsigned long long n = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (v.empty() || ec != std::errc{} || end != v.data() + v.size()) return std::nullopt;
+  return n;
+}
 
 /// A usage error's message, or empty when the command line is fine.
 std::string parse_command_line(int argc, char** argv, settings& s) {
@@ -201,7 +240,8 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
     }
     const bool takes_value = name == "--keys" || name == "--schema" || name == "--policy" ||
                              name == "--max-bytes" || name == "--reasoning-tags" ||
-                             name == "--starts-in";
+                             name == "--starts-in" || name == "--at" || name == "--id-at" ||
+                             name == "--reasoning-at" || name == "--first-line" || name == "--jobs";
     std::string v;
     if (takes_value && has_inline) {
       v = std::string(inline_value);
@@ -230,12 +270,29 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
       if (auto problem = parse_enum(name, v, p); !problem.empty()) return problem;
       s.policy = p;
     } else if (name == "--max-bytes") {
-      unsigned long long n = 0;
-      auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-      if (v.empty() || ec != std::errc{} || end != v.data() + v.size() ||
-          n > static_cast<unsigned long long>(static_cast<std::size_t>(-1)))
+      const auto n = count_of(v);
+      if (!n || *n > static_cast<unsigned long long>(static_cast<std::size_t>(-1)))
         return "--max-bytes: '" + v + "' is not a byte count";
-      s.max_bytes = static_cast<std::size_t>(n);
+      s.max_bytes = static_cast<std::size_t>(*n);
+    } else if (name == "--at" || name == "--id-at") {
+      auto& where = name == "--at" ? s.at : s.id_at;
+      if (where) return std::string(name) + " given twice";
+      std::string problem;
+      if (!llmjson_cli::json_pointer::parse(v, problem)) return std::string(name) + ": " + problem;
+      where = v;
+    } else if (name == "--reasoning-at") {
+      std::string problem;
+      if (!llmjson_cli::json_pointer::parse(v, problem)) return "--reasoning-at: " + problem;
+      s.reasoning_at.push_back(v);
+    } else if (name == "--first-line") {
+      const auto n = count_of(v);
+      if (!n || *n == 0) return "--first-line: '" + v + "' is not a line number (1 or more)";
+      s.first_line = *n;
+    } else if (name == "--jobs") {
+      const auto n = count_of(v);
+      if (!n || *n == 0 || *n > 1024)
+        return "--jobs: '" + v + "' is not a number of jobs (1 to 1024)";
+      s.jobs = static_cast<unsigned>(*n);
     } else if (name == "--reasoning-tags") {
       const std::size_t comma = v.find(',');
       if (comma == std::string::npos || comma == 0 || comma + 1 == v.size() ||
@@ -253,6 +310,8 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
       s.early = true;
     } else if (arg == "--response") {
       s.response = true;
+    } else if (arg == "--jsonl") {
+      s.jsonl = true;
     } else if (arg == "--no-fallback") {
       s.no_fallback = true;
     } else if (arg == "--explain") {
@@ -286,6 +345,23 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
            "usage comes last): drop one";
   if (s.early && !s.policy && s.schema_path)
     return "--early needs policy first, and --schema's default is unique: add --policy first";
+  if (!s.jsonl) {
+    for (const char* flag : {"--at", "--id-at", "--reasoning-at", "--first-line", "--jobs"}) {
+      const bool given = (flag == std::string_view("--at") && s.at) ||
+                         (flag == std::string_view("--id-at") && s.id_at) ||
+                         (flag == std::string_view("--reasoning-at") && !s.reasoning_at.empty()) ||
+                         (flag == std::string_view("--first-line") && s.first_line) ||
+                         (flag == std::string_view("--jobs") && s.jobs);
+      if (given) return std::string(flag) + " is for JSON Lines input: add --jsonl";
+    }
+    return {};
+  }
+  if (s.early) return "--early reads one output as it arrives, --jsonl many: drop one";
+  if (s.explain) return "--explain draws a table per output: with --jsonl, --report says the same";
+  if (s.pretty) return "--jsonl writes one line per output: --pretty would break them";
+  if (s.response && !s.reasoning_at.empty())
+    return "--response reads the reasoning of the message itself (reasoning_content): drop "
+           "--reasoning-at";
   return {};
 }
 
@@ -395,7 +471,8 @@ struct chat_response {
   std::string content;                       // the first choice's content: the text extracted
   std::optional<std::string> finish_reason;  // the first choice's, if it has one
   std::optional<llmjson::usage> usage;       // the response's, if well-formed
-  std::string problem;  // why the input is not such a response; empty when it is
+  std::string reasoning;  // the first choice's reasoning_content (or reasoning), "" when none
+  std::string problem;    // why the input is not such a response; empty when it is
 };
 
 /// The count `name` of `obj`: std::nullopt when absent or null; sets `bad` when it is not a
@@ -477,6 +554,12 @@ bool read_choices(const nlohmann::json& choices, const char* field, chat_respons
     if (!m->is_object()) {
       r.problem = "\"" + std::string(field) + "\" is not an object";
       return false;
+    }
+    for (const char* name : {"reasoning_content", "reasoning"}) {  // as the OpenAI adapter
+      const auto t = m->find(name);
+      if (t == m->end() || !t->is_string() || t->get_ref<const std::string&>().empty()) continue;
+      r.reasoning += t->get_ref<const std::string&>();
+      break;
     }
     if (const auto c = m->find("content"); c != m->end() && !append_text(*c, r.content)) {
       r.problem = "\"content\" is not a string, null or an array of parts";
@@ -621,10 +704,11 @@ struct outcome {
   const llmjson::extraction* answer = nullptr;  // set on success
   const llmjson::error* failure = nullptr;      // set on failure
   llmjson::policy policy = llmjson::policy::first;
-  const early_read* early = nullptr;        // with --early: how the reading ended
-  std::size_t bytes_read = 0;               // with --early: the bytes read
-  const chat_response* response = nullptr;  // with --response: what the response said
-  std::string qualifies_as;                 // what qualifying means: `is a JSON object`
+  const early_read* early = nullptr;           // with --early: how the reading ended
+  std::size_t bytes_read = 0;                  // with --early: the bytes read
+  const chat_response* response = nullptr;     // with --response: what the response said
+  std::string qualifies_as;                    // what qualifying means: `is a JSON object`
+  std::optional<std::size_t> reasoning_bytes;  // with --jsonl: the reasoning beside the output
 
   [[nodiscard]] const std::vector<llmjson::candidate>& candidates() const {
     return answer ? answer->candidates : failure->candidates;
@@ -774,6 +858,7 @@ nlohmann::ordered_json report(const outcome& o, bool normalized) {
                     {"message", m.message}});
   r["near_misses"] = std::move(near);
   if (o.early) r["early"] = json{{"settled", o.early->settled}, {"bytes_read", o.bytes_read}};
+  if (o.reasoning_bytes) r["reasoning_bytes"] = *o.reasoning_bytes;
   if (o.response) {
     const auto& u = o.response->usage;
     r["finish_reason"] =
@@ -929,6 +1014,212 @@ int run_early(const settings& s, const S& sel) {
   return show<S>(s, &r, o);
 }
 
+// ---------------------------------------------------------------------------------------------
+// --jsonl: many outputs, one a line
+
+/// What each line holds, where: the pointers of --at (or the whole line), --id-at and
+/// --reasoning-at, read once.
+struct line_layout {
+  llmjson_cli::json_pointer output;
+  std::optional<llmjson_cli::json_pointer> id;
+  std::vector<llmjson_cli::json_pointer> reasoning;
+  std::vector<const llmjson_cli::json_pointer*> all;  // output, id?, reasoning...
+
+  explicit line_layout(const settings& s) {
+    std::string problem;  // parse_command_line checked them
+    output = *llmjson_cli::json_pointer::parse(s.at.value_or(""), problem);
+    if (s.id_at) id = llmjson_cli::json_pointer::parse(*s.id_at, problem);
+    for (const auto& p : s.reasoning_at)
+      reasoning.push_back(*llmjson_cli::json_pointer::parse(p, problem));
+    all.push_back(&output);
+    if (id) all.push_back(&*id);
+    for (const auto& p : reasoning) all.push_back(&p);
+  }
+};
+
+/// What one worker thread keeps from line to line.
+struct line_worker {
+  llmjson_cli::line_reader reader;
+  std::vector<std::optional<std::string_view>> found;
+  std::string text;
+  std::string reasoning;
+};
+
+/// The JSON type of the value whose bytes start with `c`, for a person: `an object`.
+std::string_view type_of(char c) {
+  switch (c) {
+    case '{': return "an object";
+    case '[': return "an array";
+    case '"': return "a string";
+    case 't':
+    case 'f': return "a boolean";
+    case 'n': return "null";
+    default: return "a number";
+  }
+}
+
+/// Where a pointer is, in a message: `at /custom_id`, or `the line` for the empty pointer.
+std::string where(const llmjson_cli::json_pointer& p) {
+  return p.text.empty() ? std::string("the line") : "the value at " + p.text;
+}
+
+/// Appends one line of --jsonl output for `in`, and returns whether it has an answer.
+template <class S>
+bool jsonl_line(const settings& s, const line_layout& layout, const S& sel,
+                const llmjson::options& opts, line_worker& w, const llmjson_cli::input_line& in,
+                std::string& out) {
+  const std::string number = std::to_string(in.number);
+  std::string id = number;
+  auto head = [&] { out += "{\"id\":" + id + ",\"line\":" + number + ",\"ok\":"; };
+  auto error_line = [&](std::string_view kind, const std::string& message) {
+    head();
+    out += "false,\"error\":{\"kind\":\"";
+    out += kind;
+    out += "\",\"message\":" + dump(nlohmann::json(one_line(message)), false) + "}}\n";
+    return false;
+  };
+  if (in.too_long)
+    return error_line("too_large", "line " + number + " is longer than --max-bytes (" +
+                                       std::to_string(s.max_bytes) + " bytes): not read");
+  if (!w.reader.read(in.bytes, layout.all, w.found)) {
+    if (layout.id) id = "null";
+    if (w.reader.ambiguous())
+      return error_line("input", "line " + number + ": " + w.reader.problem() + " (byte " +
+                                     std::to_string(w.reader.offset() + 1) + ")");
+    if (in.bytes.find_first_not_of(" \t\r") == std::string_view::npos)
+      return error_line("input", "line " + number + " is empty: each line holds one output");
+    return error_line("input", "line " + number + " is not JSON: " + w.reader.problem() +
+                                   " (byte " + std::to_string(w.reader.offset() + 1) + ")");
+  }
+  std::size_t next = 1;
+  if (layout.id) {
+    const auto& found = w.found[next++];
+    if (!found) {
+      id = "null";
+      return error_line("input", "line " + number + " has no id at " + layout.id->text);
+    }
+    id = llmjson::minify(*found);
+  }
+  const auto& output = w.found[0];
+  if (!output)
+    return error_line("input", "line " + number + " has no value at " + layout.output.text);
+  std::optional<chat_response> response;
+  w.text.clear();
+  w.reasoning.clear();
+  if (s.response) {
+    response = read_body(*output);
+    if (!response->problem.empty())
+      return error_line("input", "line " + number + ": " + where(layout.output) +
+                                     " is not a chat completion: " + response->problem);
+  } else if (output->front() != '"') {
+    return error_line("input", "line " + number + ": " + where(layout.output) + " is " +
+                                   std::string(type_of(output->front())) + ", not a string");
+  } else {
+    llmjson_cli::line_reader::decode_string(*output, w.text);
+  }
+  for (std::size_t k = 0; k < layout.reasoning.size(); ++k) {
+    const auto& found = w.found[next + k];
+    if (!found || found->front() == 'n') continue;  // absent, or null
+    if (found->front() != '"')
+      return error_line("input", "line " + number + ": " + where(layout.reasoning[k]) + " is " +
+                                     std::string(type_of(found->front())) + ", not a string");
+    llmjson_cli::line_reader::decode_string(*found, w.reasoning);
+    if (!w.reasoning.empty()) break;
+  }
+  const std::string_view text = response ? std::string_view(response->content) : w.text;
+  const std::string& reasoning = response ? response->reasoning : w.reasoning;
+
+  const auto r = llmjson::extract(text, sel, opts);
+  outcome o;
+  o.response = response ? &*response : nullptr;
+  o.policy = s.policy.value_or(llmjson::detail::default_policy_of<S>());
+  if (s.response || !layout.reasoning.empty()) o.reasoning_bytes = reasoning.size();
+  llmjson::error failure;
+  if (r) {
+    o.answer = &*r;
+  } else {
+    failure = r.error();
+    if (failure.kind == llmjson::error_kind::empty && !reasoning.empty())
+      failure.message += "; the reasoning beside it holds " + std::to_string(reasoning.size()) +
+                         " bytes: the answer was never written";
+    o.failure = &failure;
+  }
+  if (s.report) {
+    o.qualifies_as = qualifies_as(s);
+    std::string text_out = dump(report(o, s.normalize), false);
+    if (o.answer && !s.normalize) text_out = splice_value(std::move(text_out), o.answer->text());
+    out += "{\"id\":" + id + ",\"line\":" + number + ",";
+    out.append(text_out, 1);
+    out += '\n';
+    return o.answer != nullptr;
+  }
+  if (!o.answer) return error_line(llmjson::to_string(failure.kind), failure.message);
+  head();
+  out += "true,\"value\":" + answer_text(s, *o.answer);
+  if (o.answer->fallback || o.answer->truncation) {
+    o.qualifies_as = qualifies_as(s);
+    std::string note = notes(o);  // "llmjson: note: ...\n" lines
+    std::string joined;
+    for (std::size_t at = 0; at < note.size();) {
+      const std::size_t end = note.find('\n', at);
+      std::string_view one = std::string_view(note).substr(at, end - at);
+      if (one.substr(0, 15) == "llmjson: note: ") one.remove_prefix(15);
+      joined += (joined.empty() ? "" : "; ") + std::string(one);
+      at = end + 1;
+    }
+    out += ",\"note\":" + dump(nlohmann::json(joined), false);
+  }
+  out += "}\n";
+  return true;
+}
+
+/// --jsonl: every line of the input through `sel`, on --jobs threads; returns the exit code.
+template <class S>
+int run_jsonl(const settings& s, const S& sel) {
+  std::string problem;
+  std::FILE* in = open_input(s.input, problem);
+  if (!in) {
+    write(stderr, "llmjson: " + one_line(problem) + "\n");
+    return exit_usage;
+  }
+  const line_layout layout(s);
+  const llmjson::options opts = options_of(s);
+  llmjson_cli::lines_options lo;
+  lo.jobs = s.jobs.value_or(std::max(1u, std::thread::hardware_concurrency()));
+  lo.max_line = s.max_bytes;
+  lo.first_line = s.first_line.value_or(1);
+#ifdef _WIN32
+  lo.progress = _isatty(_fileno(stderr)) != 0;
+#else
+  lo.progress = isatty(fileno(stderr)) != 0;
+#endif
+  std::vector<line_worker> workers(lo.jobs);
+  const auto run = llmjson_cli::map_lines(
+      in, stdout, lo, [&](unsigned worker, const llmjson_cli::input_line& line, std::string& out) {
+        try {
+          return jsonl_line(s, layout, sel, opts, workers[worker], line, out);
+        } catch (const std::exception& e) {  // out of memory: that line fails, the run goes on
+          out += "{\"id\":" + std::to_string(line.number) +
+                 ",\"line\":" + std::to_string(line.number) +
+                 ",\"ok\":false,\"error\":{\"kind\":\"internal\",\"message\":" +
+                 dump(nlohmann::json(one_line(e.what())), false) + "}}\n";
+          return false;
+        }
+      });
+  if (in != stdin) std::fclose(in);
+  if (!run.read_problem.empty()) {
+    write(stderr, "llmjson: cannot read '" + (s.input == "-" ? std::string("stdin") : s.input) +
+                      "': " + run.read_problem + " (after " + std::to_string(run.lines) +
+                      " lines)\n");
+    return exit_usage;
+  }
+  if (run.write_failed) {
+    write(stderr, "llmjson: cannot write to stdout\n");
+    return exit_usage;
+  }
+  return run.failed ? exit_no_answer : exit_answer;
+}
+
 int usage_error(std::string_view message) {
   write(stderr, "llmjson: " + one_line(message) + "\n(try 'llmjson --help')\n");
   return exit_usage;
@@ -955,6 +1246,14 @@ int main_impl(int argc, char** argv) {
     }
   }
 
+  if (s.jsonl) {
+#ifdef _WIN32
+    if (s.input == "-") _setmode(_fileno(stdout), _O_BINARY);
+#endif
+    if (schema) return run_jsonl(s, *schema);
+    if (!s.keys.empty()) return run_jsonl(s, llmjson::any_key(s.keys));
+    return run_jsonl(s, llmjson::any_object{});
+  }
   if (s.early) {
     if (schema) return run_early(s, *schema);
     if (!s.keys.empty()) return run_early(s, llmjson::any_key(s.keys));

@@ -6,7 +6,7 @@
 usage: cli_test.py --binary PATH --corpus DIR --examples DIR --version-header FILE GROUP
 
 Groups: corpus, stdin_vs_file, report_matches_explain, usage_errors, any_bytes,
-large_input, examples, early, response. Exit 0: passed; 1: failed (each failure on its own line).
+large_input, examples, early, response, jsonl. Exit 0: passed; 1: failed (each failure on its own line).
 """
 
 import argparse
@@ -14,6 +14,7 @@ import json
 import os
 import random
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -971,6 +972,229 @@ def group_response(c, a):
     c.check(rc == 2 and b"--early" in err and b"--response" in err, "--response --early: %r %r" % (rc, err))
 
 
+def jsonl_run(c, args, lines, **kw):
+    """Runs `--jsonl` on `lines` (bytes each, joined with LF); returns (exit, [output lines], stderr)."""
+    rc, out, err = c.run(["--jsonl"] + args, b"\n".join(lines) + b"\n", **kw)
+    return rc, out.split(b"\n")[:-1] if out.endswith(b"\n") else out.split(b"\n"), err
+
+
+def single_run_as_line(c, flags, text):
+    """The single-output run of `text`, as a --jsonl line would say it (without id and line)."""
+    rc, out, err = c.run(flags, text)
+    if rc == 0:
+        return {"ok": True, "value": out[:-1]}
+    m = ERROR_LINE.fullmatch(err.decode("utf-8", "replace"))
+    return {"ok": False, "kind": m.group(1) if m else None,
+            "message": err.decode("utf-8", "replace").split(": ", 2)[-1].rstrip("\n") if m else None}
+
+
+def line_as_seen(line):
+    """A --jsonl output line, as single_run_as_line says it: the value as written (bytes)."""
+    rec = json.loads(line)
+    if rec["ok"]:
+        at = line.index(b'"value":') + len(b'"value":')
+        end = line.rindex(b',"note":') if b'"note":' in line else len(line) - 1
+        return {"ok": True, "value": line[at:end]}
+    return {"ok": False, "kind": rec["error"]["kind"], "message": rec["error"]["message"]}
+
+
+def batch_line(custom_id, content, reasoning=None, status=200):
+    message = {"role": "assistant", "content": content}
+    if reasoning is not None:
+        message["reasoning_content"] = reasoning
+    body = {"id": "chatcmpl-" + custom_id, "object": "chat.completion",
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 20, "total_tokens": 30}}
+    return json.dumps({"id": "batch_req_" + custom_id, "custom_id": custom_id,
+                       "response": {"status_code": status, "request_id": "r", "body": body},
+                       "error": None}).encode("utf-8")
+
+
+def group_jsonl(c, a):
+    # 1. Every corpus case that is UTF-8 text, as a line: the same answer (its tokens as written)
+    # or the same error as the single-output run, whatever --jobs; one file per selection.
+    by_flags = {}
+    for name, path, case in load_cases(a.corpus):
+        with open(path, "rb") as f:
+            data = f.read()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        with Flags(case) as flags:
+            if "--schema" in flags:
+                flags = flags[:flags.index("--schema")] + ["--schema", os.path.join(a.corpus, "..", "..", "x")]
+                continue  # a schema file per case: covered by the single-line checks below
+            expect = single_run_as_line(c, flags, data)
+        by_flags.setdefault(tuple(flags), []).append((name, text, expect))
+    for flags, cases in by_flags.items():
+        lines = [json.dumps(text).encode("utf-8") for _, text, _ in cases]
+        outs = {}
+        for jobs in ("1", "3"):
+            rc, got, err = jsonl_run(c, list(flags) + ["--jobs", jobs], lines)
+            outs[jobs] = got
+            failed = any(not e["ok"] for _, _, e in cases)
+            c.check(rc == (1 if failed else 0), "%s --jobs %s: exit %s" % (flags, jobs, rc))
+            c.check(err == b"", "%s: stderr %r (no terminal: no progress line)" % (flags, err[:200]))
+            if not c.check(len(got) == len(cases), "%s: %d lines out for %d in" % (flags, len(got), len(cases))):
+                continue
+            for k, ((name, _, expect), line) in enumerate(zip(cases, got)):
+                rec = json.loads(line)
+                c.check(rec["id"] == k + 1 and rec["line"] == k + 1, "%s: id/line %r" % (name, line[:80]))
+                seen = line_as_seen(line)
+                c.check(seen == expect, "%s %s: --jsonl says %r, the single run %r" % (name, flags, seen, expect))
+        c.check(outs["1"] == outs["3"], "%s: --jobs 3 differs from --jobs 1" % (flags,))
+
+    # 2. What each line holds and where: pointers, ids, reasoning, the Batch API's lines.
+    ok_text = 'thinking <think>{"draft": 1}</think> The answer: {"plan": [1, 2.50]}'
+    rc, got, err = jsonl_run(c, ["--at", "/response/body/choices/0/message/content", "--id-at", "/custom_id"],
+                             [batch_line("req-1", ok_text), batch_line("req-2", "no json"),
+                              batch_line("req-3", None), b'{"custom_id": "req-4", "response": null, "error": {"code": "x"}}',
+                              b'{"custom_id": 5, "response": {"body": {"choices": [{"message": {"content": 7}}]}}}'])
+    recs = [json.loads(x) for x in got]
+    c.check(rc == 1 and len(recs) == 5, "batch lines: exit %s, %d lines" % (rc, len(recs)))
+    if len(recs) == 5:
+        c.check(got[0] == b'{"id":"req-1","line":1,"ok":true,"value":{"plan":[1,2.50]}}', "batch line 1: %r" % got[0])
+        c.check(recs[1]["id"] == "req-2" and recs[1]["error"]["kind"] == "no_json", "batch line 2: %r" % got[1])
+        c.check(recs[2]["error"] == {"kind": "input", "message": "line 3: the value at /response/body/choices/0/message/content is null, not a string"},
+                "batch line 3: %r" % got[2])
+        c.check(recs[3]["error"]["kind"] == "input" and "has no value at /response/body" in recs[3]["error"]["message"],
+                "batch line 4: %r" % got[3])
+        c.check(recs[4]["id"] == 5 and "is a number, not a string" in recs[4]["error"]["message"], "batch line 5: %r" % got[4])
+    # --response reads the body there: content, finish_reason, usage, and the reasoning beside it.
+    rc, got, _ = jsonl_run(c, ["--response", "--at", "/response/body", "--id-at", "/custom_id", "--report"],
+                           [batch_line("a", ok_text, reasoning="let me think"), batch_line("b", "", reasoning="r" * 40)])
+    recs = [json.loads(x) for x in got]
+    if c.check(rc == 1 and len(recs) == 2, "--response lines: exit %s, %r" % (rc, got)):
+        c.check(list(recs[0])[:4] == ["id", "line", "ok", "error"] and recs[0]["value"] == {"plan": [1, 2.5]}
+                and recs[0]["finish_reason"] == "stop" and recs[0]["usage"]["total_tokens"] == 30
+                and recs[0]["reasoning_bytes"] == 12, "--response --report line 1: %r" % got[0][:300])
+        c.check(recs[1]["error"]["kind"] == "empty" and "the reasoning beside it holds 40 bytes" in recs[1]["error"]["message"],
+                "--response line 2: %r" % got[1][:300])
+    # --reasoning-at: the first non-empty string of those given; never searched.
+    lines = [json.dumps({"c": '{"a": 1}', "r1": "", "r2": 'x {"b": 2}'}).encode(),
+             json.dumps({"c": "", "r1": None, "r2": "thought"}).encode(),
+             json.dumps({"c": "", "r1": 3}).encode()]
+    rc, got, _ = jsonl_run(c, ["--at", "/c", "--reasoning-at", "/r1", "--reasoning-at", "/r2", "--report"], lines)
+    recs = [json.loads(x) for x in got]
+    if c.check(len(recs) == 3, "--reasoning-at: %r" % got):
+        c.check(recs[0]["value"] == {"a": 1} and recs[0]["reasoning_bytes"] == 10 and len(recs[0]["candidates"]) == 1,
+                "--reasoning-at 1: %r" % got[0][:300])
+        c.check(recs[1]["error"]["kind"] == "empty" and "holds 7 bytes" in recs[1]["error"]["message"], "--reasoning-at 2: %r" % got[1])
+        c.check(recs[2]["error"] == {"kind": "input", "message": "line 3: the value at /r1 is a number, not a string"},
+                "--reasoning-at 3: %r" % got[2])
+    # Pointers: ~0 and ~1 in names, array indices, a key repeated on the path, escaped keys.
+    lines = [json.dumps({"a/b": {"m~n": ["x", '{"k": 1}']}}).encode(),
+             b'{"a\\/b": {"m\\u007en": ["x", "{\\"k\\": 2}"]}}',
+             b'{"a/b": {"m~n": ["x", "{}"]}, "a/b": {"m~n": ["x", "{}"]}}',
+             b'{"a/b": {"m~n": ["x"]}}', b'{"a/b": {"m~n": {"1": "{}"}}}']
+    rc, got, _ = jsonl_run(c, ["--at", "/a~1b/m~0n/1"], lines)
+    want = [b'{"id":1,"line":1,"ok":true,"value":{"k":1}}', b'{"id":2,"line":2,"ok":true,"value":{"k":2}}',
+            b'{"id":3,"line":3,"ok":false,"error":{"kind":"input","message":"line 3: the pointer /a~1b/m~0n/1 reaches two values (a key repeated on its path) (byte 52)"}}',
+            b'{"id":4,"line":4,"ok":false,"error":{"kind":"input","message":"line 4 has no value at /a~1b/m~0n/1"}}',
+            b'{"id":5,"line":5,"ok":true,"value":{}}']
+    c.check(got == want, "pointers: %r" % got)
+
+    # 3. Lines: not JSON, empty, CRLF, no final line feed, too long, --first-line.
+    data = b'"{\\"a\\":1}"\r\n\n{"a":\n"\\ud800 {}"\n"{}" "{}"\n' + b'"' + b"x" * 200 + b'"\n"{\\"b\\":2}"'
+    rc, out, err = c.run(["--jsonl", "--max-bytes", "100", "--first-line", "41"], data)
+    got = [json.loads(x) for x in out.split(b"\n")[:-1]]
+    kinds = [g["error"]["kind"] if not g["ok"] else "ok" for g in got]
+    c.check(rc == 1 and kinds == ["ok", "input", "input", "input", "input", "too_large", "ok"],
+            "odd lines: exit %s, %r" % (rc, kinds))
+    c.check([g["line"] for g in got] == list(range(41, 48)) and [g["id"] for g in got] == list(range(41, 48)),
+            "--first-line: %r" % [g["line"] for g in got])
+    if len(got) == 7:
+        c.check(got[1]["error"]["message"] == "line 42 is empty: each line holds one output", "empty line: %r" % got[1])
+        c.check("surrogate" in got[3]["error"]["message"] and "more than one JSON value" in got[4]["error"]["message"],
+                "odd lines: %r" % got[3:5])
+        c.check("longer than --max-bytes (100 bytes)" in got[5]["error"]["message"], "long line: %r" % got[5])
+    # Every kind of line, from a file and from stdin, alike; nothing dropped, all in order.
+    rng = random.Random(20)
+    texts = ['{"a": %d}' % i if i % 7 else "no json %d" % i for i in range(3000)]
+    lines = [json.dumps(t).encode() if i % 11 else b"{bad" for i, t in enumerate(texts)]
+    with tempfile.NamedTemporaryFile(suffix=".jsonl", delete=False) as f:
+        f.write(b"\n".join(lines) + b"\n")
+    try:
+        runs = {}
+        for jobs in ("1", "2", "5"):
+            rc, out, err = c.run(["--jsonl", "--jobs", jobs, f.name])
+            runs[jobs] = (rc, out)
+        rc, out, err = c.run(["--jsonl", "--jobs", "2", "-"], b"\n".join(lines) + b"\n")
+        c.check(runs["1"] == runs["2"] == runs["5"] == (rc, out), "--jobs 1, 2, 5 and stdin differ")
+        got = [json.loads(x) for x in out.split(b"\n")[:-1]]
+        c.check(rc == 1 and [g["line"] for g in got] == list(range(1, 3001)), "3000 lines: exit %s, %d out" % (rc, len(got)))
+        for i, g in enumerate(got):
+            want = "input" if i % 11 == 0 else ("ok" if i % 7 else "no_json")
+            if not c.check((g["error"]["kind"] if not g["ok"] else "ok") == want, "line %d: %r" % (i + 1, g)):
+                break
+    finally:
+        os.unlink(f.name)
+
+    # 4. The line reader against Python's strict JSON reader, on mutations of JSON lines: a line is
+    # JSON for one exactly when it is for the other.
+    def strict(b):
+        try:
+            s = b.decode("utf-8")
+            v = json.loads(s, parse_constant=lambda x: 1 / 0)
+            json.dumps(v, ensure_ascii=False).encode("utf-8")  # a lone surrogate fails here
+            return True
+        except (UnicodeError, ValueError, ZeroDivisionError, RecursionError):
+            return False
+    seeds = [b'{"a": [1, -0.5e+3, true, false, null, "x\\u00e9\\ud83d\\ude00\\n"], "b": {}}',
+             b'["\xc3\xa9", 0, 1E2, {"k": "v"}]', b'"text {\\"a\\": 1}"', b' 12 ', b'{"a":{"b":[[]]}}']
+    alphabet = b' {}[]",:\\/0123456789.eE+-tfnulrsaxu\xc3\xa9\xed\xa0\x80\x00\t'
+    cases = []
+    for _ in range(1500):
+        b = bytearray(rng.choice(seeds))
+        for _ in range(rng.randint(1, 3)):
+            op, at = rng.randint(0, 2), rng.randint(0, len(b))
+            if op == 0 and b:
+                del b[min(at, len(b) - 1)]
+            elif op == 1:
+                b.insert(at, rng.choice(alphabet))
+            elif b:
+                b[min(at, len(b) - 1)] = rng.choice(alphabet)
+        if b"\n" not in b and b"\r" not in b:
+            cases.append(bytes(b))
+    rc, got, _ = jsonl_run(c, ["--at", ""], cases)
+    if c.check(len(got) == len(cases), "mutations: %d lines out for %d" % (len(got), len(cases))):
+        for line, out in zip(cases, got):
+            rec = json.loads(out)
+            says_json = rec["ok"] or rec["error"]["kind"] != "input" or " is not JSON: " not in rec["error"]["message"]
+            says_json = says_json and not rec.get("error", {}).get("message", "").endswith("is empty: each line holds one output")
+            if not c.check(says_json == strict(line), "line %r: llmjson says JSON=%s, Python %s (%r)" % (line, says_json, strict(line), out[:200])):
+                break
+
+    # 5. Progress on stderr only for a terminal: a pipe gets none (above), a terminal one line.
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.run([c.binary, "--jsonl"], input=b'"{}"\n' * 10, stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    tty = os.read(master, 4096)
+    os.close(master)
+    c.check(p.returncode == 0 and p.stdout.count(b"\n") == 10, "progress run: exit %s" % p.returncode)
+    c.check(re.search(rb"llmjson: 10 lines, \d+ lines/s, 0 failed\r?\n$", tty) is not None, "progress line: %r" % tty)
+
+    # 6. Memory: bounded by the jobs and the longest line, not the input's length. 256 MB of 10 KB
+    # lines through a pipe: the peak stays far below it. (A child's ru_maxrss also counts this
+    # process's memory at the spawn, so that must be below the bound too, or the check says nothing.)
+    bound_kb = 96 * 1024
+    own_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    if c.check(own_kb < bound_kb // 2, "the test process holds %d KB: the memory check would say nothing" % own_kb):
+        line = json.dumps("prose, no braces " * 600 + "the end").encode() + b"\n"
+        block = line * ((1 << 20) // len(line) + 1)
+        p = subprocess.Popen([c.binary, "--jsonl", "--jobs", "2"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+        for _ in range(256):
+            p.stdin.write(block)
+        p.stdin.close()
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = 0
+        c.check(os.waitstatus_to_exitcode(status) == 1 and usage.ru_maxrss < bound_kb,
+                "256 MB of lines: exit %d, peak memory %d KB (bound %d KB)"
+                % (os.waitstatus_to_exitcode(status), usage.ru_maxrss, bound_kb))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", required=True)
@@ -991,6 +1215,7 @@ def main():
         "examples": lambda: group_examples(c, a),
         "early": lambda: group_early(c, a),
         "response": lambda: group_response(c, a),
+        "jsonl": lambda: group_jsonl(c, a),
     }
     if a.group not in groups:
         ap.error("unknown group " + a.group)
