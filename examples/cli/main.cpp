@@ -1023,7 +1023,9 @@ struct line_layout {
   llmjson_cli::json_pointer output;
   std::optional<llmjson_cli::json_pointer> id;
   std::vector<llmjson_cli::json_pointer> reasoning;
-  std::vector<const llmjson_cli::json_pointer*> all;  // output, id?, reasoning...
+  llmjson_cli::json_pointer error{"/error", {"error"}};  // a Batch API line's, when --at misses
+  std::vector<const llmjson_cli::json_pointer*> asked;   // output, id?, reasoning...
+  std::vector<const llmjson_cli::json_pointer*> all;     // asked, then error when --at is given
 
   explicit line_layout(const settings& s) {
     std::string problem;  // parse_command_line checked them
@@ -1031,9 +1033,11 @@ struct line_layout {
     if (s.id_at) id = llmjson_cli::json_pointer::parse(*s.id_at, problem);
     for (const auto& p : s.reasoning_at)
       reasoning.push_back(*llmjson_cli::json_pointer::parse(p, problem));
-    all.push_back(&output);
-    if (id) all.push_back(&*id);
-    for (const auto& p : reasoning) all.push_back(&p);
+    asked.push_back(&output);
+    if (id) asked.push_back(&*id);
+    for (const auto& p : reasoning) asked.push_back(&p);
+    all = asked;
+    if (!output.tokens.empty()) all.push_back(&error);
   }
 };
 
@@ -1081,7 +1085,12 @@ bool jsonl_line(const settings& s, const line_layout& layout, const S& sel,
   if (in.too_long)
     return error_line("too_large", "line " + number + " is longer than --max-bytes (" +
                                        std::to_string(s.max_bytes) + " bytes): not read");
-  if (!w.reader.read(in.bytes, layout.all, w.found)) {
+  bool error_hint = layout.all.size() > layout.asked.size();
+  if (!w.reader.read(in.bytes, layout.all, w.found) && error_hint && w.reader.ambiguous()) {
+    error_hint = false;  // "error" repeated: the hint is not worth failing the line for
+    w.reader.read(in.bytes, layout.asked, w.found);
+  }
+  if (!w.reader.problem().empty()) {
     if (layout.id) id = "null";
     if (w.reader.ambiguous())
       return error_line("input", "line " + number + ": " + w.reader.problem() + " (byte " +
@@ -1101,8 +1110,16 @@ bool jsonl_line(const settings& s, const line_layout& layout, const S& sel,
     id = llmjson::minify(*found);
   }
   const auto& output = w.found[0];
-  if (!output)
-    return error_line("input", "line " + number + " has no value at " + layout.output.text);
+  if (!output) {
+    std::string why = "line " + number + " has no value at " + layout.output.text;
+    // A Batch API line whose request failed says why in its "error": {"message": ...}.
+    if (const auto& e = w.found.back(); error_hint && e && e->front() == '{') {
+      const auto error = nlohmann::json::parse(*e, nullptr, false);
+      if (const auto m = error.find("message"); m != error.end() && m->is_string())
+        why += "; its \"error\" says: " + m->get<std::string>();
+    }
+    return error_line("input", why);
+  }
   std::optional<chat_response> response;
   w.text.clear();
   w.reasoning.clear();
@@ -1142,6 +1159,10 @@ bool jsonl_line(const settings& s, const line_layout& layout, const S& sel,
     if (failure.kind == llmjson::error_kind::empty && !reasoning.empty())
       failure.message += "; the reasoning beside it holds " + std::to_string(reasoning.size()) +
                          " bytes: the answer was never written";
+    if (response && response->finish_reason &&
+        (failure.kind == llmjson::error_kind::empty ||
+         failure.kind == llmjson::error_kind::truncated))
+      failure.message += " (finish_reason \"" + *response->finish_reason + "\")";
     o.failure = &failure;
   }
   if (s.report) {

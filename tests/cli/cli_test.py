@@ -396,6 +396,20 @@ def group_usage_errors(c, a):
         ["--no-reasoning-regions", "--reasoning-tags", "<a>,</a>", sample],
         ["--early", "--policy", "last", sample],  # nothing settles under last
         ["--early=yes", sample],
+        ["--at", "/x", sample],  # --jsonl flags without --jsonl
+        ["--jobs", "2", sample],
+        ["--first-line", "3", sample],
+        ["--jsonl", "--early", sample],
+        ["--jsonl", "--explain", sample],
+        ["--jsonl", "--pretty", sample],
+        ["--jsonl", "--jobs", "0", sample],
+        ["--jsonl", "--jobs", "two", sample],
+        ["--jsonl", "--first-line", "0", sample],
+        ["--jsonl", "--at", "x", sample],  # a pointer starts with /
+        ["--jsonl", "--at", "/a~2", sample],
+        ["--jsonl", "--at", "/a", "--at", "/b", sample],
+        ["--jsonl", "--response", "--reasoning-at", "/r", sample],
+        ["--jsonl", os.path.join(a.examples, "no-such-file.jsonl")],
     ]
     for args in bad:
         rc, out, err = c.run(args)
@@ -1049,7 +1063,7 @@ def group_jsonl(c, a):
     ok_text = 'thinking <think>{"draft": 1}</think> The answer: {"plan": [1, 2.50]}'
     rc, got, err = jsonl_run(c, ["--at", "/response/body/choices/0/message/content", "--id-at", "/custom_id"],
                              [batch_line("req-1", ok_text), batch_line("req-2", "no json"),
-                              batch_line("req-3", None), b'{"custom_id": "req-4", "response": null, "error": {"code": "x"}}',
+                              batch_line("req-3", None), b'{"custom_id": "req-4", "response": null, "error": {"code": "x", "message": "boom"}}',
                               b'{"custom_id": 5, "response": {"body": {"choices": [{"message": {"content": 7}}]}}}'])
     recs = [json.loads(x) for x in got]
     c.check(rc == 1 and len(recs) == 5, "batch lines: exit %s, %d lines" % (rc, len(recs)))
@@ -1058,9 +1072,11 @@ def group_jsonl(c, a):
         c.check(recs[1]["id"] == "req-2" and recs[1]["error"]["kind"] == "no_json", "batch line 2: %r" % got[1])
         c.check(recs[2]["error"] == {"kind": "input", "message": "line 3: the value at /response/body/choices/0/message/content is null, not a string"},
                 "batch line 3: %r" % got[2])
-        c.check(recs[3]["error"]["kind"] == "input" and "has no value at /response/body" in recs[3]["error"]["message"],
+        c.check(recs[3]["error"] == {"kind": "input", "message": "line 4 has no value at /response/body/choices/0/message/content; its \"error\" says: boom"},
                 "batch line 4: %r" % got[3])
         c.check(recs[4]["id"] == 5 and "is a number, not a string" in recs[4]["error"]["message"], "batch line 5: %r" % got[4])
+    rc, got, _ = jsonl_run(c, ["--at", "/c"], [b'{"error": 1, "c": "{}", "error": 2}'])
+    c.check(rc == 0 and got == [b'{"id":1,"line":1,"ok":true,"value":{}}'], "a repeated \"error\" key: %r" % got)
     # --response reads the body there: content, finish_reason, usage, and the reasoning beside it.
     rc, got, _ = jsonl_run(c, ["--response", "--at", "/response/body", "--id-at", "/custom_id", "--report"],
                            [batch_line("a", ok_text, reasoning="let me think"), batch_line("b", "", reasoning="r" * 40)])
