@@ -5,6 +5,7 @@
 #define LLMJSON_EXAMPLES_CLI_JSON_LINE_HPP_INCLUDED
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -53,6 +54,41 @@ struct json_pointer {
     return p;
   }
 };
+
+/// Eight bytes at `s`, the first in the lowest byte (a little-endian load; the search below is
+/// only used where the machine is little-endian).
+inline std::uint64_t load8(const char* s) noexcept {
+  std::uint64_t x;
+  std::memcpy(&x, s, 8);
+  return x;
+}
+
+/// A mask with the high bit of each byte of `x` that is zero set, exact up to the lowest such byte
+/// (a borrow can only mark bytes above a true one).
+constexpr std::uint64_t zero_bytes(std::uint64_t x) noexcept {
+  return (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+}
+
+/// The index of the first byte at or after `at`, before `n`, that a JSON string cannot pass over
+/// as it is: `"`, `\`, a control character, or a byte of a multi-byte UTF-8 sequence. Eight bytes
+/// at a time.
+inline std::size_t next_special(const char* s, std::size_t at, std::size_t n) noexcept {
+  constexpr std::uint64_t ones = 0x0101010101010101ull;
+  if constexpr (std::endian::native == std::endian::little) {
+    for (; n - at >= 8; at += 8) {
+      const std::uint64_t x = load8(s + at);
+      const std::uint64_t m = zero_bytes(x ^ (ones * '"')) | zero_bytes(x ^ (ones * '\\')) |
+                              ((x - ones * 0x20) & ~x) | x;
+      if (const std::uint64_t hit = m & 0x8080808080808080ull)
+        return at + static_cast<std::size_t>(std::countr_zero(hit) >> 3);
+    }
+  }
+  for (; at < n; ++at) {
+    const auto c = static_cast<unsigned char>(s[at]);
+    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) break;
+  }
+  return at;
+}
 
 /// Reads one line of JSON Lines: checks that it is exactly one JSON value (RFC 8259: strings of
 /// valid UTF-8 without raw control characters or unpaired `\u` surrogates, numbers and literals
@@ -281,15 +317,6 @@ class line_reader {
     return true;
   }
 
-  /// The bytes a string reads one by one: the quote, the backslash, control characters and
-  /// non-ASCII bytes (checked as UTF-8).
-  static constexpr std::array<bool, 256> special = [] {
-    std::array<bool, 256> t{};
-    for (std::size_t c = 0; c < t.size(); ++c)
-      t[c] = c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
-    return t;
-  }();
-
   /// Reads the string at `at` (its opening quote) and checks it; `escaped`, when given, is set
   /// when it holds a backslash.
   bool string(std::size_t& at, bool* escaped) {
@@ -297,7 +324,7 @@ class line_reader {
     const std::size_t n = line_.size();
     const char* s = line_.data();
     for (;;) {
-      while (at < n && !special[static_cast<unsigned char>(s[at])]) ++at;
+      at = next_special(s, at, n);
       if (at == n) return fail(start, "a string that does not end on its line");
       const auto c = static_cast<unsigned char>(s[at]);
       if (c == '"') {
@@ -332,9 +359,16 @@ class line_reader {
   bool escape(std::size_t& at) {
     if (at + 1 == line_.size()) return fail(at, "a string that does not end on its line");
     const char e = line_[at + 1];
-    if (std::strchr("\"\\/bfnrt", e) != nullptr && e != '\0') {
-      at += 2;
-      return true;
+    switch (e) {
+      case '"':
+      case '\\':
+      case '/':
+      case 'b':
+      case 'f':
+      case 'n':
+      case 'r':
+      case 't': at += 2; return true;
+      default: break;
     }
     if (e != 'u') return fail(at, std::string("invalid escape \"\\") + e + "\" in a string");
     const long v = hex4(at);
@@ -345,8 +379,7 @@ class line_reader {
       const long low = line_.substr(at + 6, 2) == "\\u" ? hex4(at + 6) : -1;
       if (low < 0xDC00 || low > 0xDFFF)
         return fail(at, "a \\u escape of a high surrogate without its low one");
-      at += 12;
-      return true;
+      at += 6;
     }
     at += 6;
     return true;
@@ -357,41 +390,84 @@ class line_reader {
   /// `read` accepted: escapes decoded, as UTF-8.
   static void decode_string(std::string_view token, std::string& out) {
     const std::string_view body = token.substr(1, token.size() - 2);
+    // The characters take at most the bytes of their escapes: write in place, cut at the end.
+    const std::size_t had = out.size();
+    out.resize(had + body.size());
+    char* const begin = out.data() + had;
+    char* w = begin;
+    const char* s = body.data();
     std::size_t at = 0;
-    while (at < body.size()) {
-      const std::size_t slash = body.find('\\', at);
-      if (slash == std::string_view::npos) {
-        out.append(body.substr(at));
-        return;
+    const std::size_t n = body.size();
+    auto hex = [&](std::size_t from) {
+      char32_t v = 0;
+      for (std::size_t k = from; k < from + 4; ++k)
+        v = v * 16 + static_cast<char32_t>(llmjson::detail::hex_value(s[k]));
+      return v;
+    };
+    while (at < n) {
+      if constexpr (std::endian::native == std::endian::little) {
+        // Eight bytes at a time up to the next backslash; `w` never passes `s + at`, so the
+        // eight bytes written stay in `out`.
+        while (n - at >= 8) {
+          const std::uint64_t x = load8(s + at);
+          std::memcpy(w, &x, 8);
+          const std::uint64_t hit = zero_bytes(x ^ (0x0101010101010101ull * '\\'));
+          if (hit == 0) {
+            at += 8;
+            w += 8;
+            continue;
+          }
+          const auto k = static_cast<std::size_t>(std::countr_zero(hit) >> 3);
+          at += k;
+          w += k;
+          break;
+        }
       }
-      out.append(body.substr(at, slash - at));
-      const char e = body[slash + 1];
-      at = slash + 2;
+      if (at == n) break;
+      if (s[at] != '\\') {
+        *w++ = s[at++];
+        continue;
+      }
+      const char e = s[at + 1];
+      at += 2;
       switch (e) {
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case 'b': *w++ = '\b'; break;
+        case 'f': *w++ = '\f'; break;
+        case 'n': *w++ = '\n'; break;
+        case 'r': *w++ = '\r'; break;
+        case 't': *w++ = '\t'; break;
         case 'u': {
-          auto hex = [&](std::size_t from) {
-            char32_t v = 0;
-            for (std::size_t k = from; k < from + 4; ++k)
-              v = v * 16 + static_cast<char32_t>(llmjson::detail::hex_value(body[k]));
-            return v;
-          };
           char32_t cp = hex(at);
           at += 4;
           if (cp >= 0xD800 && cp <= 0xDBFF) {  // its low half follows: read() checked it
             cp = 0x10000 + ((cp - 0xD800) << 10) + (hex(at + 2) - 0xDC00);
             at += 6;
           }
-          llmjson::detail::append_utf8(out, cp);
+          char utf8[4];
+          std::size_t len = 0;
+          if (cp < 0x80) {
+            utf8[len++] = static_cast<char>(cp);
+          } else if (cp < 0x800) {
+            utf8[len++] = static_cast<char>(0xC0 | (cp >> 6));
+            utf8[len++] = static_cast<char>(0x80 | (cp & 0x3F));
+          } else if (cp < 0x10000) {
+            utf8[len++] = static_cast<char>(0xE0 | (cp >> 12));
+            utf8[len++] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+            utf8[len++] = static_cast<char>(0x80 | (cp & 0x3F));
+          } else {
+            utf8[len++] = static_cast<char>(0xF0 | (cp >> 18));
+            utf8[len++] = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+            utf8[len++] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+            utf8[len++] = static_cast<char>(0x80 | (cp & 0x3F));
+          }
+          std::memcpy(w, utf8, len);
+          w += len;
           break;
         }
-        default: out += e;  // " \ /
+        default: *w++ = e;  // " \ /
       }
     }
+    out.resize(had + static_cast<std::size_t>(w - begin));
   }
 };
 

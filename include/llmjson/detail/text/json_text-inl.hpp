@@ -29,17 +29,26 @@ inline std::size_t copy_string_token(std::string_view json, std::size_t i, std::
 }  // namespace detail
 
 LLMJSON_INLINE std::string minify(std::string_view json) {
-  std::string out;
-  out.reserve(json.size());
-  for (std::size_t i = 0; i < json.size();) {
-    const char c = json[i];
+  // Written in place through a pointer (the result is never longer), cut to size at the end:
+  // the tool minifies every answer of a batch.
+  std::string out(json.size(), '\0');
+  char* w = out.data();
+  const char* p = json.data();
+  const char* const end = p + json.size();
+  while (p < end) {
+    const char c = *p++;
     if (c == '"') {
-      i = detail::copy_string_token(json, i, out);
-    } else {
-      if (!detail::is_json_ws(c)) out += c;
-      ++i;
+      *w++ = c;
+      while (p < end && *p != '"') {
+        if (*p == '\\' && p + 1 < end) *w++ = *p++;
+        *w++ = *p++;
+      }
+      if (p < end) *w++ = *p++;  // the closing quote
+    } else if (!detail::is_json_ws(c)) {
+      *w++ = c;
     }
   }
+  out.resize(static_cast<std::size_t>(w - out.data()));
   return out;
 }
 
