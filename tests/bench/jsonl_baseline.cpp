@@ -10,12 +10,18 @@
 //             lines, where an output has no answer, are skipped): the baseline
 //   read      nothing: the reading alone
 //   decode    nlohmann::json::parse of the line and its string taken (FILE: OUTPUTS)
+//   unescape  the line's string decoded by a small hand-written JSON string reader instead
+//             (escapes, surrogate pairs, UTF-8 checked): what decoding could cost
 //   extract   decode, then llmjson::extract(output, any_key({"result"})) with the defaults
 //   format    extract, then the output line `{"id":N,"line":N,"ok":true,"value":MINIFIED}` (or
 //             the error's) built and written to stdout, as `llmjson --jsonl --keys result`
 //             would print it
-// One thread. Prints on stderr: lines, bytes, the lines parsed or answered, and the seconds
-// the loop took (the process's own clock).
+//   drafts    decode, then llmjson::candidates(output), and nlohmann::json::parse again of the
+//             text of each valid candidate, timed apart: the candidates in reasoning regions,
+//             whose values extract builds and never uses (issue 20, part 3), and the others
+// One thread. Prints one JSON object on stderr: lines, bytes, the lines parsed or answered
+// (done) and the others (failed), the seconds the loop took (the process's own clock), and for
+// drafts the counts and parse seconds of the valid candidates in reasoning and outside.
 //
 //        llmjson_jsonl_baseline run OUT COMMAND [ARG...]
 //
@@ -43,11 +49,144 @@
 
 namespace {
 
-enum class stage { answers, read, decode, extract, format };
+enum class stage { answers, read, decode, unescape, extract, format, drafts };
+
+/// Appends the UTF-8 of code point `cp` (at most 0x10FFFF, not a surrogate).
+void utf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+/// Reads 4 hex digits at `p`; false if they are not.
+bool hex4(const char* p, std::uint32_t& v) {
+  v = 0;
+  for (int i = 0; i < 4; ++i) {
+    const char c = p[i];
+    const std::uint32_t d = c >= '0' && c <= '9'   ? static_cast<std::uint32_t>(c - '0')
+                            : c >= 'a' && c <= 'f' ? static_cast<std::uint32_t>(c - 'a' + 10)
+                            : c >= 'A' && c <= 'F' ? static_cast<std::uint32_t>(c - 'A' + 10)
+                                                   : 16;
+    if (d == 16) return false;
+    v = v * 16 + d;
+  }
+  return true;
+}
+
+/// Length of the well-formed UTF-8 sequence at `p` (at most `n` bytes), 0 if ill-formed.
+std::size_t utf8_length(const unsigned char* p, std::size_t n) {
+  const unsigned char c = p[0];
+  std::size_t len = 0;
+  std::uint32_t lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF)
+    len = 2;
+  else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (n < len || p[1] < lo || p[1] > hi) return 0;
+  for (std::size_t i = 2; i < len; ++i)
+    if (p[i] < 0x80 || p[i] > 0xBF) return 0;
+  return len;
+}
+
+/// Decodes `text`, a JSON string with optional white space around it, into `out` (RFC 8259:
+/// escapes, surrogate pairs, no raw control characters, well-formed UTF-8). False if it is not
+/// one JSON string.
+bool unescape(std::string_view text, std::string& out) {
+  out.clear();
+  const char* p = text.data();
+  const char* end = p + text.size();
+  auto ws = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (p < end && ws(*p)) ++p;
+  if (p == end || *p++ != '"') return false;
+  for (;;) {
+    const char* run = p;  // bytes copied as they are: printable ASCII but " and backslash
+    while (p < end && static_cast<unsigned char>(*p) >= 0x20 && *p != '"' && *p != '\\' &&
+           static_cast<unsigned char>(*p) < 0x80)
+      ++p;
+    out.append(run, static_cast<std::size_t>(p - run));
+    if (p == end) return false;
+    const auto c = static_cast<unsigned char>(*p);
+    if (c == '"') {
+      ++p;
+      break;
+    }
+    if (c < 0x20) return false;
+    if (c >= 0x80) {
+      const std::size_t len =
+          utf8_length(reinterpret_cast<const unsigned char*>(p), static_cast<std::size_t>(end - p));
+      if (len == 0) return false;
+      out.append(p, len);
+      p += len;
+      continue;
+    }
+    if (end - p < 2) return false;  // a backslash
+    const char e = p[1];
+    p += 2;
+    switch (e) {
+      case '"': out += '"'; break;
+      case '\\': out += '\\'; break;
+      case '/': out += '/'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case 'u': {
+        std::uint32_t cp = 0, lo = 0;
+        if (end - p < 4 || !hex4(p, cp)) return false;
+        p += 4;
+        if (cp >= 0xDC00 && cp <= 0xDFFF) return false;
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+          if (end - p < 6 || p[0] != '\\' || p[1] != 'u' || !hex4(p + 2, lo) || lo < 0xDC00 ||
+              lo > 0xDFFF)
+            return false;
+          p += 6;
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        }
+        utf8(out, cp);
+        break;
+      }
+      default: return false;
+    }
+  }
+  while (p < end && ws(*p)) ++p;
+  return p == end;
+}
 
 struct counts {
   std::size_t lines = 0, bytes = 0, done = 0, failed = 0;
+  std::size_t valid_in_reasoning = 0, valid_outside = 0;  // drafts
+  double parse_in_reasoning = 0, parse_outside = 0;       // drafts: seconds
 };
+
+/// Seconds nlohmann::json::parse takes on `text`.
+double parse_time(std::string_view text) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto v = nlohmann::json::parse(text, nullptr, false);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return v.is_discarded() ? -1 : s;
+}
 
 /// Appends `s` as a JSON string (quotes included).
 void quote(std::string& out, std::string_view s) {
@@ -74,6 +213,10 @@ class worker {
       }
       default: break;
     }
+    if (st_ == stage::unescape) {
+      unescape(text, decoded_) ? ++c.done : ++c.failed;
+      return;
+    }
     auto v = nlohmann::json::parse(text, nullptr, false);
     if (!v.is_string()) {
       ++c.failed;
@@ -88,6 +231,17 @@ class worker {
     const std::string& output = v.get_ref<const std::string&>();
     if (st_ == stage::decode) {
       ++c.done;
+      return;
+    }
+    if (st_ == stage::drafts) {
+      ++c.done;
+      const auto scan = llmjson::candidates(output);
+      for (const auto& k : scan.candidates) {
+        if (!k.valid) continue;
+        const double t = parse_time(k.text);
+        (k.in_reasoning ? c.parse_in_reasoning : c.parse_outside) += t;
+        ++(k.in_reasoning ? c.valid_in_reasoning : c.valid_outside);
+      }
       return;
     }
     const auto r = llmjson::extract(output, sel_);
@@ -120,6 +274,7 @@ class worker {
   stage st_;
   llmjson::any_key sel_;
   std::string out_;
+  std::string decoded_;
 };
 
 /// `run OUT COMMAND [ARG...]`: see the top of the file.
@@ -164,11 +319,13 @@ int run(char** argv) {
 
 int main(int argc, char** argv) {
   if (argc >= 4 && std::string_view(argv[1]) == "run") return run(argv + 2);
-  const std::string_view names[] = {"answers", "read", "decode", "extract", "format"};
+  const std::string_view names[] = {"answers", "read",   "decode", "unescape",
+                                    "extract", "format", "drafts"};
   if (argc != 3) {
-    std::fprintf(stderr,
-                 "usage: llmjson_jsonl_baseline answers|read|decode|extract|format FILE\n"
-                 "       llmjson_jsonl_baseline run OUT COMMAND [ARG...]\n");
+    std::fprintf(
+        stderr,
+        "usage: llmjson_jsonl_baseline answers|read|decode|unescape|extract|format|drafts FILE\n"
+        "       llmjson_jsonl_baseline run OUT COMMAND [ARG...]\n");
     return 2;
   }
   stage st{};
@@ -227,7 +384,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::fprintf(stderr, "%s: %zu lines, %zu bytes, %zu done, %zu failed, %.3f s\n", argv[1], c.lines,
-               c.bytes, c.done, c.failed, s);
+  std::fprintf(stderr,
+               "{\"stage\": \"%s\", \"lines\": %zu, \"bytes\": %zu, \"done\": %zu, "
+               "\"failed\": %zu, \"seconds\": %.6f, \"valid_in_reasoning\": %zu, "
+               "\"parse_in_reasoning_s\": %.6f, \"valid_outside\": %zu, "
+               "\"parse_outside_s\": %.6f}\n",
+               argv[1], c.lines, c.bytes, c.done, c.failed, s, c.valid_in_reasoning,
+               c.parse_in_reasoning, c.valid_outside, c.parse_outside);
   return 0;
 }

@@ -26,10 +26,17 @@ Targets (not with --quick), on the largest size: one job's time at most 1.5x the
 --jobs 2 at least 1.8x one job's throughput; peak RSS at the largest size at most 10% or 4 MB
 (whichever is larger) above the smallest size's, for each job count. A missed target: exit 1.
 
-usage: jsonl_bench.py --tool PATH --writer PATH --baseline PATH [--quick] [--openai]
+With --stages, then, on the largest size: where one job's time goes, each stage of a batch
+run alone by llmjson_jsonl_baseline (one thread, best of --repeats interleaved rounds): reading
+the lines, decoding each line's JSON string with nlohmann (and with a hand-written reader),
+extract, the result line written, and nlohmann parsing again the valid candidates inside and
+outside reasoning (their values, which extract builds).
+
+usage: jsonl_bench.py --tool PATH --writer PATH --baseline PATH [--quick] [--openai] [--stages]
                       [--sizes N,N,...] [--repeats R] [--dir DIR] [--keep]
   --quick    10k lines, one round, the checks and the table but no targets (seconds)
   --openai   the same outputs as OpenAI Batch API lines: --at .../content --id-at /custom_id
+  --stages   the stages' table (not with --openai: the stages read the plain lines)
 Exit 0: every check passed and every target met (or --quick); 1: a target missed; 2: a check
 failed, or a run failed.
 """
@@ -148,6 +155,7 @@ def main():
     ap.add_argument("--baseline", required=True)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--openai", action="store_true")
+    ap.add_argument("--stages", action="store_true")
     ap.add_argument("--sizes")
     ap.add_argument("--repeats", type=int)
     ap.add_argument("--dir")
@@ -161,6 +169,8 @@ def main():
             ap.error("--sizes: whole numbers separated by commas")
         if sizes[0] < 1:
             ap.error("--sizes: at least one line each")
+    if a.stages and a.openai:
+        ap.error("--stages reads the plain lines: not with --openai")
     repeats = a.repeats if a.repeats is not None else (1 if a.quick else 3)
     if repeats < 1:
         ap.error("--repeats: at least 1")
@@ -249,6 +259,8 @@ def bench(a, sizes, repeats, work):
                   j1 / b, j2, size / j2, j1 / j2, peak[n, "baseline"], peak[n, "jobs1"],
                   peak[n, "jobs2"]))
     print()
+    if a.stages:
+        stages(a, files[sizes[-1]], repeats, best[sizes[-1], "jobs1"])
     if a.quick:
         print("--quick: no targets checked")
         return 0
@@ -271,6 +283,48 @@ def bench(a, sizes, repeats, work):
         missed += not ok
         print("- %s: %s (%.2f %s %.2f)" % (what, "met" if ok else "MISSED", value, op, limit))
     return 1 if missed else 0
+
+
+STAGES = [
+    ("read", "reading the lines (1 MiB freads, split at LF)"),
+    ("answers", "the baseline: nlohmann parsing each answer alone"),
+    ("decode", "each line's JSON string decoded by nlohmann::json::parse"),
+    ("unescape", "the same decoded by a hand-written string reader"),
+    ("extract", "nlohmann's decoding, then extract(output, any_key({\"result\"}))"),
+    ("format", "that, then each result line built (minify) and written to a file"),
+    ("drafts", "nlohmann's decoding, then candidates(), then each valid candidate parsed again"),
+]
+
+
+def stages(a, files, repeats, one_job):
+    """Prints where one job's time goes, each stage run alone."""
+    outputs, answers, summary = files
+    best, last = {}, {}
+    for _ in range(repeats):
+        for name, _what in STAGES:
+            out = os.path.join(os.path.dirname(outputs), "stage-%s.out" % name)
+            rc, seconds, _rss, err = run(a.baseline, [a.baseline, name,
+                                                      answers if name == "answers" else outputs], out)
+            if rc != 0:
+                raise Failed("llmjson_jsonl_baseline %s: exit %d: %s" % (name, rc, err.strip()))
+            m = json.loads(err.strip().splitlines()[-1])
+            best[name] = min(best.get(name, seconds), seconds)
+            last[name] = m
+    base = best["answers"]
+    print("Where the time goes, %s lines (one thread, best of %d; the tool's --jobs 1: %.2f s, "
+          "%.2fx the baseline):" % ("{:,}".format(summary["lines"]), repeats, one_job, one_job / base))
+    print()
+    print("| stage | s | ×baseline |")
+    print("|---|---:|---:|")
+    for name, what in STAGES:
+        print("| `%s`: %s | %.2f | %.2f |" % (name, what, best[name], best[name] / base))
+    d = last["drafts"]
+    print()
+    print("Valid candidates: %s in reasoning (nlohmann parses their texts in %.2f s), %s outside "
+          "(%.2f s), for %s lines." % ("{:,}".format(d["valid_in_reasoning"]), d["parse_in_reasoning_s"],
+                                        "{:,}".format(d["valid_outside"]), d["parse_outside_s"],
+                                        "{:,}".format(d["lines"])))
+    print()
 
 
 if __name__ == "__main__":
