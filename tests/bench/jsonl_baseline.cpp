@@ -26,10 +26,11 @@
 //        llmjson_jsonl_baseline run OUT COMMAND [ARG...]
 //
 // runs COMMAND with its stdout to the file OUT (created or emptied), waits for it and prints
-// `{"exit": N, "seconds": S, "peak_rss_kb": K}` on stdout: its wall time and its peak resident
-// memory (wait4's ru_maxrss). The driver measures every run through it: a child forked from
-// Python starts with Python's own peak as its ru_maxrss (Linux keeps the highest RSS across
-// exec), a child forked from this small program with this program's (about 3 MB).
+// `{"exit": N, "seconds": S, "cpu_seconds": C, "peak_rss_kb": K}` on stdout: its wall time, its
+// CPU time (user and system) and its peak resident memory (wait4's ru_maxrss). The driver measures
+// every run through it: a child forked from Python starts with Python's own peak as its ru_maxrss
+// (Linux keeps the highest RSS across exec), a child forked from this small program with this
+// program's (about 3 MB).
 #include <llmjson/extract.hpp>
 #include <llmjson/json_text.hpp>
 
@@ -310,8 +311,11 @@ int run(char** argv) {
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::printf("{\"exit\": %d, \"seconds\": %.6f, \"peak_rss_kb\": %ld}\n", code, s,
-              usage.ru_maxrss);
+  const auto secs = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  std::printf("{\"exit\": %d, \"seconds\": %.6f, \"cpu_seconds\": %.6f, \"peak_rss_kb\": %ld}\n",
+              code, s, secs(usage.ru_utime) + secs(usage.ru_stime), usage.ru_maxrss);
   return std::fflush(stdout) == 0 ? 0 : 2;
 }
 

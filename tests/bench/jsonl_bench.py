@@ -63,7 +63,7 @@ class Failed(Exception):
 
 def run(launcher, args, out_path):
     """Runs `args` with stdout to `out_path` (or /dev/null) through `llmjson_jsonl_baseline run`,
-    which measures it; returns (exit status, seconds, peak RSS in MB, its stderr)."""
+    which measures it; returns (exit status, seconds, CPU seconds, peak RSS in MB, its stderr)."""
     with tempfile.TemporaryFile() as err:
         p = subprocess.run([launcher, "run", out_path or os.devnull] + args,
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err)
@@ -72,7 +72,7 @@ def run(launcher, args, out_path):
     if p.returncode != 0:
         raise Failed("%s run: exit %d: %s" % (launcher, p.returncode, text.strip()[:2000]))
     m = json.loads(p.stdout)
-    return m["exit"], m["seconds"], m["peak_rss_kb"] * 1024 / MB, text
+    return m["exit"], m["seconds"], m["cpu_seconds"], m["peak_rss_kb"] * 1024 / MB, text
 
 
 def sha256(path):
@@ -217,6 +217,7 @@ def bench(a, sizes, repeats, work):
     print("tool: %s (%s), %s" % (version, a.tool, " ".join(tool[1:]) + " --jobs N FILE > FILE"))
 
     best = {}  # (n, what) -> seconds
+    best_cpu = {}  # (n, what) -> CPU seconds (user and system)
     peak = {}  # (n, what) -> MB
     for n in sizes:
         warm(files[n][0])
@@ -229,13 +230,14 @@ def bench(a, sizes, repeats, work):
                 runs.append(("jobs%d" % jobs, tool + ["--jobs", str(jobs), outputs],
                              os.path.join(work, "results-%d-jobs%d.jsonl" % (n, jobs))))
             for what, args, out in runs:
-                rc, seconds, rss, err = run(a.baseline, args, out)
+                rc, seconds, cpu, rss, err = run(a.baseline, args, out)
                 expected = 0 if what == "baseline" or summary["failing_lines"] == 0 else 1
                 if rc != expected:
                     raise Failed("%s: exit %d, expected %d: %s" % (" ".join(args), rc, expected, err.strip()[:2000]))
                 if what != "baseline" and err:
                     raise Failed("%s wrote on stderr (not a terminal): %.500r" % (" ".join(args), err))
                 best[n, what] = min(best.get((n, what), seconds), seconds)
+                best_cpu[n, what] = min(best_cpu.get((n, what), cpu), cpu)
                 peak[n, what] = max(peak.get((n, what), rss), rss)
             if rnd == 0:
                 r1, r2 = runs[1][2], runs[2][2]
@@ -244,20 +246,21 @@ def bench(a, sizes, repeats, work):
                 kinds = check_results(outputs, answers, r1, a.openai)
                 print("checked %d lines: --jobs 1 and 2 identical, every answer right, errors: %s"
                       % (n, ", ".join("%s %d" % kv for kv in sorted(kinds.items()))), file=sys.stderr)
-    print("load average after: %.2f %.2f %.2f; best of %d interleaved rounds, wall time"
+    print("load average after: %.2f %.2f %.2f; best of %d interleaved rounds: wall times, and "
+          "the ratio of CPU times (user and system, each the least of the rounds)"
           % (os.getloadavg() + (repeats,)))
     print()
-    print("| lines | input MB | answers MB | baseline | 1 job | MB/s | ×baseline | 2 jobs | MB/s "
-          "| 2 jobs ÷ 1 job | peak RSS: baseline, 1 job, 2 jobs |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("| lines | input MB | answers MB | baseline | 1 job | MB/s | ×baseline | CPU ×baseline "
+          "| 2 jobs | MB/s | 2 jobs ÷ 1 job | peak RSS: baseline, 1 job, 2 jobs |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for n in sizes:
         size = files[n][2]["outputs_file_bytes"] / MB
         b, j1, j2 = best[n, "baseline"], best[n, "jobs1"], best[n, "jobs2"]
-        print("| %s | %.0f | %.0f | %.2f s | %.2f s | %.0f | %.2f | %.2f s | %.0f | %.2f | "
+        print("| %s | %.0f | %.0f | %.2f s | %.2f s | %.0f | %.2f | %.2f | %.2f s | %.0f | %.2f | "
               "%.1f, %.1f, %.1f MB |" % (
                   "{:,}".format(n), size, files[n][2]["answers_file_bytes"] / MB, b, j1, size / j1,
-                  j1 / b, j2, size / j2, j1 / j2, peak[n, "baseline"], peak[n, "jobs1"],
-                  peak[n, "jobs2"]))
+                  j1 / b, best_cpu[n, "jobs1"] / best_cpu[n, "baseline"], j2, size / j2, j1 / j2,
+                  peak[n, "baseline"], peak[n, "jobs1"], peak[n, "jobs2"]))
     print()
     if a.stages:
         stages(a, files[sizes[-1]], repeats, best[sizes[-1], "jobs1"])
@@ -303,7 +306,7 @@ def stages(a, files, repeats, one_job):
     for _ in range(repeats):
         for name, _what in STAGES:
             out = os.path.join(os.path.dirname(outputs), "stage-%s.out" % name)
-            rc, seconds, _rss, err = run(a.baseline, [a.baseline, name,
+            rc, seconds, _cpu, _rss, err = run(a.baseline, [a.baseline, name,
                                                       answers if name == "answers" else outputs], out)
             if rc != 0:
                 raise Failed("llmjson_jsonl_baseline %s: exit %d: %s" % (name, rc, err.strip()))
