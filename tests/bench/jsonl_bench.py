@@ -251,19 +251,20 @@ def bench(a, sizes, repeats, work):
           % (os.getloadavg() + (repeats,)))
     print()
     print("| lines | input MB | answers MB | baseline | 1 job | MB/s | ×baseline | CPU ×baseline "
-          "| 2 jobs | MB/s | 2 jobs ÷ 1 job | peak RSS: baseline, 1 job, 2 jobs |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+          "| 2 jobs | MB/s | 1 job ÷ 2 jobs | CPU 2 jobs ÷ 1 job | peak RSS: baseline, 1 job, 2 jobs |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for n in sizes:
         size = files[n][2]["outputs_file_bytes"] / MB
         b, j1, j2 = best[n, "baseline"], best[n, "jobs1"], best[n, "jobs2"]
-        print("| %s | %.0f | %.0f | %.2f s | %.2f s | %.0f | %.2f | %.2f | %.2f s | %.0f | %.2f | "
-              "%.1f, %.1f, %.1f MB |" % (
+        print("| %s | %.0f | %.0f | %.2f s | %.2f s | %.0f | %.2f | %.2f | %.2f s | %.0f | %.2f | %.2f "
+              "| %.1f, %.1f, %.1f MB |" % (
                   "{:,}".format(n), size, files[n][2]["answers_file_bytes"] / MB, b, j1, size / j1,
                   j1 / b, best_cpu[n, "jobs1"] / best_cpu[n, "baseline"], j2, size / j2, j1 / j2,
+                  best_cpu[n, "jobs2"] / best_cpu[n, "jobs1"],
                   peak[n, "baseline"], peak[n, "jobs1"], peak[n, "jobs2"]))
     print()
     if a.stages:
-        stages(a, files[sizes[-1]], repeats, best[sizes[-1], "jobs1"])
+        stages(a, files[sizes[-1]], repeats, best[sizes[-1], "jobs1"], best_cpu[sizes[-1], "jobs1"])
     if a.quick:
         print("--quick: no targets checked")
         return 0
@@ -299,28 +300,32 @@ STAGES = [
 ]
 
 
-def stages(a, files, repeats, one_job):
+def stages(a, files, repeats, one_job, one_job_cpu):
     """Prints where one job's time goes, each stage run alone."""
     outputs, answers, summary = files
-    best, last = {}, {}
+    best, best_cpu, last = {}, {}, {}
     for _ in range(repeats):
         for name, _what in STAGES:
             out = os.path.join(os.path.dirname(outputs), "stage-%s.out" % name)
-            rc, seconds, _cpu, _rss, err = run(a.baseline, [a.baseline, name,
+            rc, seconds, cpu, _rss, err = run(a.baseline, [a.baseline, name,
                                                       answers if name == "answers" else outputs], out)
             if rc != 0:
                 raise Failed("llmjson_jsonl_baseline %s: exit %d: %s" % (name, rc, err.strip()))
             m = json.loads(err.strip().splitlines()[-1])
             best[name] = min(best.get(name, seconds), seconds)
+            best_cpu[name] = min(best_cpu.get(name, cpu), cpu)
             last[name] = m
-    base = best["answers"]
+    base, base_cpu = best["answers"], best_cpu["answers"]
     print("Where the time goes, %s lines (one thread, best of %d; the tool's --jobs 1: %.2f s, "
-          "%.2fx the baseline):" % ("{:,}".format(summary["lines"]), repeats, one_job, one_job / base))
+          "%.2fx the baseline; CPU time %.2f s, %.2fx):" % (
+              "{:,}".format(summary["lines"]), repeats, one_job, one_job / base, one_job_cpu,
+              one_job_cpu / base_cpu))
     print()
-    print("| stage | s | ×baseline |")
-    print("|---|---:|---:|")
+    print("| stage | s | ×baseline | CPU s | CPU ×baseline |")
+    print("|---|---:|---:|---:|---:|")
     for name, what in STAGES:
-        print("| `%s`: %s | %.2f | %.2f |" % (name, what, best[name], best[name] / base))
+        print("| `%s`: %s | %.2f | %.2f | %.2f | %.2f |" % (
+            name, what, best[name], best[name] / base, best_cpu[name], best_cpu[name] / base_cpu))
     d = last["drafts"]
     print()
     print("Valid candidates: %s in reasoning (nlohmann parses their texts in %.2f s), %s outside "
