@@ -101,7 +101,15 @@ def check_results(outputs, answers, results, openai):
                 r = json.loads(result)
             except ValueError as e:
                 raise Failed("result line %d is not JSON (%s): %.200r" % (n, e, result))
+            try:
+                doc = json.loads(line)
+                not_json = False
+                broken = doc.get("response") is None if openai else not isinstance(doc, str)
+            except ValueError:
+                not_json = broken = True
             want_id = "req-%d" % n if openai else n
+            if openai and not_json:  # no id to read on a line that is not JSON
+                want_id = None
             if r.get("line") != n or r.get("id") != want_id:
                 raise Failed("result line %d has line %r, id %r: expected %r and %r"
                              % (n, r.get("line"), r.get("id"), n, want_id))
@@ -118,11 +126,6 @@ def check_results(outputs, answers, results, openai):
             message = r["error"].get("message")
             if not isinstance(message, str) or not message or "\n" in message:
                 raise Failed("line %d: the error's message is not one line: %.300r" % (n, result))
-            try:
-                doc = json.loads(line)
-                broken = doc.get("response") is None if openai else not isinstance(doc, str)
-            except ValueError:
-                broken = True
             if (kind == "input") != broken:
                 raise Failed("line %d: error kind %r, but the line %s" % (
                     n, kind, "is not a model output" if broken else "is a model output"))

@@ -232,7 +232,10 @@ sample make(std::uint64_t line) {
     s.shape = "cut inside the answer (truncated)";
     s.fails_with = "truncated";
     s.output = "<think>\n" + reasoning(rng, think) + "\n</think>\n\n";
-    s.output += a.substr(0, 1 + rng.below(a.size() - 1));
+    // max_tokens cuts between tokens, never inside a character: not before a continuation byte.
+    std::size_t cut = 1 + rng.below(a.size() - 1);
+    while ((static_cast<unsigned char>(a[cut]) & 0xC0) == 0x80) --cut;
+    s.output += a.substr(0, cut);
     return s;
   }
   if (pick < 18) {  // the line itself is broken: no closing quote (written below)
@@ -331,9 +334,22 @@ void input_line(std::string& out, const sample& s, std::uint64_t line, bool open
          std::to_string(412 + s.output.size() / 4) + R"(}}},"error":null})";
 }
 
-/// Checks `s` against the library: its answer is `s.answer`, or it fails as intended.
-std::string verify(const sample& s) {
-  if (s.fails_with == "input") return "";  // not an output: the tool's own check
+/// Checks `s` against the library: its answer is `s.answer`, or it fails as intended; and its
+/// input line (without its LF) against nlohmann: JSON whose output is `s.output` (valid UTF-8
+/// included), except the lines meant to be broken.
+std::string verify(const sample& s, std::string_view line, bool openai) {
+  const auto doc = nlohmann::json::parse(line, nullptr, false);
+  const nlohmann::json* output = &doc;
+  if (openai && doc.is_object()) {
+    const auto at = nlohmann::json::json_pointer("/response/body/choices/0/message/content");
+    output = doc.contains(at) ? &doc.at(at) : nullptr;
+  }
+  const bool readable = output && output->is_string();
+  if (s.fails_with == "input")  // not an output: the tool's own check
+    return readable ? "the line meant to be broken has an output" : "";
+  if (!readable) return "the line is not JSON, or has no output where it should";
+  if (output->get_ref<const std::string&>() != s.output)
+    return "the line's output is not the output";
   const auto r = llmjson::extract(s.output, llmjson::any_key({"result"}));
   if (s.fails_with.empty()) {
     if (!r)
@@ -404,15 +420,17 @@ int main(int argc, char** argv) {
     ++shapes[s.shape];
     output_bytes += s.output.size();
     if (!s.fails_with.empty()) ++failures;
+    const std::size_t from = buf.size();
+    input_line(buf, s, i, openai);
     if (check) {
-      if (const std::string why = verify(s); !why.empty()) {
+      if (const std::string why = verify(s, std::string_view(buf).substr(from), openai);
+          !why.empty()) {
         if (++wrong <= 10)
           std::fprintf(stderr, "llmjson_write_jsonl: line %llu (%.*s): %s\n",
                        static_cast<unsigned long long>(i), static_cast<int>(s.shape.size()),
                        s.shape.data(), why.c_str());
       }
     }
-    input_line(buf, s, i, openai);
     buf += '\n';
     for (const char c : s.answer) abuf += c == '\n' ? ' ' : c;
     abuf += '\n';
