@@ -7,6 +7,7 @@
 
 #include "catch_compat.hpp"
 #include "enum_names_check.hpp"
+#include "reasoning_forms.hpp"
 
 #include <string>
 #include <string_view>
@@ -25,11 +26,14 @@ namespace {
 
 using json = nlohmann::json;
 
-/// The values of the valid candidates, in order.
+/// The values of the valid candidates outside reasoning, in order (those in reasoning have none).
 std::vector<json> values(const llmjson::scan_result& s) {
   std::vector<json> out;
-  for (const auto& c : s.candidates)
-    if (c.valid) out.push_back(*c.json);
+  for (const auto& c : s.candidates) {
+    if (!c.valid || c.in_reasoning) continue;
+    REQUIRE(c.json != nullptr);
+    out.push_back(*c.json);
+  }
   return out;
 }
 
@@ -922,4 +926,75 @@ TEST_CASE("a candidate's value: null when invalid, shared by the copies of an er
   CHECK(whole.candidates[0].source == llmjson::source::whole);
   REQUIRE(whole.candidates[0].json != nullptr);
   CHECK(*whole.candidates[0].json == json::parse(R"({"c": [1]})"));
+}
+
+TEST_CASE("a candidate in reasoning: valid, with its span and position, and no value",
+          "[candidate][rule §2 Reasoning regions]") {
+  for (const llmjson_test::reasoning_form& f : llmjson_test::reasoning_forms()) {
+    const llmjson::scan_result s = llmjson::candidates(f.text, f.opts);
+    llmjson_test::check_drafts(s.candidates, f, /*selected=*/false);
+    const auto r = llmjson::extract(f.text, llmjson::any_object{}, f.opts);
+    REQUIRE(r);
+    CHECK(r->index == 3);
+    CHECK(r->json() == json::parse(llmjson_test::drafts::answer));
+    llmjson_test::check_drafts(r->candidates, f, /*selected=*/true);
+  }
+}
+
+TEST_CASE("the same drafts outside reasoning carry their values", "[candidate]") {
+  // With reasoning regions off, the <think> form's drafts are answer text: values are built,
+  // the one-pass fence body included, and the number no double holds is malformed as before.
+  const llmjson_test::reasoning_form f = llmjson_test::reasoning_forms().front();
+  llmjson::options off;
+  off.reasoning_regions = false;
+  const llmjson::scan_result s = llmjson::candidates(f.text, off);
+  REQUIRE(s.candidates.size() == 4);
+  for (const llmjson::candidate& c : s.candidates) CHECK_FALSE(c.in_reasoning);
+  REQUIRE(s.candidates[0].json != nullptr);
+  CHECK(*s.candidates[0].json == json::parse(llmjson_test::drafts::prose));
+  REQUIRE(s.candidates[1].json != nullptr);
+  CHECK(*s.candidates[1].json == json::parse(llmjson_test::drafts::fence_body()));
+  CHECK_FALSE(s.candidates[2].valid);
+  CHECK(s.candidates[2].json == nullptr);
+  REQUIRE(s.candidates[3].json != nullptr);
+  // Policy first, any object: the first draft is now the answer.
+  const auto r = llmjson::extract(f.text, llmjson::any_object{}, off);
+  REQUIRE(r);
+  CHECK(r->index == 0);
+  CHECK(r->json() == json::parse(llmjson_test::drafts::prose));
+}
+
+TEST_CASE("validity in reasoning is decided as elsewhere: numbers beyond a double",
+          "[candidate][rule §1 Valid JSON]") {
+  // Only the numbers with an exponent or 300 digits and more can fail; strings never do.
+  const std::string digits309 = "1" + std::string(308, '0');
+  const std::string digits400 = "0." + std::string(400, '0') + "1";
+  const std::vector<std::pair<std::string, bool>> drafts{
+      {R"({"n": 1e308})", true},
+      {R"({"n": 1e309})", false},
+      {R"({"n": -1E+400})", false},
+      {R"({"n": 1e-400})", true},  // underflows to zero: nlohmann holds it
+      {"{\"n\": " + digits309 + "}", true},
+      {"{\"n\": " + digits309 + "0}", false},
+      {"{\"n\": " + digits400 + "}", true},
+      {R"({"s": "1e400", "t": "\"1e400\\"})", true},
+      {R"({"s": "\\", "n": [2E400]})", false},
+      {R"([true, false, null, {"e": 1e2}])", true},
+  };
+  for (const auto& [draft, fits] : drafts) {
+    INFO(draft);
+    const std::string text = "<think>" + draft + "</think>{\"b\": 2}";
+    const llmjson::scan_result in = llmjson::candidates(text);
+    const llmjson::scan_result out = llmjson::candidates(text, {.reasoning_regions = false});
+    REQUIRE(in.candidates.size() == 2);
+    REQUIRE(out.candidates.size() == 2);
+    CHECK(in.candidates[0].in_reasoning);
+    CHECK(in.candidates[0].json == nullptr);
+    CHECK(in.candidates[0].valid == fits);
+    // The same span outside reasoning: built, and valid exactly when it is in reasoning.
+    CHECK(out.candidates[0].valid == fits);
+    CHECK((out.candidates[0].json != nullptr) == fits);
+    CHECK(in.candidates[0].message ==
+          (fits ? "" : "line 1 col 8: a number is out of range for a double"));
+  }
 }

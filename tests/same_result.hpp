@@ -24,7 +24,9 @@ inline std::string differs(const std::vector<llmjson::candidate>& a,
     if (x.line != y.line || x.column != y.column) return at + "position";
     if (x.source != y.source || x.info != y.info || x.in_fence != y.in_fence) return at + "source";
     if (x.valid != y.valid) return at + "validity";
-    if (x.valid && *x.json != *y.json) return at + "value";
+    // A value where one has none (a valid candidate in reasoning has none), or another value.
+    if ((x.json == nullptr) != (y.json == nullptr) || (x.json && *x.json != *y.json))
+      return at + "value";
     if (x.qualifies != y.qualifies) return at + "verdict";
     if (x.message != y.message) return at + "message";
     if (x.in_reasoning != y.in_reasoning || x.marker != y.marker) return at + "reasoning";

@@ -5,6 +5,7 @@
 
 #include "catch_compat.hpp"
 #include "read_file.hpp"
+#include "reasoning_forms.hpp"
 #include "same_result.hpp"
 
 #include <algorithm>
@@ -617,4 +618,27 @@ TEST_CASE("1 MB of raw line breaks in an open string, synced every 16 bytes, sta
   const auto r = s.finish();
   REQUIRE_FALSE(r);
   CHECK(r.error().kind == llmjson::error_kind::truncated);
+}
+
+TEST_CASE("a candidate in reasoning has no value, in any chunking, for every form",
+          "[stream][rule §2 Reasoning regions]") {
+  for (const llmjson_test::reasoning_form& f : llmjson_test::reasoning_forms()) {
+    for (const std::size_t chunk :
+         {std::size_t{1}, std::size_t{7}, std::size_t{64}, std::size_t{4096}, f.text.size()}) {
+      INFO("chunks of " << chunk);
+      llmjson::stream<llmjson::any_object> s({}, f.opts);
+      std::string_view rest = f.text;
+      for (; !rest.empty(); rest.remove_prefix(std::min(chunk, rest.size()))) {
+        s.feed(rest.substr(0, chunk));
+        s.sync();
+        for (const llmjson::candidate& c : s.seen())
+          if (c.in_reasoning) CHECK(c.json == nullptr);
+      }
+      const auto r = s.finish();
+      REQUIRE(r);
+      llmjson_test::check_drafts(r->candidates, f, /*selected=*/true);
+      const auto whole = llmjson::extract(f.text, llmjson::any_object{}, f.opts);
+      CHECK(llmjson_test::differs(r, whole).empty());
+    }
+  }
 }

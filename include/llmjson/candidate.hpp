@@ -66,10 +66,14 @@ struct cut {
 
 /// One span of the output that is, or claims to be, a JSON answer.
 ///
-/// Valid candidates carry their value, `json`. Invalid ones (`json` null) are *malformed owners*:
-/// spans that start like a JSON object (`{` then `}` or `"key":`), close, and are not valid JSON;
-/// they are listed with the reason so a person or a re-prompt can act on them, and they never
-/// qualify.
+/// Valid candidates outside reasoning carry their value, `json`. Valid candidates inside a
+/// reasoning region (`in_reasoning`) do not: they never qualify and are never the fallback, so
+/// their value is not built (`json` is null), which spares a thinking model's drafts most of
+/// the cost of reading them; their `valid`, `text`, position, `marker` and `message` are as for
+/// any other (parse `text` for the value of one). Invalid ones (`json` null) are *malformed
+/// owners*: spans that start like a JSON object (`{` then `}` or `"key":`), close, and are not
+/// valid JSON; they are listed with the reason so a person or a re-prompt can act on them, and
+/// they never qualify.
 /// `text` and `info` are views into the caller's text: they live as long as it does.
 struct candidate {
   std::string_view text;   ///< the span, a slice of the caller's text
@@ -80,7 +84,9 @@ struct candidate {
   std::string_view info;  ///< the enclosing fence's info string (`json`), if any
   bool in_fence = false;  ///< the span lies in a fence body
   bool valid = false;     ///< valid JSON (RFC 8259, unique keys, depth limit)
-  /// The value when valid (nlohmann's reading of `text`); null otherwise. Immutable and shared:
+  /// The value when valid and not `in_reasoning` (nlohmann's reading of `text`); null otherwise:
+  /// a candidate in reasoning is never the answer, so its value is not built. `valid` still
+  /// says whether nlohmann could hold it (`1e400` is malformed there too). Immutable and shared:
   /// copies of a candidate, of an error or of a result holding one share it instead of copying it.
   /// Reading it needs `<nlohmann/json.hpp>`; the headers of the calls that make candidates
   /// include it.

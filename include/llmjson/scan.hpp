@@ -21,8 +21,9 @@ namespace llmjson {
 /// was cut if it was truncated. The rules are tests/corpus/README.md's, summed up in the README.
 ///
 /// Linear time and memory in `text.size()` on every input; values are built only for
-/// candidates. Allocates; throws only `std::bad_alloc`. `options::max_input_bytes` is not
-/// checked here (`extract` checks it). The views in the result point into `text`.
+/// candidates outside reasoning regions (`candidate::json` is null in reasoning: parse `text`
+/// for the value of a draft). Allocates; throws only `std::bad_alloc`. `options::max_input_bytes`
+/// is not checked here (`extract` checks it). The views in the result point into `text`.
 ///
 /// **Example**:
 /// ```cpp

@@ -37,13 +37,15 @@ bool one_valid_line(std::string_view s) {
 
 // Properties, for any input: no crash, hang or sanitizer report; every candidate's view is the
 // slice at its offset; candidates come in document order and never overlap; a valid candidate's
-// text parses (nlohmann) to its value; the whole-output validator agrees with nlohmann except
-// where llmjson is stricter on purpose (duplicate keys, depth, NUL bytes) or nlohmann cannot hold
-// a number; extract() returns a valid candidate or an error of a known kind. Reasoning: a
-// candidate in a region never qualifies and is never the answer; with regions switched off no
-// candidate is in one; and on a text whose only part is all of it (no marker, and no leading
-// `analysis` that stripped harmony could make reasoning), switching regions off changes nothing.
-// Every extraction error has an instruction for the model (feedback), bounded and on one line.
+// text parses (nlohmann) to its value (in reasoning: it has none, but its text still parses), and
+// one refused for a number beyond a double is refused by nlohmann too; the whole-output validator
+// agrees with nlohmann except where llmjson is stricter on purpose (duplicate keys, depth, NUL
+// bytes) or nlohmann cannot hold a number; extract() returns a valid candidate or an error of a
+// known kind. Reasoning: a candidate in a region never qualifies and is never the answer; with
+// regions switched off no candidate is in one; and on a text whose only part is all of it (no
+// marker, and no leading `analysis` that stripped harmony could make reasoning), switching regions
+// off changes nothing. Every extraction error has an instruction for the model (feedback), bounded
+// and on one line.
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const llmjson::scan_result scan = llmjson::candidates(text);
@@ -84,16 +86,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     require(end <= size, "a candidate lies inside the text");
     require(c.line >= 1 && c.column >= 1, "positions are 1-based");
     if (c.valid) {
+      // In reasoning too: validity there is decided without building the value, and must be
+      // what building it would decide.
       const auto parsed = nlohmann::json::parse(c.text.begin(), c.text.end(), nullptr, false);
       require(!parsed.is_discarded(), "nlohmann parses a valid candidate");
-      require(c.json != nullptr, "a valid candidate has a value");
-      require(parsed == *c.json, "a valid candidate's value is its text parsed");
+      if (c.in_reasoning) {
+        require(c.json == nullptr, "a candidate in reasoning has no value");
+      } else {
+        require(c.json != nullptr, "a valid candidate outside reasoning has a value");
+        require(parsed == *c.json, "a valid candidate's value is its text parsed");
+      }
     } else {
       require(c.json == nullptr, "an invalid candidate has no value");
       require(!c.message.empty(), "an invalid candidate says why");
       // The reason is found again by validating the span alone; it must fail there too.
       require(c.message.find("not valid JSON") == std::string::npos,
               "a malformed span fails on its own as it did in the scan");
+      // Refused for a number beyond a double (in reasoning: found without building the
+      // value): nlohmann refuses the span too.
+      if (c.message.find("a number is out of range for a double") != std::string::npos)
+        require(nlohmann::json::parse(c.text.begin(), c.text.end(), nullptr, false).is_discarded(),
+                "a span refused for its number is one nlohmann refuses");
     }
   }
   if (scan.truncation) require(scan.truncation->offset <= size, "the cut lies inside the text");

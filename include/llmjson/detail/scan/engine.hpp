@@ -60,7 +60,8 @@ class engine {
   std::vector<record> records;    ///< the candidates so far, in document order
   std::vector<context> contexts;  ///< where they lie: `records[k].ctx` indexes it
   std::vector<span> near;         ///< near misses so far
-  /// Values already built (whole fence bodies, with all the text there): record index, value.
+  /// Values already built (whole fence bodies outside reasoning, with all the text there):
+  /// record index, value.
   std::vector<std::pair<std::size_t, nlohmann::json>> built;
   std::optional<pending_cut> cut;  ///< where the output was cut (known at the end)
 
@@ -575,7 +576,7 @@ class engine {
         fence_spans_->push_back(fence_span{s, next, next, next, info_at_, info_len_,
                                            fences_.marker_length(), fences_.marker(), false});
       }
-      if (ended_ && !fences_only_ && whole_body(next, upto)) return;
+      if (ended_ && !fences_only_ && !part_.region && whole_body(next, upto)) return;
       body_begin(next);
       line_pos_ = next;
       return;
@@ -595,7 +596,8 @@ class engine {
   /// §3 Fence bodies, with all the text there: a fence body of `whole_body_min` bytes or more that
   /// is one object or array, with its closing line, is checked and built in one nlohmann pass (as a
   /// whole output is), and nothing inside it is read again. Returns false (having changed nothing)
-  /// when it is not so: the body is then read the usual way.
+  /// when it is not so: the body is then read the usual way. Not in reasoning: no value is built
+  /// there, and the validator alone reads a body faster than nlohmann builds it.
   static constexpr std::size_t whole_body_min = 256;
   bool whole_body(std::size_t body, std::size_t upto) {
     std::size_t b = body;

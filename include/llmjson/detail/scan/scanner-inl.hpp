@@ -20,6 +20,7 @@
 #include <llmjson/candidate.hpp>
 #include <llmjson/detail/config.hpp>
 #include <llmjson/detail/scan/engine.hpp>
+#include <llmjson/detail/scan/find.hpp>
 #include <llmjson/detail/scan/frames.hpp>
 #include <llmjson/detail/scan/positions.hpp>
 #include <llmjson/detail/scan/scanner.hpp>
@@ -61,6 +62,46 @@ inline bool build_value(std::string_view span, nlohmann::json& out, std::string&
   return false;
 }
 
+/// Whether nlohmann can hold every number of a span the validator accepted, without building
+/// its value: exactly when `build_value` would succeed. nlohmann refuses only a number beyond a
+/// double (`1e400`, or 309 digits and more), and a number token alone is refused as it is in
+/// its span; so only the numbers with an exponent or 300 digits and more are handed to it, one
+/// token at a time. The strings are skipped 16 or 32 bytes at a time. Does not allocate (a
+/// token's parse aside).
+inline bool numbers_fit(std::string_view span) {
+  static constexpr byte_finder string_stops{"\"\\"};
+  const std::size_t n = span.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const char c = span[i];
+    if (c == '"') {  // a string: to its closing quote, past escapes
+      for (i = string_stops.next(span, i + 1, n); i < n && span[i] == '\\';)
+        i = string_stops.next(span, i + 2, n);
+      ++i;
+      continue;
+    }
+    if (c != '-' && (c < '0' || c > '9')) {
+      ++i;
+      continue;
+    }
+    const std::size_t b = i;
+    bool exponent = false;
+    for (; i < n; ++i) {
+      const char d = span[i];
+      if (d == 'e' || d == 'E') {
+        exponent = true;
+      } else if ((d < '0' || d > '9') && d != '-' && d != '+' && d != '.') {
+        break;
+      }
+    }
+    if (!exponent && i - b < 300) continue;  // below 1e300: a double holds it
+    const std::string_view token = span.substr(b, i - b);
+    if (nlohmann::json::parse(token.begin(), token.end(), nullptr, false).is_discarded())
+      return false;
+  }
+  return true;
+}
+
 }  // namespace llmjson::detail
 
 namespace llmjson::detail {
@@ -81,8 +122,8 @@ inline void diagnose(const record& r, validator& v, std::string_view text, std::
 }
 
 /// The public candidate of a record: views into `text`, positions (`position_of` gives
-/// {line, column} of an offset), its value when it is valid JSON, and why not when it is not
-/// (`problem` at `problem_offset`, from `diagnose`).
+/// {line, column} of an offset), its value when it is valid JSON outside reasoning, and why not
+/// when it is not valid (`problem` at `problem_offset`, from `diagnose`).
 template <class PositionOf>
 candidate make_candidate(std::string_view text, const record& r, const context& where,
                          std::size_t problem_offset, std::string problem, PositionOf&& position_of,
@@ -99,7 +140,14 @@ candidate make_candidate(std::string_view text, const record& r, const context& 
   c.valid = r.valid;
   c.enclosed = r.enclosed;
   if (!build) return c;  // valid, its value built already
-  if (c.valid) {
+  if (c.valid && c.in_reasoning) {
+    // Never the answer (nor the fallback): its value is not built, `json` stays null. Whether
+    // nlohmann could hold it still decides `valid`, as building it would.
+    if (!numbers_fit(c.text)) {
+      c.valid = false;
+      problem = "a number is out of range for a double";
+    }
+  } else if (c.valid) {
     nlohmann::json value;
     c.valid = build_value(c.text, value, problem);
     if (c.valid) c.json = std::make_shared<const nlohmann::json>(std::move(value));
