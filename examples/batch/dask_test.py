@@ -67,8 +67,8 @@ def main():
                     "expected 20 or more partitions, on both workers")
             c.check(err == "", "plain: nothing on stderr", err)
 
-            status, out, err, _ = recipe(paths["plain"], ["--report"], size=12345, first_line=1001)
-            c.same_run("plain, 12,345-byte partitions, --first-line 1001, --report", (status, out),
+            status, out, err, _ = recipe(paths["plain"], ["--report"], size=23456, first_line=1001)
+            c.same_run("plain, 23,456-byte partitions, --first-line 1001, --report", (status, out),
                        single_run(a.tool, paths["plain"], ["--first-line", "1001", "--report"]))
 
             status, out, _, _ = recipe(paths["batch"], BATCH_FLAGS, size="32KiB")
@@ -76,7 +76,7 @@ def main():
                        single_run(a.tool, paths["batch"], BATCH_FLAGS))
 
             for name in ("clean", "empty"):
-                status, out, _, _ = recipe(paths[name])
+                status, out, _, _ = recipe(paths[name], size="64KiB")
                 c.same_run(name, (status, out), single_run(a.tool, paths[name]))
 
             readme_command(c, a.tool, cluster.scheduler_address, folder, paths)
@@ -93,7 +93,7 @@ def readme_command(c, tool, scheduler, folder, paths):
     block = readme_block("batch_dask")
     command = block
     for printed, actual in (("tcp://scheduler:8786", scheduler), ("/opt/llmjson/bin/llmjson", tool),
-                            ("--partition-size 64MiB", ["--partition-size", "48KiB"]),
+                            ("--partition-size 64MiB", ["--partition-size", "128KiB"]),
                             ("python3 examples/batch/llmjson_dask.py",
                              [sys.executable, os.path.join(HERE, "llmjson_dask.py")])):
         if command.count(printed) != 1:
@@ -157,13 +157,13 @@ def failures(c, recipe, tool, scheduler, folder, paths):
 
     # The command line (the README block runs a good one): a failed run leaves no output file.
     answers = os.path.join(folder, "answers.jsonl")
-    command = [sys.executable, os.path.join(HERE, "llmjson_dask.py"), "--scheduler", scheduler,
-               "--partition-size", "16KiB", "-o", answers, paths["plain"]]
-    p = subprocess.run(command[:2] + ["--tool", wrapper] + command[2:], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True, timeout=120)
-    c.check(p.returncode == 2 and not os.path.exists(answers) and "injected failure" in p.stderr
+    p = subprocess.run([sys.executable, os.path.join(HERE, "llmjson_dask.py"), "--scheduler",
+                        scheduler, "--tool", "/nonexistent/llmjson", "-o", answers,
+                        paths["plain"]], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       timeout=120)
+    c.check(p.returncode == 2 and not os.path.exists(answers) and "cannot run" in p.stderr
             and not [n for n in os.listdir(folder) if n.startswith(".llmjson_dask.")],
-            "command line, failed run: exit 2, the tool's message, no output file left",
+            "command line, failed run: exit 2, why, no output file left",
             "exit %d, stderr:\n%s" % (p.returncode, p.stderr))
 
 
