@@ -41,10 +41,6 @@ DEFAULT_PARTITION_SIZE = "32MiB"
 READ_CHUNK = 1 << 20  # bytes per read, when counting lines and when feeding the tool
 
 
-class RecipeError(Exception):
-    """A failed run: the message says what failed and where; the exit status is 2."""
-
-
 def _open(path):
     """A binary file object for `path`: the built-in open for a local path, fsspec (Dask's file
     layer) for a URL such as s3://... (where its fsspec backend is installed). fsspec's local
@@ -93,8 +89,8 @@ def _read_range(f, start, end):
     while left > 0:
         chunk = f.read(min(left, READ_CHUNK))
         if not chunk:
-            raise RecipeError("the dataset ended %d bytes before its expected end: did it change "
-                              "during the run?" % left)
+            raise OSError("the dataset ended %d bytes before its expected end: did it change "
+                          "during the run?" % left)
         left -= len(chunk)
         yield chunk
 
@@ -168,8 +164,7 @@ def run_partition(tool, tool_args, path, start, stop, first_line):
         status = proc.wait()
         feeder.join()
         if failure:
-            raise RecipeError("reading %s bytes %d-%d on %s: %s"
-                              % (path, start, stop, where, failure[0]))
+            raise OSError("reading %s bytes %d-%d on %s: %s" % (path, start, stop, where, failure[0]))
         err.seek(0)
         return status, out, err.read(), where
 
@@ -180,8 +175,12 @@ def run(client, dataset, out, tool="llmjson", tool_args=(), partition_size=DEFAU
     order, to the binary file `out`. Returns the exit status (0, 1 or 2, as the tool's); messages go
     to `stderr` (default sys.stderr). `stats`, a dict if given, receives the number of partitions
     and the addresses of the workers that ran them."""
+    import cloudpickle
     from dask.utils import parse_bytes
 
+    # The tasks' functions go to the workers by value, so that they need not import this module.
+    if __name__ != "__main__":  # __main__'s go by value anyway
+        cloudpickle.register_pickle_by_value(sys.modules[__name__])
     stderr = stderr or sys.stderr
     # Relative paths are the client's: the workers' working folder is another.
     dataset, tool, tool_args = _absolute(dataset), _absolute(tool, bare_name=True), list(tool_args)
