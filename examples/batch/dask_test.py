@@ -25,8 +25,11 @@ import sys
 import tempfile
 import time
 
-from batch_common import (BATCH_FLAGS, HERE, Checks, datasets, failing_tool, missing,
-                          readme_block, single_run)
+# Not in the worker processes, which run this file again as __mp_main__ without its folder on
+# sys.path (see main).
+if __name__ == "__main__":
+    from batch_common import (BATCH_FLAGS, HERE, Checks, datasets, failing_tool, missing,
+                              readme_block, single_run)
 
 
 def main():
@@ -43,6 +46,9 @@ def main():
     began = time.monotonic()
     with tempfile.TemporaryDirectory() as folder:
         paths = datasets(folder, a.tool)
+        # The workers get this process's sys.path: without this folder on it they cannot import
+        # llmjson_dask, as on a real cluster, and the recipe must send its functions by value.
+        sys.path[:] = [d for d in sys.path if os.path.abspath(d or ".") != HERE]
         cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                dashboard_address=None, silence_logs=logging.ERROR)
         client = Client(cluster)
@@ -51,6 +57,10 @@ def main():
             print("cluster: %s, workers %s (%.1f s)" % (
                 cluster.scheduler_address, ", ".join(sorted(client.nthreads())),
                 time.monotonic() - began))
+            importable = client.run(lambda: __import__("importlib.util").util.find_spec(
+                "llmjson_dask") is not None)
+            c.check(not any(importable.values()), "the workers cannot import llmjson_dask",
+                    str(importable))
 
             def recipe(path, tool_args=(), size="16KiB", first_line=1, tool=a.tool):
                 out, err, stats = io.BytesIO(), io.StringIO(), {}
