@@ -51,14 +51,14 @@ def main():
 
     want = None
     for jobs in (1, 2):
-        t, got = best(a.runs, lambda: batch_common.single_run(a.tool, a.dataset, ["--jobs", str(jobs)]))
+        t, got = best(a.runs, lambda: batch_common.single_run(a.tool, a.dataset,
+                                                              ["--jobs", str(jobs)]))
         want = want or got
         report("llmjson --jsonl --jobs %d" % jobs, t, got, want)
 
-    from distributed import Client, LocalCluster
+    from distributed import Client
     began = time.monotonic()
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                           dashboard_address=None, silence_logs=logging.ERROR)
+    cluster = llmjson_dask.local_cluster(2, silence_logs=logging.ERROR)
     client = Client(cluster)
     client.wait_for_workers(2)
     print("%-36s %6.2f s" % ("LocalCluster start (2 processes)", time.monotonic() - began))

@@ -37,7 +37,7 @@ def main():
     p.add_argument("--tool", required=True, help="the built llmjson")
     a = p.parse_args()
     try:
-        from distributed import Client, LocalCluster
+        from distributed import Client
     except ImportError as e:
         missing("Dask distributed (%s, for %s)" % (e, sys.executable), "python3-distributed")
     import llmjson_dask
@@ -49,8 +49,7 @@ def main():
         # The workers get this process's sys.path: without this folder on it they cannot import
         # llmjson_dask, as on a real cluster, and the recipe must send its functions by value.
         sys.path[:] = [d for d in sys.path if os.path.abspath(d or ".") != HERE]
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                               dashboard_address=None, silence_logs=logging.ERROR)
+        cluster = llmjson_dask.local_cluster(2, silence_logs=logging.ERROR)
         client = Client(cluster)
         try:
             client.wait_for_workers(2, timeout=60)
@@ -164,6 +163,14 @@ def failures(c, recipe, tool, scheduler, folder, paths):
     status, out, err, _ = recipe(paths["plain"], ["--first-line", "7"])
     c.check(status == 2 and out == b"" and "--first-line is the recipe's own option" in err,
             "--first-line among the tool's flags: status 2 and where it goes", err)
+
+    # The command line with a cluster of its own, to stdout.
+    p = subprocess.run([sys.executable, os.path.join(HERE, "llmjson_dask.py"), "--workers", "2",
+                        "--tool", tool, "--partition-size", "64KiB", paths["clean"]],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    c.same_run("command line, --workers 2 (a LocalCluster of its own), to stdout",
+               (p.returncode, p.stdout), single_run(tool, paths["clean"]))
+    c.check(p.stderr == b"", "  ... nothing on stderr", p.stderr.decode("utf-8", "replace"))
 
     # The command line (the README block runs a good one): a failed run leaves no output file.
     answers = os.path.join(folder, "answers.jsonl")

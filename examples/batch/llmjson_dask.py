@@ -164,7 +164,8 @@ def run_partition(tool, tool_args, path, start, stop, first_line):
         status = proc.wait()
         feeder.join()
         if failure:
-            raise OSError("reading %s bytes %d-%d on %s: %s" % (path, start, stop, where, failure[0]))
+            raise OSError("reading %s bytes %d-%d on %s: %s"
+                          % (path, start, stop, where, failure[0]))
         err.seek(0)
         return status, out, err.read(), where
 
@@ -267,6 +268,17 @@ def run(client, dataset, out, tool="llmjson", tool_args=(), partition_size=DEFAU
     return status_all
 
 
+def local_cluster(workers, **kwargs):
+    """A distributed.LocalCluster on 127.0.0.1: `workers` processes of one thread each, no
+    dashboard, and its HTTP server (which starts anyway) on a free port rather than on 8787, where
+    another cluster may be."""
+    from distributed import LocalCluster
+
+    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                        dashboard_address="127.0.0.1:0", scheduler_kwargs={"dashboard": False},
+                        **kwargs)
+
+
 def _parse(argv):
     if "--" in argv:
         cut = argv.index("--")
@@ -301,14 +313,13 @@ def _parse(argv):
 
 def main(argv=None):
     args, tool_args = _parse(sys.argv[1:] if argv is None else argv)
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     if args.scheduler:
         cluster = None
         client = Client(args.scheduler)
     else:
-        cluster = LocalCluster(n_workers=args.workers or os.cpu_count() or 1, threads_per_worker=1,
-                               processes=True, host="127.0.0.1", dashboard_address=None)
+        cluster = local_cluster(args.workers or os.cpu_count() or 1)
         client = Client(cluster)
     tmp = None
     try:
