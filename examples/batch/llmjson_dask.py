@@ -220,8 +220,11 @@ def run(client, dataset, out, tool="llmjson", tool_args=(), partition_size=DEFAU
         return failed("cannot read the dataset %s: %s" % (dataset, e))
     # The flags and the tool, checked once on a worker with no input: a usage error is one message,
     # not one per partition.
-    status, _, err, where = client.submit(run_partition, tool, tool_args, dataset, 0, 0, first_line,
-                                          pure=False).result()
+    try:
+        status, _, err, where = client.submit(run_partition, tool, tool_args, dataset, 0, 0,
+                                              first_line, pure=False).result()
+    except Exception as e:
+        return failed("checking the tool and its flags: %s: %s" % (type(e).__name__, e))
     if status not in (0, 1):
         return failed(tool_failure(status, err, where, "checking the tool and its flags"))
 
@@ -259,10 +262,16 @@ def run(client, dataset, out, tool="llmjson", tool_args=(), partition_size=DEFAU
             return failed(tool_failure(status, err, where, what))
         if err:
             stderr.write(err.decode("utf-8", "replace"))
-        out.write(output)
+        try:
+            out.write(output)
+        except OSError as e:
+            return failed("cannot write the output: %s" % e)
         workers.add(where)
         status_all = max(status_all, status)
-    out.flush()
+    try:
+        out.flush()
+    except OSError as e:
+        return failed("cannot write the output: %s" % e)
     if stats is not None:
         stats.update(partitions=len(ranges), workers=sorted(workers))
     return status_all
@@ -317,7 +326,12 @@ def main(argv=None):
 
     if args.scheduler:
         cluster = None
-        client = Client(args.scheduler)
+        try:
+            client = Client(args.scheduler, timeout=30)
+        except (OSError, ValueError) as e:
+            sys.stderr.write("llmjson_dask: cannot connect to the scheduler %s: %s\n"
+                             % (args.scheduler, e))
+            return 2
     else:
         cluster = local_cluster(args.workers or os.cpu_count() or 1)
         client = Client(cluster)
