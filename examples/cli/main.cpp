@@ -287,11 +287,13 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
     } else if (name == "--first-line") {
       const auto n = count_of(v);
       if (!n || *n == 0) return "--first-line: '" + v + "' is not a line number (1 or more)";
+      if (s.first_line) return "--first-line given twice";
       s.first_line = *n;
     } else if (name == "--jobs") {
       const auto n = count_of(v);
       if (!n || *n == 0 || *n > 1024)
         return "--jobs: '" + v + "' is not a number of jobs (1 to 1024)";
+      if (s.jobs) return "--jobs given twice";
       s.jobs = static_cast<unsigned>(*n);
     } else if (name == "--reasoning-tags") {
       const std::size_t comma = v.find(',');

@@ -408,6 +408,9 @@ def group_usage_errors(c, a):
         ["--jsonl", "--at", "x", sample],  # a pointer starts with /
         ["--jsonl", "--at", "/a~2", sample],
         ["--jsonl", "--at", "/a", "--at", "/b", sample],
+        ["--jsonl", "--first-line", "1", "--first-line", "2", sample],
+        ["--jsonl", "--jobs", "1", "--jobs", "2", sample],
+        ["--jsonl", "--id-at", "/a", "--id-at", "/b", sample],
         ["--jsonl", "--response", "--reasoning-at", "/r", sample],
         ["--jsonl", os.path.join(a.examples, "no-such-file.jsonl")],
     ]
