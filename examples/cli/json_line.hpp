@@ -4,7 +4,6 @@
 #ifndef LLMJSON_EXAMPLES_CLI_JSON_LINE_HPP_INCLUDED
 #define LLMJSON_EXAMPLES_CLI_JSON_LINE_HPP_INCLUDED
 
-#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
