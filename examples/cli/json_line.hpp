@@ -204,6 +204,27 @@ class line_reader {
     return begin;
   }
 
+  enum class item { more, closed, failed };
+
+  /// Reads what follows a member of an object or an element of an array (`where`): a comma and
+  /// another one (`more`), or `close` (`closed`); else fails.
+  item after_item(std::size_t& at, char close, const char* where) {
+    skip_ws(at);
+    if (at == line_.size())
+      return fail(at, std::string("the line ends inside ") + where), item::failed;
+    if (line_[at] == close) {
+      ++at;
+      return item::closed;
+    }
+    if (line_[at] != ',')
+      return fail(at, std::string("expected ',' or '") + close + "' in " + where), item::failed;
+    ++at;
+    skip_ws(at);
+    if (at < line_.size() && line_[at] == close)
+      return fail(at - 1, "trailing comma"), item::failed;
+    return item::more;
+  }
+
   bool object(std::size_t& at, std::size_t depth, std::size_t from, std::size_t to) {
     ++at;  // {
     skip_ws(at);
@@ -233,16 +254,8 @@ class line_reader {
       const bool ok = value(at, depth + 1, begin, end);
       active_.resize(begin);
       if (!ok) return false;
-      skip_ws(at);
-      if (at == line_.size()) return fail(at, "the line ends inside an object");
-      if (line_[at] == '}') {
-        ++at;
-        return true;
-      }
-      if (line_[at] != ',') return fail(at, "expected ',' or '}' in an object");
-      ++at;
-      skip_ws(at);
-      if (at < line_.size() && line_[at] == '}') return fail(at - 1, "trailing comma");
+      if (const auto next = after_item(at, '}', "an object"); next != item::more)
+        return next == item::closed;
     }
   }
 
@@ -264,16 +277,8 @@ class line_reader {
       const bool ok = value(at, depth + 1, begin, end);
       active_.resize(begin);
       if (!ok) return false;
-      skip_ws(at);
-      if (at == line_.size()) return fail(at, "the line ends inside an array");
-      if (line_[at] == ']') {
-        ++at;
-        return true;
-      }
-      if (line_[at] != ',') return fail(at, "expected ',' or ']' in an array");
-      ++at;
-      skip_ws(at);
-      if (at < line_.size() && line_[at] == ']') return fail(at - 1, "trailing comma");
+      if (const auto next = after_item(at, ']', "an array"); next != item::more)
+        return next == item::closed;
     }
   }
 
@@ -342,12 +347,12 @@ class line_reader {
     }
   }
 
-  /// The four hex digits of a `\u` escape at `at` (its backslash), or -1.
-  [[nodiscard]] long hex4(std::size_t at) const noexcept {
-    if (line_.size() - at < 6) return -1;
+  /// The value of the four hex digits of a `\u` escape at `s[at]` (its backslash), or -1.
+  static long hex4(std::string_view s, std::size_t at) noexcept {
+    if (s.size() - at < 6) return -1;
     long v = 0;
     for (std::size_t k = at + 2; k < at + 6; ++k) {
-      const int h = llmjson::detail::hex_value(line_[k]);
+      const int h = llmjson::detail::hex_value(s[k]);
       if (h < 0) return -1;
       v = v * 16 + h;
     }
@@ -370,12 +375,12 @@ class line_reader {
       default: break;
     }
     if (e != 'u') return fail(at, std::string("invalid escape \"\\") + e + "\" in a string");
-    const long v = hex4(at);
+    const long v = hex4(line_, at);
     if (v < 0) return fail(at, "\\u needs four hex digits");
     if (v >= 0xDC00 && v <= 0xDFFF)
       return fail(at, "a \\u escape of a low surrogate without its high one");
     if (v >= 0xD800 && v <= 0xDBFF) {
-      const long low = line_.substr(at + 6, 2) == "\\u" ? hex4(at + 6) : -1;
+      const long low = line_.substr(at + 6, 2) == "\\u" ? hex4(line_, at + 6) : -1;
       if (low < 0xDC00 || low > 0xDFFF)
         return fail(at, "a \\u escape of a high surrogate without its low one");
       at += 6;
@@ -397,12 +402,6 @@ class line_reader {
     const char* s = body.data();
     std::size_t at = 0;
     const std::size_t n = body.size();
-    auto hex = [&](std::size_t from) {
-      char32_t v = 0;
-      for (std::size_t k = from; k < from + 4; ++k)
-        v = v * 16 + static_cast<char32_t>(llmjson::detail::hex_value(s[k]));
-      return v;
-    };
     while (at < n) {
       if constexpr (std::endian::native == std::endian::little) {
         // Eight bytes at a time up to the next backslash; `w` never passes `s + at`, so the
@@ -435,32 +434,17 @@ class line_reader {
         case 'n': *w++ = '\n'; break;
         case 'r': *w++ = '\r'; break;
         case 't': *w++ = '\t'; break;
-        case 'u': {
-          char32_t cp = hex(at);
+        case 'u': {  // read() checked it, and the low half of a surrogate pair after it
+          auto cp = static_cast<char32_t>(hex4(body, at - 2));
           at += 4;
-          if (cp >= 0xD800 && cp <= 0xDBFF) {  // its low half follows: read() checked it
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (hex(at + 2) - 0xDC00);
+          if (cp >= 0xD800 && cp <= 0xDBFF) {
+            cp = 0x10000 + ((cp - 0xD800) << 10) + static_cast<char32_t>(hex4(body, at) - 0xDC00);
             at += 6;
           }
-          char utf8[4];
-          std::size_t len = 0;
-          if (cp < 0x80) {
-            utf8[len++] = static_cast<char>(cp);
-          } else if (cp < 0x800) {
-            utf8[len++] = static_cast<char>(0xC0 | (cp >> 6));
-            utf8[len++] = static_cast<char>(0x80 | (cp & 0x3F));
-          } else if (cp < 0x10000) {
-            utf8[len++] = static_cast<char>(0xE0 | (cp >> 12));
-            utf8[len++] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            utf8[len++] = static_cast<char>(0x80 | (cp & 0x3F));
-          } else {
-            utf8[len++] = static_cast<char>(0xF0 | (cp >> 18));
-            utf8[len++] = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-            utf8[len++] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            utf8[len++] = static_cast<char>(0x80 | (cp & 0x3F));
-          }
-          std::memcpy(w, utf8, len);
-          w += len;
+          std::string utf8;  // at most 4 bytes: no allocation
+          llmjson::detail::append_utf8(utf8, cp);
+          std::memcpy(w, utf8.data(), utf8.size());
+          w += utf8.size();
           break;
         }
         default: *w++ = e;  // " \ /

@@ -78,17 +78,22 @@ std::size_t scale() {
 
 constexpr std::size_t mb = std::size_t{1} << 20;
 
+/// The number of `{` in `text`, counted with memchr.
+std::size_t count_braces(std::string_view text) {
+  std::size_t n = 0;
+  const char* p = text.data();
+  const char* end = p + text.size();
+  while ((p = static_cast<const char*>(std::memchr(p, '{', static_cast<std::size_t>(end - p))))) {
+    ++n;
+    ++p;
+  }
+  return n;
+}
+
 /// Counts `{` with memchr: the floor any scanner of the bytes is measured against.
 void run_memchr(benchmark::State& state, const std::string& text) {
   for (auto _ : state) {
-    std::size_t n = 0;
-    const char* p = text.data();
-    const char* end = p + text.size();
-    while ((p = static_cast<const char*>(std::memchr(p, '{', static_cast<std::size_t>(end - p))))) {
-      ++n;
-      ++p;
-    }
-    benchmark::DoNotOptimize(n);
+    benchmark::DoNotOptimize(count_braces(text));
   }
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
 }
@@ -199,14 +204,7 @@ void run_floor(benchmark::State& state, const std::string& text) {
     span_bytes += c.text.size();
   }
   for (auto _ : state) {
-    std::size_t n = 0;
-    const char* p = text.data();
-    const char* end = p + text.size();
-    while ((p = static_cast<const char*>(std::memchr(p, '{', static_cast<std::size_t>(end - p))))) {
-      ++n;
-      ++p;
-    }
-    benchmark::DoNotOptimize(n);
+    benchmark::DoNotOptimize(count_braces(text));
     for (const std::string_view span : spans) {
       auto v = nlohmann::json::parse(span.begin(), span.end(), nullptr, false);
       benchmark::DoNotOptimize(v);

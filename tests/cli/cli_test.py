@@ -97,6 +97,18 @@ def load_cases(corpus):
     return cases
 
 
+def utf8_cases(corpus):
+    """The corpus cases whose text is UTF-8 (a JSON string or response cannot carry other bytes):
+    (name, bytes, text, case)."""
+    for name, path, case in load_cases(corpus):
+        with open(path, "rb") as f:
+            data = f.read()
+        try:
+            yield name, data, data.decode("utf-8"), case
+        except UnicodeDecodeError:
+            continue
+
+
 class Flags:
     """The case's selection as command-line flags; a schema goes to a temporary file."""
 
@@ -882,15 +894,9 @@ USAGE_REPORTED = {"prompt_tokens": 52, "completion_tokens": 187, "reasoning_toke
 def group_response(c, a):
     # Every corpus case, as a body and as a stream: the same report as the text itself (offsets,
     # lines and columns into the content), then finish_reason and usage.
-    for name, path, case in load_cases(a.corpus):
-        with open(path, "rb") as f:
-            data = f.read()
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            continue  # a JSON response cannot carry bytes that are not UTF-8
+    for name, data, text, case in utf8_cases(a.corpus):
         with Flags(case) as flags:
-            rc, plain, _ = c.run(flags + ["--report", path])
+            rc, plain, _ = c.run(flags + ["--report"], data)
             expected = json.loads(plain)
             c.check("finish_reason" not in expected and "usage" not in expected,
                     name + ": the report without --response has finish_reason or usage")
@@ -909,7 +915,7 @@ def group_response(c, a):
                         "%s (%s): finish_reason %r, usage %r" % (name, form, got["finish_reason"], got["usage"]))
                 del got["finish_reason"], got["usage"]
                 c.check(got == expected, "%s (%s): the report differs from the text's" % (name, form))
-            rc2, out2, _ = c.run(flags + [path])
+            rc2, out2, _ = c.run(flags, data)
             rc3, out3, _ = c.run(flags + ["--response"], stdin=chat_body(text))
             c.check((rc3, out3) == (rc2, out2), name + ": --response prints another answer")
 
@@ -1030,19 +1036,17 @@ def batch_line(custom_id, content, reasoning=None, status=200):
 def group_jsonl(c, a):
     # 1. Every corpus case that is UTF-8 text, as a line: the same answer (its tokens as written)
     # or the same error as the single-output run, whatever --jobs; one file per selection.
+    # A case with a schema has a schema file of its own, alive only in its `with`: its line runs
+    # there, alone.
     by_flags = {}
-    for name, path, case in load_cases(a.corpus):
-        with open(path, "rb") as f:
-            data = f.read()
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
+    for name, data, text, case in utf8_cases(a.corpus):
         with Flags(case) as flags:
-            if "--schema" in flags:
-                flags = flags[:flags.index("--schema")] + ["--schema", os.path.join(a.corpus, "..", "..", "x")]
-                continue  # a schema file per case: covered by the single-line checks below
             expect = single_run_as_line(c, flags, data)
+            if "--schema" in flags:
+                rc, got, _ = jsonl_run(c, flags, [json.dumps(text).encode("utf-8")])
+                c.check(rc == (0 if expect["ok"] else 1) and len(got) == 1 and line_as_seen(got[0]) == expect,
+                        "%s %s: --jsonl says %r, the single run %r" % (name, flags, got, expect))
+                continue
         by_flags.setdefault(tuple(flags), []).append((name, text, expect))
     for flags, cases in by_flags.items():
         lines = [json.dumps(text).encode("utf-8") for _, text, _ in cases]
@@ -1184,6 +1188,20 @@ def group_jsonl(c, a):
             says_json = says_json and not rec.get("error", {}).get("message", "").endswith("is empty: each line holds one output")
             if not c.check(says_json == strict(line), "line %r: llmjson says JSON=%s, Python %s (%r)" % (line, says_json, strict(line), out[:200])):
                 break
+
+    # --normalize: nlohmann's form; a fallback's note; stdout that cannot be written.
+    rc, got, _ = jsonl_run(c, ["--normalize"], [json.dumps('{"b": 1.10, "a": "\u00e9"}').encode()])
+    c.check(rc == 0 and got == ['{"id":1,"line":1,"ok":true,"value":{"a":"\u00e9","b":1.1}}'.encode()],
+            "--normalize: %r" % got)
+    rc, got, _ = jsonl_run(c, ["--keys", "zzz"], [json.dumps('x {"a": 1}').encode()])
+    c.check(rc == 0 and got == [b'{"id":1,"line":1,"ok":true,"value":{"a":1},"note":"no candidate has key '
+                                b'\\"zzz\\"; printed the first valid value (fallback at 1:3); --no-fallback makes '
+                                b'this an error"}'], "fallback note: %r" % got)
+    if os.path.exists("/dev/full"):
+        with open("/dev/full", "wb") as full:
+            p = subprocess.run([c.binary, "--jsonl"], input=b'"{}"\n' * 100, stdout=full, stderr=subprocess.PIPE)
+        c.check(p.returncode == 2 and p.stderr == b"llmjson: cannot write to stdout\n",
+                "stdout /dev/full: exit %d, stderr %r" % (p.returncode, p.stderr))
 
     # 5. Progress on stderr only for a terminal: a pipe gets none (above), a terminal one line.
     import pty
