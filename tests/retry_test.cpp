@@ -1676,6 +1676,38 @@ TEST_CASE("a streaming adapter is stopped once the answer settles, with the whol
   CHECK(seen[0].received == a.received);
 }
 
+TEST_CASE("early stop: a value left open where the call stopped is not a cut after the answer",
+          "[retry][stream]") {
+  // Issue 29: the answer settled while the next value was open in the bytes received; the
+  // attempt said "cut after the answer" (truncation, message, answer::truncation), which the
+  // model's output never had: the wrapper stopped it there.
+  const std::string text =
+      "Plan: {\"steps\": [\"boil\"]} {\"why\": \"boiling first, because the water must be hot "
+      "before the tea goes in, and that takes a while\"}";
+  const std::size_t closed = text.find("]}") + 2;
+  for (std::size_t piece = 8; piece <= 12; ++piece) {
+    const std::size_t received = (closed + piece - 1) / piece * piece;
+    if (received <= closed + 1) continue;  // the piece ends before the next value opens
+    INFO("pieces of " << piece);
+    stream_script s;
+    s.replies = {streamed(text, piece)};
+    auto r = llmjson::retrying(stream_replay(s), {.extraction = answer_start})
+                 .extract("plan", llmjson::any_key({"steps"}));
+    REQUIRE(r);
+    const llmjson::attempt& a = r.attempts.at(0);
+    REQUIRE(a.stopped_early);
+    REQUIRE(a.content.find('{', closed) != std::string::npos);  // open where it stopped
+    CHECK_FALSE(a.truncation);
+    CHECK(a.message.empty());
+    CHECK_FALSE(r->truncation);
+    // The same content whole, as extract() reads it, is cut after the answer: the difference
+    // is only that the wrapper stopped it.
+    auto whole = llmjson::extract(a.content, llmjson::any_key({"steps"}), answer_start);
+    REQUIRE(whole);
+    CHECK(whole->truncation);
+  }
+}
+
 TEST_CASE("early stop: off when asked, and never under unique or last or in complete",
           "[retry][stream]") {
   const std::string prompt = "plan";
@@ -2090,9 +2122,12 @@ TEST_CASE("the README's streaming examples", "[retry][stream][readme]") {
         break;  // stop the model: the rest cannot change it
       }
     }
-    llmjson::result<llmjson::extraction> r = s.finish();  // what extract() gives on s.text()
+    // Stopped at the answer: stop(), for what is still open after it is not a cut. At the end of
+    // the output: finish(), which is what extract() gives on s.text().
+    llmjson::result<llmjson::extraction> r = s.settled() ? s.stop() : s.finish();
     REQUIRE(r);
     CHECK(r->chosen().offset == 18);
+    CHECK_FALSE(r->truncation);
     CHECK(s.text() == model_output[0] + model_output[1]);  // the last chunk was never fed
   }
   CHECK(printed.str() == "settled at byte 18: {\"orders\": [\"come about\"]}\n");

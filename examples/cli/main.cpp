@@ -1012,7 +1012,8 @@ int run_early(const settings& s, const S& sel) {
   o.early = &in;
   o.bytes_read = st.size();
   if (in.over_limit) return show<S>(s, nullptr, o);
-  const auto r = st.finish();
+  // Settled: the reading stopped there, so what is still open after the answer was not cut.
+  const auto r = in.settled ? st.stop() : st.finish();
   return show<S>(s, &r, o);
 }
 

@@ -3,11 +3,14 @@
 #ifndef LLMJSON_STREAM_HPP_INCLUDED
 #define LLMJSON_STREAM_HPP_INCLUDED
 
+#include <algorithm>
 #include <cassert>
 #include <cstddef>
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -31,9 +34,21 @@ namespace llmjson {
 /// is called: nothing is read twice, and every read costs in proportion to the new bytes.
 ///
 /// The stream owns the text it was fed. Every accessor returns views into the current buffer,
-/// whatever was called before it: the views of `settled()`, `completed()` and `seen()` follow
-/// the buffer when a `feed` moves it, and stay valid until the next `feed`. The result of
-/// `finish()` lives as long as the stream. Not thread-safe; one stream per output.
+/// whatever was called before it. **What `settled()`, `completed()` and `seen()` return stays
+/// valid until the next `feed`** (or the stream's end), whatever is called in between: `sync()`,
+/// `finish()`, `stop()` and the accessors themselves never move nor free a candidate that one
+/// of them returned (a candidate that a later read drops stays readable, with its old verdict,
+/// until the next `feed`). `text()` is valid until the next `feed`. The result of `finish()`
+/// holds views into the stream, which must outlive it. Not thread-safe; one stream per output.
+///
+/// **A selector that throws** (a predicate, a decoder's `from_json`): the exception leaves the
+/// call that judged (`feed`, `sync`, `completed`, `seen`, `finish`, `stop`), and the candidate
+/// stays unjudged: the next call judges it again, and every candidate after it, as `extract`
+/// would. The stream stays usable.
+///
+/// **A moved-from stream** is empty: `text()` is empty, `size()` 0, `settled()` null,
+/// `completed()` and `seen()` empty, `sync()` does nothing; `feed`, `finish` and `stop` throw
+/// `std::logic_error` (it has no selector left).
 ///
 /// **The resource limits.** What `settled()` and `completed()` promise holds for every
 /// continuation that keeps the whole text within the resource limits (`max_input_bytes`,
@@ -48,7 +63,7 @@ namespace llmjson {
 ///   s.feed(chunk);
 ///   if (s.settled()) break;  // the answer is known: stop the model
 /// }
-/// auto r = s.finish();
+/// auto r = s.stop();  // the model was stopped: not a cut (finish() if it ran to its end)
 /// ```
 template <Selector S = any_object>
 class stream {
@@ -60,12 +75,13 @@ class stream {
   /// 1/16 of the text so far, at most 4 KB), so the settled answer is seen at most that many
   /// bytes late; `sync()` reads them at once. After `finish()`, asserts.
   void feed(std::string_view chunk) {
-    state& s = *s_;
+    state& s = live("feed");
     assert(!s.ended && "llmjson::stream::feed after finish");
     if (s.ended || chunk.empty()) return;
     const bool due = s.scan.feed(chunk);
     if (s.scan.over()) {
       s.settled.reset();  // too_large whatever comes: the candidates are gone
+      s.judged = 0;
       return;
     }
     if (due) read();
@@ -74,30 +90,35 @@ class stream {
   /// Reads the bytes fed but not read yet (feed waits for a few): `settled()`, `completed()`
   /// and `seen()` then see all the text so far. Costs nothing when nothing new came.
   void sync() {
-    if (!s_->ended && s_->scan.unread()) read();
+    if (s_ && !s_->ended && s_->scan.unread()) read();
   }
 
   /// No more text: returns exactly what `extract(text(), selector, options)` returns. The
-  /// views of the result point into the stream, which must outlive it.
-  [[nodiscard]] result<extraction> finish() & {
-    state& s = *s_;
-    s.ended = true;
-    s.settled.reset();
-    if (auto e = detail::precheck(s.scan.size(), !s.scan.over() && detail::is_blank(s.scan.text()),
-                                  s.opts))
-      return std::move(*e);
-    // The candidates made so far are final: they are taken as they are, with their verdicts.
-    std::size_t judged = 0;
-    scan_result scan = s.scan.finish(judged);
-    return detail::choose(std::move(scan), s.sel, s.opts, judged);
-  }
+  /// views of the result point into the stream, which must outlive it. Call it once, when the
+  /// model's output ended by itself; when the caller stopped the model, `stop()`.
+  [[nodiscard]] result<extraction> finish() & { return end("finish"); }
   /// The result of a temporary stream would dangle.
   result<extraction> finish() && = delete;
 
+  /// The caller stopped the model (usually once `settled()`): returns what `finish()` returns,
+  /// except that an answer has no `truncation`. A value still open after the answer is where
+  /// the caller stopped the text, not a cut of the model's, so nothing says "cut after the
+  /// answer". An error stays as `finish()` gives it: stopped before the answer settled, the text
+  /// so far may well hold no answer (`truncated`, with where it ends).
+  [[nodiscard]] result<extraction> stop() & {
+    result<extraction> r = end("stop");
+    if (r) r->truncation.reset();
+    return r;
+  }
+  /// The result of a temporary stream would dangle.
+  result<extraction> stop() && = delete;
+
   /// The text fed so far (empty once it went over `options::max_input_bytes`).
-  [[nodiscard]] std::string_view text() const noexcept { return s_->scan.text(); }
+  [[nodiscard]] std::string_view text() const noexcept {
+    return s_ ? s_->scan.text() : std::string_view();
+  }
   /// How many bytes were fed.
-  [[nodiscard]] std::size_t size() const noexcept { return s_->scan.size(); }
+  [[nodiscard]] std::size_t size() const noexcept { return s_ ? s_->scan.size() : 0; }
 
   /// The candidates read so far that nothing later can drop or change (within the resource
   /// limits), in document order, each with its verdict (`qualifies`, `message`). While a later
@@ -106,7 +127,7 @@ class stream {
   /// `analysis` could still turn out to be stripped harmony — this holds them all back, as
   /// `settled()` does (`seen()` shows them). Valid until the next `feed`.
   [[nodiscard]] std::span<const candidate> completed() const {
-    if (s_->scan.provisional()) return {};
+    if (!s_ || s_->scan.provisional()) return {};
     return seen();
   }
 
@@ -116,6 +137,7 @@ class stream {
   /// they come; an entry may later change its verdict, or vanish with the whole list when a
   /// resource limit is crossed. Valid until the next `feed`.
   [[nodiscard]] std::span<const candidate> seen() const {
+    if (!s_) return {};
     state& s = *s_;
     if (!s.ended) make(s.scan.stable());  // made when first asked for
     return s.scan.made();
@@ -126,7 +148,7 @@ class stream {
   /// Null before, and always under `unique` and `last` (a later candidate could change the
   /// answer). Valid until the next `feed`.
   [[nodiscard]] const candidate* settled() const noexcept {
-    return s_->settled ? &s_->scan.made()[*s_->settled] : nullptr;
+    return s_ && s_->settled ? &s_->scan.made()[*s_->settled] : nullptr;
   }
 
  private:
@@ -143,14 +165,40 @@ class stream {
     bool first;            // policy first: the answer can settle
     bool ended = false;
     std::size_t settle_from = 0;  // records[..settle_from] hold no qualifying candidate
+    std::size_t judged = 0;       // made()[..judged] have their verdicts
     std::optional<std::size_t> settled;
   };
+
+  /// The state, or std::logic_error naming the call when the stream was moved from.
+  state& live(const char* call) {
+    if (!s_)
+      throw std::logic_error(std::string("llmjson::stream::") + call +
+                             ": the stream was moved from (it has no selector left)");
+    return *s_;
+  }
+
+  result<extraction> end(const char* call) {
+    state& s = live(call);
+    s.ended = true;
+    s.settled.reset();
+    if (auto e = detail::precheck(s.scan.size(), !s.scan.over() && detail::is_blank(s.scan.text()),
+                                  s.opts))
+      return std::move(*e);
+    // The candidates judged so far are final: they are taken as they are, with their verdicts;
+    // one that a selector's exception left unjudged is judged again.
+    std::size_t kept = 0;
+    scan_result scan = s.scan.finish(kept);
+    const std::size_t judged = std::min(kept, s.judged);
+    s.judged = 0;
+    return detail::choose(std::move(scan), s.sel, s.opts, judged);
+  }
 
   void read() {
     state& s = *s_;
     if (s.scan.read(/*ended=*/false)) {  // the candidates made so far are gone
       s.settled.reset();
       s.settle_from = 0;
+      s.judged = 0;
     }
     // The first qualifying candidate is the answer of every continuation once nothing before
     // it can change and no closing marker can still make the start reasoning. Candidates are
@@ -171,13 +219,13 @@ class stream {
   }
 
   /// Makes the candidates of the records before `upto` that are not made yet, in document
-  /// order, and judges them.
+  /// order, and judges those not judged yet (one a selector's exception left unjudged too).
   void make(std::size_t upto) const {
     state& s = *s_;
-    std::vector<candidate>& made = s.scan.made();
-    std::size_t from = made.size();
     s.scan.make(upto);
-    for (; from < made.size(); ++from) detail::judge_candidate(made[from], s.sel);
+    std::vector<candidate>& made = s.scan.made();
+    if (s.judged > made.size()) s.judged = 0;  // emptied: a resource limit
+    for (; s.judged < made.size(); ++s.judged) detail::judge_candidate(made[s.judged], s.sel);
   }
 
   std::unique_ptr<state> s_;

@@ -821,6 +821,26 @@ def group_early(c, a):
     for name, data in odd_inputs():
         for args in ([], ["--keys", "a"], ["--starts-in", "answer"]):
             check_same_as_without(c, name, args, data, None)
+    # Stopped at the settled answer while the next value is open: no cut after the answer,
+    # whether the pipe brought the open value with the answer or not (issue 29: it said one
+    # when the piece that settled the answer held the next value's first bytes).
+    cut_later = b'{"b": 1} and then {"c": [1, 2'
+    for steps in (("rest",), ("12",), ("19",)):
+        w = Writer(cut_later, steps)
+        try:
+            tool = w.pipe_into(c, ["--early", "--report", "--keys", "b", "--starts-in", "answer"])
+            try:
+                out, err = tool.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                tool.kill()
+                out, err = tool.communicate()
+            ok, rep = parse_json(out)
+            c.check(tool.returncode == 0 and ok and rep["value"] == {"b": 1} and rep["truncated"] is None
+                    and rep["early"]["settled"] and err == b"",
+                    "stopped with an open value after the answer, pieces %s: exit %s, %r, %r"
+                    % (steps, tool.returncode, out[:300], err[:300]))
+        finally:
+            w.close()
     # A large input whose answer comes first: --early reads a small part of it.
     data = b'Final answer: {"answer": {"rows_checked": 3}}\n' + large_output(4 * 1024 * 1024)[0]
     rc, out, _ = c.run(["--early", "--report", "--keys", "answer", "--starts-in", "answer"], data)
@@ -832,14 +852,13 @@ def group_early(c, a):
         print("large input: --early read %d of %d bytes" % (rep["early"]["bytes_read"], len(data)))
 
 
+CUT_NOTE = re.compile(rb"llmjson: note: the output was cut after the answer[^\n]*\n")
+
+
 def check_same_as_without(c, name, args, data, path):
     """--early prints what the plain run prints; with --report, the same report when nothing
-    settled, and the same value when it did."""
-    plain = c.run(args, data)
-    early = c.run(["--early"] + args, data)
-    c.check(early == plain, "%s %s: --early gives %r, without %r" % (name, args, early[:3], plain[:3]))
-    if path:
-        c.check(c.run(["--early"] + args + [path]) == plain, "%s %s: --early FILE differs" % (name, args))
+    settled, and the same value when it did. Once the answer settled, the reading stopped
+    there: what is open after the answer is not a cut, and no note says one (issue 29)."""
     rc, out, _ = c.run(["--report"] + args, data)
     erc, eout, _ = c.run(["--early", "--report"] + args, data)
     ok, rep = parse_json(out)
@@ -847,6 +866,14 @@ def check_same_as_without(c, name, args, data, path):
     if not c.check(ok and eok and erc == rc and "early" in erep and "early" not in rep,
                    "%s %s: --early --report %r" % (name, args, eout[:300])):
         return
+    plain = c.run(args, data)
+    if erep["early"]["settled"]:
+        plain = (plain[0], plain[1], CUT_NOTE.sub(b"", plain[2]))
+        c.check(erep["truncated"] is None, "%s %s: --early settled, yet a cut: %r" % (name, args, erep["truncated"]))
+    early = c.run(["--early"] + args, data)
+    c.check(early == plain, "%s %s: --early gives %r, without %r" % (name, args, early[:3], plain[:3]))
+    if path:
+        c.check(c.run(["--early"] + args + [path]) == plain, "%s %s: --early FILE differs" % (name, args))
     c.check(erep["early"]["bytes_read"] <= len(data), "%s %s: read more than the input" % (name, args))
     if not erep["early"]["settled"]:
         c.check(erep["early"]["bytes_read"] == len(data), "%s %s: stopped early, not settled" % (name, args))

@@ -98,9 +98,10 @@ class extraction_judge {
     [[nodiscard]] std::string_view text() const noexcept {
       return over_ ? std::string_view(kept_) : stream_.text();
     }
-    /// Judges the message whose content was fed: the stream's `finish()`.
+    /// Judges the message whose content was fed: the stream's `finish()`, or its `stop()` when
+    /// the call was stopped at the settled answer (what is open after it was not cut).
     judged<Out> finish(message&&, attempt& a) {
-      result<extraction> whole = stream_.finish();
+      result<extraction> whole = a.stopped_early ? stream_.stop() : stream_.finish();
       record_cut_after_answer(whole, a);
       result<Out> r = judge_->conclude_(std::move(whole));
       if (r) return record_extraction(std::move(r), a, nullptr);

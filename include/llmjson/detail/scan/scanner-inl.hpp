@@ -324,6 +324,9 @@ struct scanner::state {
   bool over = false;        // over max_input_bytes: the text is dropped
   bool ended = false;
   std::vector<candidate> made;
+  // The storage of `made` that a read, a make or finish replaced: a stream's views into it
+  // (`settled()`, `completed()`, `seen()`) stay valid until the next feed, which frees it.
+  std::vector<std::vector<candidate>> retired;
   const char* views_into = nullptr;  // buf.data() when made's views were made
   std::size_t generation = 0;
   position_finder positions{std::string_view()};
@@ -345,6 +348,29 @@ struct scanner::state {
     }
     views_into = buf.data();
   }
+
+  /// Empties `made`, keeping its storage until the next feed.
+  void retire() {
+    if (made.empty()) return;
+    retired.push_back(std::move(made));
+    made = std::vector<candidate>();
+  }
+
+  /// Makes room for `n` candidates in `made` without moving those made: a larger copy takes
+  /// its place, and the old storage is kept until the next feed. The capacity doubles, so the
+  /// copies cost O(1) a candidate in all.
+  void reserve(std::size_t n) {
+    if (made.capacity() >= n) return;
+    std::vector<candidate> bigger;
+    bigger.reserve(std::max(n, 2 * made.capacity()));
+    bigger.insert(bigger.end(), made.begin(), made.end());
+    if (made.empty()) {
+      made = std::move(bigger);
+      return;
+    }
+    retired.push_back(std::move(made));
+    made = std::move(bigger);
+  }
 };
 
 LLMJSON_INLINE void scanner::state_deleter::operator()(state* s) const noexcept { delete s; }
@@ -360,6 +386,7 @@ LLMJSON_INLINE scanner::scanner(const options& opts) : s_(new state(opts)) {}
 
 LLMJSON_INLINE bool scanner::feed(std::string_view chunk) {
   state& s = *s_;
+  s.retired.clear();  // the views of the storage replaced since the last feed end here
   s.total += chunk.size();
   if (s.over) return false;
   if (s.total > s.opts.max_input_bytes) {
@@ -393,12 +420,12 @@ LLMJSON_INLINE bool scanner::read(bool ended) {
   // The next read once enough new bytes came: 64, or 1/16 of the text so far, at most 4 KB.
   s.read_at = s.read + std::min<std::size_t>(4096, std::max<std::size_t>(64, s.read / 16));
   if (s.engine.overflowed() != overflow::none) {  // too_large, whatever comes
-    s.made.clear();
+    s.retire();
     return true;
   }
   if (s.engine.generation() != s.generation) {  // the start was reasoning after all
     s.generation = s.engine.generation();
-    s.made.clear();
+    s.retire();
     s.positions_made = false;
     return true;
   }
@@ -440,6 +467,7 @@ LLMJSON_INLINE void scanner::make(std::size_t upto) {
   s.positions.rebind(text);
   auto position_of = [&](std::size_t offset) { return s.positions.at(offset); };
   s.views_into = s.buf.data();
+  s.reserve(upto);  // the candidates made stay where they are: views of them stay valid
   while (s.made.size() < upto) {
     const record& r = s.engine.records[s.made.size()];
     std::size_t at = 0;
@@ -463,15 +491,17 @@ LLMJSON_INLINE scan_result scanner::finish(std::size_t& kept) {
   if (!s.engine.reading()) {
     if (std::optional<scan_result> fast = whole_candidate(s.buf, s.opts)) {
       s.ended = true;
-      s.made.clear();
+      s.retire();
       return std::move(*fast);
     }
   }
   read(/*ended=*/true);
   s.ended = true;
   kept = s.made.size();
-  scan_result out = make_scan_result(s.buf, s.engine, s.opts, std::move(s.made));
-  s.made.clear();
+  // A copy: the views a stream gave of `made` stay valid while the stream lives, whatever
+  // becomes of the result.
+  scan_result out = make_scan_result(s.buf, s.engine, s.opts, std::vector<candidate>(s.made));
+  s.retire();
   return out;
 }
 

@@ -39,6 +39,10 @@ class scanner {
   /// Appends `chunk` to the text. Returns true when enough new bytes came to read them now.
   /// Past `options::max_input_bytes` the text is dropped and `over()` is true for good. When the
   /// buffer moves, the views of `made()` follow it.
+  ///
+  /// **Lifetimes.** Only `feed` ends references into `made()` (its elements and the views in
+  /// them): `read`, `make` and `finish` never move nor free a candidate made before them — what
+  /// replaces `made()`'s storage is kept until the next `feed`.
   bool feed(std::string_view chunk);
   /// Reads the bytes fed since the last read; `ended`: no more text will come. Returns true when
   /// `made()` was emptied: the text is read again from its start (a later marker changed how it
