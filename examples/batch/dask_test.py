@@ -28,8 +28,8 @@ import time
 # Not in the worker processes, which run this file again as __mp_main__ without its folder on
 # sys.path (see main).
 if __name__ == "__main__":
-    from batch_common import (BATCH_FLAGS, HERE, Checks, datasets, failing_tool, missing,
-                              readme_block, single_run)
+    from batch_common import (BATCH_FLAGS, HANG_SECONDS, HERE, Checks, datasets, failing_tool,
+                              missing, readme_block, single_run)
 
 
 def main():
@@ -52,7 +52,7 @@ def main():
         cluster = llmjson_dask.local_cluster(2, silence_logs=logging.ERROR)
         client = Client(cluster)
         try:
-            client.wait_for_workers(2, timeout=60)
+            client.wait_for_workers(2, timeout=HANG_SECONDS)
             print("cluster: %s, workers %s (%.1f s)" % (
                 cluster.scheduler_address, ", ".join(sorted(client.nthreads())),
                 time.monotonic() - began))
@@ -114,7 +114,7 @@ def readme_command(c, tool, scheduler, folder, paths):
     os.mkdir(work)
     os.symlink(paths["batch"], os.path.join(work, "outputs.jsonl"))
     p = subprocess.run(["bash", "-e", "-c", command], cwd=work, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=120)
+                       stderr=subprocess.PIPE, timeout=HANG_SECONDS)
     words = shlex.split(block.replace("\\\n", " "))
     flags = words[words.index("--") + 1:]
     try:
@@ -167,17 +167,22 @@ def failures(c, recipe, tool, scheduler, folder, paths):
     # The command line with a cluster of its own, to stdout.
     p = subprocess.run([sys.executable, os.path.join(HERE, "llmjson_dask.py"), "--workers", "2",
                         "--tool", tool, "--partition-size", "64KiB", paths["clean"]],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=HANG_SECONDS)
     c.same_run("command line, --workers 2 (a LocalCluster of its own), to stdout",
                (p.returncode, p.stdout), single_run(tool, paths["clean"]))
-    c.check(p.stderr == b"", "  ... nothing on stderr", p.stderr.decode("utf-8", "replace"))
+    # Dask's own log lines (a loaded machine gets "Worker process still alive after 4 seconds,
+    # killing" as the cluster closes) are Dask's business: what is checked is that neither the
+    # recipe nor the tool said anything.
+    ours = [line for line in p.stderr.decode("utf-8", "replace").splitlines()
+            if line.startswith("llmjson")]
+    c.check(not ours, "  ... nothing of the recipe's or the tool's on stderr", "\n".join(ours))
 
     # The command line (the README block runs a good one): a failed run leaves no output file.
     answers = os.path.join(folder, "answers.jsonl")
     p = subprocess.run([sys.executable, os.path.join(HERE, "llmjson_dask.py"), "--scheduler",
                         scheduler, "--tool", "/nonexistent/llmjson", "-o", answers,
                         paths["plain"]], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       timeout=120)
+                       timeout=HANG_SECONDS)
     c.check(p.returncode == 2 and not os.path.exists(answers) and "cannot run" in p.stderr
             and not [n for n in os.listdir(folder) if n.startswith(".llmjson_dask.")],
             "command line, failed run: exit 2, why, no output file left",

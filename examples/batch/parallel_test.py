@@ -18,7 +18,8 @@ import subprocess
 import sys
 import tempfile
 
-from batch_common import Checks, datasets, failing_tool, missing, readme_block, single_run
+from batch_common import (HANG_SECONDS, Checks, datasets, failing_tool, missing, readme_block,
+                          single_run)
 
 PIECE = 250
 
@@ -60,7 +61,7 @@ def main():
             os.symlink(path, os.path.join(work, "outputs.jsonl"))
             env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""))
             p = subprocess.run(["bash", "-c", command], cwd=work, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, timeout=120)
+                               stderr=subprocess.PIPE, timeout=HANG_SECONDS)
             with open(os.path.join(work, "answers.jsonl"), "rb") as f:
                 out = f.read()
             with open(os.path.join(work, "jobs.log")) as f:

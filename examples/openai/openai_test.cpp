@@ -77,7 +77,7 @@ class fake_server {
     script_ = name;
     std::ofstream(script_) << steps.dump();
     const std::string cmd = sh_quote(LLMJSON_PYTHON) + " " + sh_quote(LLMJSON_FAKE_SERVER) + " " +
-                            sh_quote(script_) + " --timeout 60";
+                            sh_quote(script_) + " --timeout 600";  // a hang guard: quit() ends it
     out_ = popen(cmd.c_str(), "r");
     if (!out_) throw std::runtime_error("popen failed: " + cmd);
     auto first = read_line(out_);

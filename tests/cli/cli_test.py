@@ -644,9 +644,10 @@ def group_examples(c, a):
 WRITER = r"""
 import os, signal, sys, time
 # Writes argv[1] (a file) to stdout in the pieces argv[2:] says ("bytes" or "sleep:SECONDS"),
-# then keeps stdout open for a minute, as a model that is still writing would; with the step
-# "talk", it keeps writing a line every 50 ms instead, and dies of SIGPIPE as a CLI does once
-# nobody reads it.
+# then keeps stdout open for an hour (the test kills it), as a model that is still writing would;
+# with the step "talk", it keeps writing a line every 50 ms instead, and dies of SIGPIPE as a CLI
+# does once nobody reads it. The tests wait for what they check, never for a time: a tool that
+# exits "while writing" exits while this process is alive, however loaded the machine.
 signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 data = open(sys.argv[1], "rb").read()
 at = 0
@@ -655,15 +656,19 @@ for step in sys.argv[2:]:
         time.sleep(float(step[6:]))
         continue
     if step == "talk":
-        for _ in range(1200):
+        for _ in range(72000):
             os.write(1, b"and one more thing about these orders.\n")
             time.sleep(0.05)
         continue
     n = len(data) - at if step == "rest" else int(step)
     os.write(1, data[at:at + n])
     at += n
-time.sleep(60)
+time.sleep(3600)
 """
+
+
+# A wait this long is a hang, not a slow machine: it ends the wait and fails the check.
+HANG_SECONDS = 600
 
 
 class Writer:
@@ -698,11 +703,11 @@ def check_exits_while_writing(c, name, args, data, expect, steps=("rest",)):
     try:
         tool = w.pipe_into(c, args)
         try:
-            out, err = tool.communicate(timeout=20)
+            out, err = tool.communicate(timeout=HANG_SECONDS)
         except subprocess.TimeoutExpired:
             tool.kill()
             tool.communicate()
-            c.check(False, "%s: still reading after 20 s although the answer was settled" % name)
+            c.check(False, "%s: still reading after %d s although the answer was settled" % (name, HANG_SECONDS))
             return
         c.check(w.alive(), "%s: the writer was gone before the tool exited" % name)
         ok, value = parse_json(out)
@@ -726,7 +731,7 @@ def check_waits_for_more(c, name, args, data, expect_at_end):
         except subprocess.TimeoutExpired:
             pass
         w.proc.kill()  # the end of the input
-        out, err = tool.communicate(timeout=20)
+        out, err = tool.communicate(timeout=HANG_SECONDS)
         if isinstance(expect_at_end, str):
             m = ERROR_LINE.fullmatch(err.decode("utf-8", "replace"))
             good = tool.returncode == 1 and out == b"" and m is not None and m.group(1) == expect_at_end
@@ -758,13 +763,13 @@ def group_early(c, a):
     w = Writer(think_then_orders, ("rest", "talk"))
     try:
         tool = w.pipe_into(c, ["--early", "--keys", "orders"])
-        out, _ = tool.communicate(timeout=20)
+        out, _ = tool.communicate(timeout=HANG_SECONDS)
         c.check(tool.returncode == 0 and same_json(parse_json(out)[1], orders), "talking writer: %r" % out[:300])
         try:
-            w.proc.wait(timeout=5)
+            w.proc.wait(timeout=HANG_SECONDS)
             c.check(w.proc.returncode == -signal.SIGPIPE, "the writer ended with %s, not SIGPIPE" % w.proc.returncode)
         except subprocess.TimeoutExpired:
-            c.check(False, "the writer still writes 5 s after the tool exited")
+            c.check(False, "the writer still writes %d s after the tool exited" % HANG_SECONDS)
     finally:
         w.close()
     # No marker: prose settles with --starts-in answer, and only then.
@@ -830,7 +835,7 @@ def group_early(c, a):
         try:
             tool = w.pipe_into(c, ["--early", "--report", "--keys", "b", "--starts-in", "answer"])
             try:
-                out, err = tool.communicate(timeout=60)
+                out, err = tool.communicate(timeout=HANG_SECONDS)
             except subprocess.TimeoutExpired:
                 tool.kill()
                 out, err = tool.communicate()
