@@ -49,7 +49,9 @@ gives it (`[--flag a|b]`) where it gives them (console mode).
 Figures quoted in prose (blocks mode): every "N corpus cases" is the number of cases in
 tests/corpus (a NAME.txt beside a NAME.expect.json), and the API map (`| header | what |`) names
 exactly the headers of include/llmjson, the fuzz targets' table (`| target | what it checks on
-every input |`) exactly the tests/fuzz/NAME_fuzz.cpp.
+every input |`) exactly the tests/fuzz/NAME_fuzz.cpp. Every figure of the README's
+Performance table (`| input | `extract` |`) is written as it is in tests/bench/README.md, and
+the Build options table (`| option | default |`) names exactly the option()s of the CMake files.
 
 usage: readme_test.py --readme FILE [--readme FILE...] MODE ...
   generate --out DIR          (configure time) the programs and fragments, and DIR/blocks.cmake
@@ -349,6 +351,56 @@ def check_figures(c, a):
         targets = {f[:-4] for f in os.listdir(fuzz) if f.endswith("_fuzz.cpp")}
         c.check(tabled == targets, "the fuzz targets' table names %s; tests/fuzz has %s"
                 % (" ".join(sorted(t or "?" for t in tabled)), " ".join(sorted(targets))))
+    check_performance_table(c, a)
+    check_build_options(c, a)
+
+
+# A figure with its unit in the README's Performance table: 9.8 µs, 1.12×, 41.6–73.8 ms.
+FIGURE = re.compile(r"(\d[\d,]*(?:\.\d+)?(?:–\d[\d,]*(?:\.\d+)?)?) ?(µs|ms|s|MB/s|MB|×)(?![\w/])")
+
+
+def check_performance_table(c, a):
+    """Every figure of the README's Performance table (`| input | `extract` |`) is written, as
+    it is, in the benchmarks' manual it cites: with its unit, or alone in a table cell."""
+    readme = os.path.join(a.source_dir, "README.md")
+    rows = table_rows(readme, "| input | `extract` |")
+    if not rows:
+        return
+    with open(os.path.join(a.source_dir, "tests", "bench", "README.md"), encoding="utf-8") as f:
+        bench = f.read()
+    figures = 0
+    for row in rows:
+        for cell in row[1:]:
+            for m in FIGURE.finditer(cell):
+                figures += 1
+                number, unit = m.group(1), m.group(2)
+                alone = r"(?<![\d.,–])" + re.escape(number) + r"(?![\d.,–])"
+                found = (re.search(alone + r" ?" + re.escape(unit), bench)
+                         or re.search(r"\| " + re.escape(number) + r" \|", bench))
+                c.check(found is not None, "README.md, Performance, %s: %s is not in "
+                        "tests/bench/README.md" % (row[0][:40], m.group(0)))
+    print("performance: %d figures, each in tests/bench/README.md" % figures)
+
+
+def check_build_options(c, a):
+    """The Build options table (`| option | default |`) names every option() of the project's
+    CMake files, and only those."""
+    readme = os.path.join(a.source_dir, "README.md")
+    rows = table_rows(readme, "| option | default |")
+    if not rows:
+        return
+    tabled = {code_of(row[0]) for row in rows}
+    declared = set()
+    for folder, dirs, files in os.walk(a.source_dir):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "build"))]
+        for name in files:
+            if name == "CMakeLists.txt" or name.endswith(".cmake"):
+                with open(os.path.join(folder, name), encoding="utf-8") as f:
+                    declared.update(re.findall(r"^\s*option\((LLMJSON_\w+)", f.read(), re.M))
+    c.check(tabled == declared, "the Build options table and the CMake option()s differ: only in "
+            "the table: %s; only in CMake: %s" % (" ".join(sorted(tabled - declared)) or "-",
+                                                  " ".join(sorted(declared - tabled)) or "-"))
+    print("build options: %d, each in the table" % len(declared))
 
 
 # ---------------------------------------------------------------------------------------------
