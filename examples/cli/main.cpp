@@ -125,8 +125,9 @@ Output:
   --max-bytes N      refuse inputs longer than N bytes (default: 64 MiB, 67108864)
   --help, --version
 
-Notes on stderr ("llmjson: note: ...", exit 0): the answer is the fallback, or the output was cut
-after the answer (--policy unique refuses both).
+Notes on stderr ("llmjson: note: ...", exit 0): the answer is the fallback, later candidates
+qualify too (policy first took the first), or the output was cut after the answer (--policy
+unique refuses all three).
 Exit status: 0 the answer is on stdout; 1 no answer (stderr: "llmjson: KIND: message", KIND one
 of empty, no_json, truncated, no_match, ambiguous, too_large); 2 usage, input or schema error
 (with --response: "llmjson: --response: ..." for an input that is not a chat completion).
@@ -830,6 +831,8 @@ nlohmann::ordered_json report(const outcome& o, bool normalized) {
                        : json(nullptr);
   r["policy"] = llmjson::to_string(o.answer ? o.answer->policy : o.policy);
   r["fallback"] = o.answer && o.answer->fallback;
+  // Under policy first, the qualifying candidates after the answer: indices into `candidates`.
+  r["later_qualifying"] = o.answer ? json(o.answer->later_qualifying) : json::array();
   json list = json::array();
   const auto& cs = o.candidates();
   for (std::size_t i = 0; i < cs.size(); ++i) {
@@ -897,8 +900,26 @@ std::string answer_text(const settings& s, const llmjson::extraction& answer) {
   return s.pretty ? llmjson::pretty(answer.text()) : llmjson::minify(answer.text());
 }
 
+/// `2 later candidates also qualify: 5:1, 9:1; policy first printed the one at 1:9`: the
+/// qualifying candidates policy `first` passed over, at most `max_named_candidates` named.
+std::string later_qualifying_note(const llmjson::extraction& x) {
+  const auto& later = x.later_qualifying;
+  std::string out = llmjson::detail::count_of(later.size(), "later candidate") +
+                    (later.size() == 1 ? " also qualifies: " : " also qualify: ");
+  const std::size_t shown = std::min(later.size(), llmjson::detail::max_named_candidates);
+  for (std::size_t k = 0; k < shown; ++k) {
+    const llmjson::candidate& c = x.candidates[later[k]];
+    out += (k ? ", " : "") + std::to_string(c.line) + ":" + std::to_string(c.column);
+  }
+  if (later.size() > shown) out += ", and " + std::to_string(later.size() - shown) + " more";
+  const llmjson::candidate& c = x.chosen();
+  return out + "; policy first printed the one at " + std::to_string(c.line) + ":" +
+         std::to_string(c.column);
+}
+
 /// The notes on stderr for an answer that hides a doubt: it is the fallback (nothing qualified),
-/// or the output was cut after it. Empty when there is none.
+/// later candidates qualify too (policy first took the first), or the output was cut after it.
+/// Empty when there is none.
 std::string notes(const outcome& o) {
   std::string out;
   if (!o.answer) return out;
@@ -908,6 +929,9 @@ std::string notes(const outcome& o) {
            "; printed the first valid value (fallback at " + std::to_string(c.line) + ":" +
            std::to_string(c.column) + "); --no-fallback makes this an error\n";
   }
+  if (!o.answer->later_qualifying.empty())
+    out += "llmjson: note: " + later_qualifying_note(*o.answer) +
+           "; --policy unique makes this an error\n";
   if (const auto& cut = o.answer->truncation)
     out += "llmjson: note: the output was cut after the answer: " + one_line(cut->message) +
            "; --policy unique makes this an error\n";
@@ -1179,7 +1203,7 @@ bool jsonl_line(const settings& s, const line_layout& layout, const S& sel,
   if (!o.answer) return error_line(llmjson::to_string(failure.kind), failure.message);
   head();
   out += "true,\"value\":" + answer_text(s, *o.answer);
-  if (o.answer->fallback || o.answer->truncation) {
+  if (o.answer->fallback || !o.answer->later_qualifying.empty() || o.answer->truncation) {
     o.qualifies_as = qualifies_as(s);
     std::string note = notes(o);  // "llmjson: note: ...\n" lines
     std::string joined;

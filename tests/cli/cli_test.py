@@ -153,6 +153,15 @@ def check_plain(c, name, case, rc, out, err):
                 "%s: stderr %r is not one line 'llmjson: %s: ...'" % (name, text[:300], case["error"]))
 
 
+def later_note(rep):
+    """The start of the note for the qualifying candidates policy first passed over, as the
+    report's later_qualifying (indices into candidates) names them."""
+    later = [rep["candidates"][k] for k in rep["later_qualifying"]]
+    places = ", ".join("%d:%d" % (x["line"], x["column"]) for x in later[:8])
+    return ("llmjson: note: %d later candidate%s also qualif%s: %s" % (
+        len(later), "" if len(later) == 1 else "s", "ies" if len(later) == 1 else "y", places)).encode()
+
+
 def group_corpus(c, a):
     for name, path, case in load_cases(a.corpus):
         with open(path, "rb") as f:
@@ -169,9 +178,11 @@ def group_corpus(c, a):
                     c.check(out == tokens_of(span) + b"\n",
                             "%s: stdout %r is not the answer's tokens %r" % (name, out[:200], tokens_of(span)[:200]))
                     c.check(rep["text"].encode("utf-8") == span, name + ": the report's text is not the span")
-                    # Notes: one line for a fallback, one for a cut after the answer, nothing else.
+                    # Notes: one line for a fallback, one for later qualifying candidates, one for
+                    # a cut after the answer, nothing else.
                     lines = err.split(b"\n")[:-1]
                     want = [b"llmjson: note: no candidate "] * rep["fallback"] + \
+                           [later_note(rep)] * bool(rep["later_qualifying"]) + \
                            [b"llmjson: note: the output was cut after the answer: "] * (rep["truncated"] is not None)
                     c.check(len(lines) == len(want) and all(l.startswith(w) for l, w in zip(lines, want)),
                             "%s: stderr %r, expected notes %r" % (name, err[:300], want))
@@ -252,6 +263,7 @@ def check_report_against_explain(c, name, args, stdin=b""):
                 name + ": report error differs from the plain stderr line")
     # The notes come first: one for a fallback, one for a cut after the answer, as the report says.
     want = [b"llmjson: note: no candidate "] * bool(rep["fallback"]) + \
+           [later_note(rep)] * bool(rep["later_qualifying"]) + \
            [b"llmjson: note: the output was cut after the answer: "] * (rc == 0 and rep["truncated"] is not None)
     notes = err.split(b"\n")[:len(want)]
     c.check(all(n.startswith(w) for n, w in zip(notes, want)) and len(notes) == len(want),
@@ -270,6 +282,11 @@ def check_report_against_explain(c, name, args, stdin=b""):
         return
     chosen = [cand for cand in cands if cand["verdict"] in ("chosen", "fallback")]
     c.check(len(chosen) == (1 if rc == 0 else 0), name + ": chosen/fallback count does not match the outcome")
+    # later_qualifying: under first, every qualifying candidate after the chosen one; else none.
+    after = [i for i, cand in enumerate(cands) if cand["verdict"] == "qualifies"
+             and chosen and chosen[0]["verdict"] == "chosen" and cand["offset"] > chosen[0]["offset"]]
+    c.check(rep["later_qualifying"] == (after if rc == 0 and rep["policy"] == "first" else []),
+            "%s: later_qualifying %r, expected %r" % (name, rep["later_qualifying"], after))
     for i, (row, cand) in enumerate(zip(rows, cands), 1):
         where = "%s: candidate %d" % (name, i)
         c.check(row[0] == str(i), where + ": numbered " + row[0])
@@ -1202,6 +1219,19 @@ def group_jsonl(c, a):
             p = subprocess.run([c.binary, "--jsonl"], input=b'"{}"\n' * 100, stdout=full, stderr=subprocess.PIPE)
         c.check(p.returncode == 2 and p.stderr == b"llmjson: cannot write to stdout\n",
                 "stdout /dev/full: exit %d, stderr %r" % (p.returncode, p.stderr))
+    # Policy first passed over later qualifying candidates: the note says where, as on stderr.
+    text = 'Example: {"category": "other"}\nAnswer: {"category": "billing"}\n{"category": "x"}'
+    rc, got, _ = jsonl_run(c, ["--keys", "category"], [json.dumps(text).encode()])
+    c.check(rc == 0 and got == [b'{"id":1,"line":1,"ok":true,"value":{"category":"other"},"note":"2 later '
+                                b'candidates also qualify: 2:9, 3:1; policy first printed the one at 1:10; '
+                                b'--policy unique makes this an error"}'], "later qualifying note: %r" % got)
+    rc, out, err = c.run(["--keys", "category"], stdin=text.encode())
+    c.check(rc == 0 and out == b'{"category":"other"}\n'
+            and err == b"llmjson: note: 2 later candidates also qualify: 2:9, 3:1; policy first printed the "
+                       b"one at 1:10; --policy unique makes this an error\n", "later qualifying, plain: %r" % err)
+    rc, got, _ = jsonl_run(c, ["--keys", "category", "--report"], [json.dumps(text).encode()])
+    c.check(rc == 0 and len(got) == 1 and json.loads(got[0])["later_qualifying"] == [1, 2],
+            "later qualifying, --report: %r" % got)
 
     # 5. Progress on stderr only for a terminal: a pipe gets none (above), a terminal one line.
     import pty
