@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,7 +39,10 @@
 #include <fcntl.h>
 #include <io.h>
 #else
+#include <pthread.h>
 #include <unistd.h>
+
+#include <csignal>
 #endif
 
 namespace {
@@ -129,8 +134,10 @@ Notes on stderr ("llmjson: note: ...", exit 0): the answer is the fallback, late
 qualify too (policy first took the first), or the output was cut after the answer (--policy
 unique refuses all three).
 Exit status: 0 the answer is on stdout; 1 no answer (stderr: "llmjson: KIND: message", KIND one
-of empty, no_json, truncated, no_match, ambiguous, too_large); 2 usage, input or schema error
-(with --response: "llmjson: --response: ..." for an input that is not a chat completion).
+of empty, no_json, truncated, no_match, ambiguous, too_large); 2 usage, input or schema error, or
+a stdout that cannot be written, a closed pipe included (with --response: "llmjson: --response:
+..." for an input that is not a chat completion). SIGINT and SIGTERM end the run after the lines
+being written, as the signal does (128 + its number in a shell).
 )";
 
 static_assert(llmjson::default_max_input_bytes == 67108864, "update --max-bytes in usage_text");
@@ -942,21 +949,68 @@ bool write(std::FILE* f, std::string_view s) {
   return std::fwrite(s.data(), 1, s.size(), f) == s.size() && std::fflush(f) == 0;
 }
 
+/// Held while stdout takes whole lines: SIGINT and SIGTERM end the run between two lines.
+std::timed_mutex output_lock;
+
+/// Writes `s` (whole lines) to stdout under `output_lock`; returns why it failed (`Broken
+/// pipe`: the reader is gone), or "".
+std::string write_out(std::string_view s) {
+  const std::lock_guard lock(output_lock);
+  errno = 0;
+  if (write(stdout, s)) return {};
+  return errno ? std::strerror(errno) : "write error";
+}
+
+/// How long a signal waits for the lines being written before the run ends anyway: a reader that
+/// stopped reading would otherwise keep the tool alive.
+constexpr std::chrono::seconds signal_grace{5};
+
+/// A closed stdout (`llmjson --jsonl big.jsonl | head -1`) is a write error like any other (exit 2,
+/// `llmjson: cannot write to stdout: Broken pipe`), not a death by SIGPIPE. SIGINT and SIGTERM end
+/// the run after the lines being written (within `signal_grace`), so that the output ends with a
+/// whole line, then as the signal's default action does (status 128 + N in a shell). Call before
+/// any thread starts: they inherit the blocked signals, which one thread waits for.
+void handle_signals() {
+#ifndef _WIN32
+  std::signal(SIGPIPE, SIG_IGN);
+  sigset_t set;
+  sigemptyset(&set);
+  bool any = false;
+  for (int sig : {SIGINT, SIGTERM}) {
+    struct sigaction was {};
+    if (sigaction(sig, nullptr, &was) != 0 || was.sa_handler == SIG_IGN) continue;  // left alone:
+    sigaddset(&set, sig);  // a background job's SIGINT stays ignored
+    any = true;
+  }
+  if (!any || pthread_sigmask(SIG_BLOCK, &set, nullptr) != 0) return;  // the defaults stay
+  std::thread([set] {
+    int sig = 0;
+    while (sigwait(&set, &sig) != 0) {
+    }
+    if (output_lock.try_lock_for(signal_grace)) std::fflush(stdout);  // whole lines only
+    std::signal(sig, SIG_DFL);
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+    std::raise(sig);
+    std::_Exit(128 + sig);  // not reached: the default action ends the process
+  }).detach();
+#endif
+}
+
 /// Prints the outcome as the flags ask and returns the exit code.
 int finish(const settings& s, const outcome& o) {
-  bool written = true;
+  std::string unwritten;  // why stdout did not take the output
   if (s.report) {
     std::string text = dump(report(o, s.normalize), false);
     if (o.answer && !s.normalize) text = splice_value(std::move(text), o.answer->text());
-    written = write(stdout, (s.pretty ? llmjson::pretty(text) : text) + "\n");
+    unwritten = write_out((s.pretty ? llmjson::pretty(text) : text) + "\n");
   } else if (o.answer) {
-    written = write(stdout, answer_text(s, *o.answer) + "\n");
+    unwritten = write_out(answer_text(s, *o.answer) + "\n");
   } else {
     write(stderr, "llmjson: " + std::string(llmjson::to_string(o.failure->kind)) + ": " +
                       one_line(o.failure->message) + "\n");
   }
-  if (!written) {
-    write(stderr, "llmjson: cannot write to stdout\n");
+  if (!unwritten.empty()) {
+    write(stderr, "llmjson: cannot write to stdout: " + unwritten + "\n");
     return exit_usage;
   }
   write(stderr, notes(o));
@@ -1235,6 +1289,7 @@ int run_jsonl(const settings& s, const S& sel) {
   lo.jobs = s.jobs.value_or(std::max(1u, std::thread::hardware_concurrency()));
   lo.max_line = s.max_bytes;
   lo.first_line = s.first_line.value_or(1);
+  lo.out_lock = &output_lock;
 #ifdef _WIN32
   lo.progress = _isatty(_fileno(stderr)) != 0;
 #else
@@ -1261,7 +1316,7 @@ int run_jsonl(const settings& s, const S& sel) {
     return exit_usage;
   }
   if (run.write_failed) {
-    write(stderr, "llmjson: cannot write to stdout\n");
+    write(stderr, "llmjson: cannot write to stdout: " + run.write_problem + "\n");
     return exit_usage;
   }
   return run.failed ? exit_no_answer : exit_answer;
@@ -1273,13 +1328,14 @@ int usage_error(std::string_view message) {
 }
 
 int main_impl(int argc, char** argv) {
+  handle_signals();
   settings s;
   if (std::string problem = parse_command_line(argc, argv, s); !problem.empty())
     return usage_error(problem);
-  if (s.help) return write(stdout, usage_text) ? exit_answer : exit_usage;
+  if (s.help) return write_out(usage_text).empty() ? exit_answer : exit_usage;
   if (s.version)
-    return write(stdout, "llmjson " + std::string(llmjson::version_string) + "\n") ? exit_answer
-                                                                                   : exit_usage;
+    return write_out("llmjson " + std::string(llmjson::version_string) + "\n").empty() ? exit_answer
+                                                                                       : exit_usage;
 
   // The schema first: an invalid one is reported without waiting for stdin.
   std::optional<llmjson::schema> schema;

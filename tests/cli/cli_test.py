@@ -6,7 +6,7 @@
 usage: cli_test.py --binary PATH --corpus DIR --examples DIR --version-header FILE GROUP
 
 Groups: corpus, stdin_vs_file, report_matches_explain, usage_errors, any_bytes,
-large_input, examples, early, response, jsonl. Exit 0: passed; 1: failed (each failure on its own line).
+large_input, examples, early, response, jsonl, signals. Exit 0: passed; 1: failed (each failure on its own line).
 """
 
 import argparse
@@ -1217,7 +1217,7 @@ def group_jsonl(c, a):
     if os.path.exists("/dev/full"):
         with open("/dev/full", "wb") as full:
             p = subprocess.run([c.binary, "--jsonl"], input=b'"{}"\n' * 100, stdout=full, stderr=subprocess.PIPE)
-        c.check(p.returncode == 2 and p.stderr == b"llmjson: cannot write to stdout\n",
+        c.check(p.returncode == 2 and p.stderr == b"llmjson: cannot write to stdout: No space left on device\n",
                 "stdout /dev/full: exit %d, stderr %r" % (p.returncode, p.stderr))
     # Policy first passed over later qualifying candidates: the note says where, as on stderr.
     text = 'Example: {"category": "other"}\nAnswer: {"category": "billing"}\n{"category": "x"}'
@@ -1268,6 +1268,90 @@ def group_jsonl(c, a):
                 % (os.waitstatus_to_exitcode(status), usage.ru_maxrss, bound_kb))
 
 
+# ---------------------------------------------------------------------------------------------
+# A closed or full stdout, and SIGINT or SIGTERM mid-run
+
+def group_signals(c, a):
+    # Enough output that no pipe buffer holds it all: 20 MB, one answer of 220 bytes a line.
+    lines = [json.dumps('Sure: {"a": %d, "pad": "%s"}' % (i, "x" * 200)) for i in range(90000)]
+    with tempfile.NamedTemporaryFile("wb", suffix=".jsonl", delete=False) as f:
+        f.write(("\n".join(lines) + "\n").encode())
+        big = f.name
+    broken = b"llmjson: cannot write to stdout: Broken pipe\n"
+
+    # 1. stdout closed before anything is written (SIGPIPE would kill the tool: exit 2 instead).
+    for args, stdin in ((["--keys", "a"], b'{"a": 1}'), (["--report"], b'{"a": 1}'),
+                        (["--jsonl", big], b""), (["--jsonl", "--report", "--jobs", "1", big], b"")):
+        r, w = os.pipe()
+        os.close(r)
+        p = subprocess.run([c.binary] + args, input=stdin, stdout=w, stderr=subprocess.PIPE, timeout=300)
+        os.close(w)
+        c.check(p.returncode == 2 and p.stderr == broken,
+                "%s, stdout closed: exit %d, stderr %r" % (args, p.returncode, p.stderr[:300]))
+
+    # 2. `llmjson --jsonl big.jsonl | head -1`: the reader takes a line and goes.
+    p = subprocess.Popen([c.binary, "--jsonl", big], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = p.stdout.readline()
+    p.stdout.close()
+    err = p.stderr.read()
+    rc = p.wait(timeout=300)
+    c.check(json.loads(first)["id"] == 1 and rc == 2 and err == broken,
+            "--jsonl | head -1: exit %d, stderr %r" % (rc, err[:300]))
+
+    # 3. A full disk in single mode too: exit 2, as with --jsonl.
+    if os.path.exists("/dev/full"):
+        with open("/dev/full", "wb") as full:
+            p = subprocess.run([c.binary], input=b'{"a": 1}', stdout=full, stderr=subprocess.PIPE)
+        c.check(p.returncode == 2 and p.stderr == b"llmjson: cannot write to stdout: No space left on device\n",
+                "single mode, stdout /dev/full: exit %d, stderr %r" % (p.returncode, p.stderr))
+
+    # 4. SIGTERM or SIGINT while a line is being written: the tool finishes the lines it is
+    # writing, then ends as the signal does. The reader takes 64 KB of the first chunk's lines
+    # (about 256 KB), so the writer is inside them when the signal comes; the input stays open,
+    # so the run is not over.
+    import threading
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        for jobs in ("1", "2"):
+            # The signals' default actions, whatever this process inherited (the tool keeps an
+            # ignored one ignored, as a background job's SIGINT).
+            p = subprocess.Popen([c.binary, "--jsonl", "--jobs", jobs], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 preexec_fn=lambda: [signal.signal(s, signal.SIG_DFL)
+                                                     for s in (signal.SIGINT, signal.SIGTERM)])
+
+            def feed():
+                try:
+                    with open(big, "rb") as f:
+                        p.stdin.write(f.read())
+                    p.stdin.flush()
+                except (BrokenPipeError, ValueError):
+                    pass  # the tool ended first
+
+            feeder = threading.Thread(target=feed, daemon=True)
+            feeder.start()
+            out = p.stdout.read(65536)
+            p.send_signal(sig)
+            out += p.stdout.read()
+            err = p.stderr.read()
+            rc = p.wait(timeout=300)
+            feeder.join(timeout=300)
+            try:
+                p.stdin.close()
+            except (BrokenPipeError, OSError, ValueError):
+                pass
+            name = "%s with --jobs %s" % (signal.Signals(sig).name, jobs)
+            c.check(rc == -sig, "%s: exit %r, expected to end by the signal; stderr %r" % (name, rc, err[:300]))
+            c.check(len(out) > 65536 and out.endswith(b"\n"),
+                    "%s: %d bytes, the last %r" % (name, len(out), out[-80:]))
+            got = out.split(b"\n")[:-1]
+            whole = True
+            for k, line in enumerate(got, 1):
+                ok, rec = parse_json(line)
+                whole = whole and ok and rec["line"] == k and rec["value"]["a"] == k - 1
+            c.check(whole and len(got) < len(lines), "%s: %d lines, not all whole and in order" % (name, len(got)))
+    os.unlink(big)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", required=True)
@@ -1289,6 +1373,7 @@ def main():
         "early": lambda: group_early(c, a),
         "response": lambda: group_response(c, a),
         "jsonl": lambda: group_jsonl(c, a),
+        "signals": lambda: group_signals(c, a),
     }
     if a.group not in groups:
         ap.error("unknown group " + a.group)
