@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -127,7 +128,8 @@ Output:
   --explain          after the result, a table of every candidate and its verdict on stderr
   --report           print one JSON object with the answer or the error and every candidate
                      (with --response, then finish_reason and usage, null when absent)
-  --max-bytes N      refuse inputs longer than N bytes (default: 64 MiB, 67108864)
+  --max-bytes N      refuse inputs longer than N bytes (default: 64 MiB, 67108864); N may end
+                     in k, M or G (binary: 10k is 10240)
   --help, --version
 
 Notes on stderr ("llmjson: note: ...", exit 0): the answer is the fallback, later candidates
@@ -212,6 +214,7 @@ struct settings {
   bool version = false;
   std::size_t max_bytes = llmjson::options{}.max_input_bytes;
   std::string input = "-";
+  bool input_given = false;  // FILE or - was on the command line
 };
 
 /// The decimal count `v` (digits only), or std::nullopt.
@@ -220,6 +223,25 @@ std::optional<unsigned long long> count_of(const std::string& v) {
   auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
   if (v.empty() || ec != std::errc{} || end != v.data() + v.size()) return std::nullopt;
   return n;
+}
+
+/// The byte count `v`: digits, then maybe k, M or G (binary: `10k` is 10240), or std::nullopt.
+std::optional<std::size_t> byte_count_of(std::string v) {
+  unsigned shift = 0;
+  if (!v.empty()) {
+    switch (v.back()) {
+      case 'k':
+      case 'K': shift = 10; break;
+      case 'M': shift = 20; break;
+      case 'G': shift = 30; break;
+      default: break;
+    }
+  }
+  if (shift) v.pop_back();
+  const auto n = count_of(v);
+  constexpr auto most = static_cast<unsigned long long>(static_cast<std::size_t>(-1));
+  if (!n || *n > (most >> shift)) return std::nullopt;
+  return static_cast<std::size_t>(*n << shift);
 }
 
 /// A usage error's message, or empty when the command line is fine.
@@ -231,7 +253,7 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
       if (have_input)
         return "more than one input file ('" + s.input + "' and '" + std::string(arg) + "')";
       s.input = std::string(arg);
-      have_input = true;
+      have_input = s.input_given = true;
       continue;
     }
     if (arg == "--") {
@@ -278,10 +300,9 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
       if (auto problem = parse_enum(name, v, p); !problem.empty()) return problem;
       s.policy = p;
     } else if (name == "--max-bytes") {
-      const auto n = count_of(v);
-      if (!n || *n > static_cast<unsigned long long>(static_cast<std::size_t>(-1)))
-        return "--max-bytes: '" + v + "' is not a byte count";
-      s.max_bytes = static_cast<std::size_t>(*n);
+      const auto n = byte_count_of(v);
+      if (!n) return "--max-bytes: '" + v + "' is not a byte count (digits, maybe then k, M or G)";
+      s.max_bytes = *n;
     } else if (name == "--at" || name == "--id-at") {
       auto& where = name == "--at" ? s.at : s.id_at;
       if (where) return std::string(name) + " given twice";
@@ -341,6 +362,15 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
     }
   }
   if (!s.keys.empty() && s.schema_path) return "--keys and --schema exclude each other: pick one";
+  if (!s.input_given) {  // `llmjson --keys answers.txt`: the file would be a key, stdin the input
+    for (const auto& key : s.keys) {
+      std::error_code ec;
+      if (std::filesystem::is_regular_file(key, ec))
+        return "--keys: '" + key +
+               "' is taken as a key, and names a file: to read the file, put it after the keys "
+               "(--keys K1,K2 FILE); to read stdin with that key, add - as the input";
+    }
+  }
   if (s.no_reasoning_regions &&
       (!s.reasoning_tags.empty() || s.starts_in != llmjson::output_start::unknown))
     return "--no-reasoning-regions turns markers off: --reasoning-tags and --starts-in would do "
@@ -1209,8 +1239,13 @@ bool jsonl_line(const settings& s, const line_layout& layout, const S& sel,
       return error_line("input", "line " + number + ": " + where(layout.output) +
                                      " is not a chat completion: " + response->problem);
   } else if (output->front() != '"') {
-    return error_line("input", "line " + number + ": " + where(layout.output) + " is " +
-                                   std::string(type_of(output->front())) + ", not a string");
+    std::string why = "line " + number + ": " + where(layout.output) + " is " +
+                      std::string(type_of(output->front())) + ", not a string";
+    if (output->front() == '{')  // maybe a chat completion (a Batch API line's response body)
+      why += layout.output.tokens.empty()
+                 ? "; a Batch API line needs --response --at /response/body"
+                 : "; if it is a chat completion, add --response";
+    return error_line("input", why);
   } else {
     llmjson_cli::line_reader::decode_string(*output, w.text);
   }

@@ -402,6 +402,12 @@ def group_usage_errors(c, a):
         ["--policy"],
         ["--max-bytes", "ten", sample],
         ["--max-bytes", "-1", sample],
+        ["--max-bytes", "10kB", sample],
+        ["--max-bytes", "k", sample],
+        ["--max-bytes", "99999999999999999999G", sample],
+        ["--max-bytes", "17179869184G", sample],  # 2^64 bytes: one over the largest count
+        ["--keys", sample],  # the file taken as a key, stdin as the input
+        ["--keys", "category," + sample],
         ["--pretty=yes", sample],
         ["--keys", "a", "--schema", sample, sample],
         [sample, sample],
@@ -462,6 +468,23 @@ def group_usage_errors(c, a):
         rc, out, err = c.run(args)
         c.check(rc == 2 and err.decode("utf-8", "replace") == "llmjson: %s\n(try 'llmjson --help')\n" % says,
                 "%s: exit %d, stderr %r" % (args, rc, err))
+    # A key that names a file while stdin is the input: said, and how to say either meaning.
+    rc, out, err = c.run(["--keys", sample], b'{"a": 1}')
+    c.check(rc == 2 and err == ("llmjson: --keys: '%s' is taken as a key, and names a file: to read the file, "
+                                "put it after the keys (--keys K1,K2 FILE); to read stdin with that key, add - "
+                                "as the input\n(try 'llmjson --help')\n" % sample).encode(),
+            "--keys FILE: exit %d, stderr %r" % (rc, err))
+    rc, out, err = c.run(["--keys", sample, "-"], b'{"a": 1}')
+    c.check(rc == 0 and out == b'{"a":1}\n', "--keys FILE -: exit %d, stderr %r" % (rc, err))
+    # --max-bytes takes k, M and G (binary): 1k is 1024 bytes.
+    for size, limit in (("1k", 1024), ("1K", 1024), ("1025", 1025), ("2M", 2 << 20)):
+        for n, want in ((limit, 0), (limit + 1, 1)):
+            rc, out, err = c.run(["--max-bytes", size], b'{"a": 1}' + b" " * (n - 8))
+            c.check(rc == want and (want == 0 or err.startswith(b"llmjson: too_large: ")),
+                    "--max-bytes %s, %d bytes: exit %d, stderr %r" % (size, n, rc, err[:200]))
+    for size in ("1G", "16777216G"):
+        rc, out, _ = c.run(["--max-bytes", size], b'{"a": 1}')
+        c.check(rc == 0, "--max-bytes %s: exit %d" % (size, rc))
     for start in ("unknown", "reasoning", "answer"):
         rc, out, _ = c.run(["--starts-in", start], b'{"a": 1}')
         c.check(rc == 0 and parse_json(out)[1] == {"a": 1}, "--starts-in %s: exit %d" % (start, rc))
@@ -1232,6 +1255,16 @@ def group_jsonl(c, a):
     rc, got, _ = jsonl_run(c, ["--keys", "category", "--report"], [json.dumps(text).encode()])
     c.check(rc == 0 and len(got) == 1 and json.loads(got[0])["later_qualifying"] == [1, 2],
             "later qualifying, --report: %r" % got)
+    # A chat completion without --response: the error names the flag.
+    body = {"choices": [{"index": 0, "message": {"content": '{"a": 1}'}, "finish_reason": "stop"}]}
+    rc, got, _ = jsonl_run(c, ["--at", "/response/body"], [json.dumps({"response": {"body": body}}).encode()])
+    c.check(rc == 1 and got == [b'{"id":1,"line":1,"ok":false,"error":{"kind":"input","message":"line 1: the value '
+                                b'at /response/body is an object, not a string; if it is a chat completion, add '
+                                b'--response"}}'], "Batch API line without --response: %r" % got)
+    rc, got, _ = jsonl_run(c, [], [json.dumps({"custom_id": "t-1", "response": {"body": body}}).encode()])
+    c.check(rc == 1 and len(got) == 1 and got[0].endswith(b'is an object, not a string; a Batch API line needs '
+                                                          b'--response --at /response/body"}}'),
+            "Batch API line without --at and --response: %r" % got)
 
     # 5. Progress on stderr only for a terminal: a pipe gets none (above), a terminal one line.
     import pty
