@@ -1094,6 +1094,18 @@ int show(const settings& s, const llmjson::result<llmjson::extraction>* r, outco
   return finish(s, o);
 }
 
+/// Adds to an `empty` or `truncated` error what the provider said beside the output: how much
+/// reasoning came instead of an empty answer, and the response's `finish_reason` (`length`: the
+/// token limit cut it). The same words in single mode and with --jsonl.
+void say_why_cut(llmjson::error& e, const std::string& reasoning, const chat_response* response) {
+  if (e.kind == llmjson::error_kind::empty && !reasoning.empty())
+    e.message += "; the reasoning beside it holds " + std::to_string(reasoning.size()) +
+                 " bytes: the answer was never written";
+  if (response && response->finish_reason &&
+      (e.kind == llmjson::error_kind::empty || e.kind == llmjson::error_kind::truncated))
+    e.message += " (finish_reason \"" + *response->finish_reason + "\")";
+}
+
 /// Extracts with `sel` and prints the outcome; returns the exit code. With --response, `text` is
 /// the response's content and `response` the rest of what it said.
 template <class S>
@@ -1103,6 +1115,12 @@ int run(const settings& s, std::string_view text, const S& sel, bool over_limit,
   o.response = response;
   if (over_limit) return show<S>(s, nullptr, o);
   const auto r = llmjson::extract(text, sel, options_of(s));
+  if (!r && response) {
+    llmjson::error e = r.error();
+    say_why_cut(e, response->reasoning, response);
+    const llmjson::result<llmjson::extraction> said = std::move(e);
+    return show<S>(s, &said, o);
+  }
   return show<S>(s, &r, o);
 }
 
@@ -1271,13 +1289,7 @@ bool jsonl_line(const settings& s, const line_layout& layout, const S& sel,
     o.answer = &*r;
   } else {
     failure = r.error();
-    if (failure.kind == llmjson::error_kind::empty && !reasoning.empty())
-      failure.message += "; the reasoning beside it holds " + std::to_string(reasoning.size()) +
-                         " bytes: the answer was never written";
-    if (response && response->finish_reason &&
-        (failure.kind == llmjson::error_kind::empty ||
-         failure.kind == llmjson::error_kind::truncated))
-      failure.message += " (finish_reason \"" + *response->finish_reason + "\")";
+    say_why_cut(failure, reasoning, response ? &*response : nullptr);
     o.failure = &failure;
   }
   if (s.report) {

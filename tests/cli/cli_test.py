@@ -954,7 +954,10 @@ def group_response(c, a):
                 c.check(got["finish_reason"] == "stop" and got["usage"] == USAGE_REPORTED,
                         "%s (%s): finish_reason %r, usage %r" % (name, form, got["finish_reason"], got["usage"]))
                 del got["finish_reason"], got["usage"]
-                c.check(got == expected, "%s (%s): the report differs from the text's" % (name, form))
+                want = json.loads(plain)
+                if want["error"] and want["error"]["kind"] in ("empty", "truncated"):
+                    want["error"]["message"] += ' (finish_reason "stop")'  # as --jsonl says it
+                c.check(got == want, "%s (%s): the report differs from the text's" % (name, form))
             rc2, out2, _ = c.run(flags, data)
             rc3, out3, _ = c.run(flags + ["--response"], stdin=chat_body(text))
             c.check((rc3, out3) == (rc2, out2), name + ": --response prints another answer")
@@ -985,6 +988,17 @@ def group_response(c, a):
     rc, rep, err = report_of([], chat_body(None, "length", {"prompt_tokens": 9, "completion_tokens": 4096}))
     c.check(rc == 1 and rep is not None and rep["error"]["kind"] == "empty" and rep["finish_reason"] == "length"
             and rep["usage"]["completion_tokens"] == 4096, "null content at length: %r %r" % (rc, rep))
+    # The error itself says it, and the reasoning that came instead, as --jsonl's line does.
+    said = chat_body(None, "length")
+    said = said.replace(b'"content": null', b'"content": null, "reasoning_content": "hmm, let me think"')
+    rc, out, err = c.run(["--response"], stdin=said)
+    want = (b"llmjson: empty: the output is empty; the reasoning beside it holds 17 bytes: the answer "
+            b'was never written (finish_reason "length")\n')
+    c.check(rc == 1 and out == b"" and err == want, "null content at length, plain: %r %r %r" % (rc, out, err))
+    rc, out, err = c.run(["--jsonl", "--response"], stdin=json.dumps(json.loads(said)).encode() + b"\n")
+    ok, line = parse_json(out)
+    c.check(rc == 1 and ok and line["error"]["message"] == want[len(b"llmjson: empty: "):-1].decode(),
+            "null content at length, --jsonl: %r %r %r" % (rc, out, err))
     # No finish_reason: null. Content as parts.
     body = json.dumps({"choices": [{"message": {"content": [{"type": "text", "text": '{"a": '},
                                                             {"type": "text", "text": "1}"}]}}]}).encode()
