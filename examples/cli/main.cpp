@@ -1017,7 +1017,10 @@ void handle_signals() {
     int sig = 0;
     while (sigwait(&set, &sig) != 0) {
     }
-    if (output_lock.try_lock_for(signal_grace)) std::fflush(stdout);  // whole lines only
+    // Whoever holds the lock has whole lines to write, and flushes them before letting go: once
+    // it is ours, stdout holds only whole lines, and nothing is left to flush (a flush here
+    // could wait forever on a reader that stopped).
+    static_cast<void>(output_lock.try_lock_for(signal_grace));
     std::signal(sig, SIG_DFL);
     pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
     std::raise(sig);

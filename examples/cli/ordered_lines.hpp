@@ -45,7 +45,7 @@ struct lines_options {
   std::uint64_t first_line = 1;          ///< the number of the input's first line
   bool progress = false;                 ///< a progress line on stderr (for a terminal)
   std::size_t chunk_bytes = 256u << 10;  ///< the lines handed to a worker at once, about
-  std::timed_mutex* out_lock = nullptr;  ///< held while a chunk's lines are written, if given
+  std::timed_mutex* out_lock = nullptr;  ///< held while a chunk's lines are written and flushed
 };
 
 namespace detail_lines {
@@ -146,7 +146,9 @@ lines_run map_lines(std::FILE* in, std::FILE* out, const lines_options& opt, Wor
       if (!run.write_failed) {
         std::unique_lock<std::timed_mutex> writing;
         if (opt.out_lock) writing = std::unique_lock(*opt.out_lock);
-        if (std::fwrite(c->out.data(), 1, c->out.size(), out) != c->out.size()) {
+        // Flushed under the lock: whoever takes it next finds only whole lines written.
+        if (std::fwrite(c->out.data(), 1, c->out.size(), out) != c->out.size() ||
+            std::fflush(out) != 0) {
           run.write_failed = true;
           run.write_problem = std::strerror(errno);
         }
