@@ -397,3 +397,37 @@ TEST_CASE("raw control characters in strings: the messages name the first one",
   REQUIRE(ok);
   CHECK(ok->json() == json::parse(R"({"v": "2", "notes": "a\nsee"})"));
 }
+
+TEST_CASE("policy first names the later candidates that also qualify",
+          "[extract][rule §5 Selection and policies]") {
+  const std::string text =
+      "Example: {\"category\": \"other\"}\nMy answer:\n```json\n{\"category\": \"billing\"}\n"
+      "```\nor {\"category\": \"incident\"} <think>{\"category\": \"x\"}</think> {\"note\": 1}\n";
+  const auto sel = llmjson::any_key({"category"});
+  SECTION("first: the answer is the first; the other two qualifying ones are listed") {
+    auto r = llmjson::extract(text, sel, with(policy::first));
+    REQUIRE(r);
+    CHECK(r->index == 0);
+    REQUIRE(r->later_qualifying.size() == 2);
+    const auto& second = r->candidates[r->later_qualifying[0]];
+    const auto& third = r->candidates[r->later_qualifying[1]];
+    CHECK(second.text == R"({"category": "billing"})");
+    CHECK(second.line == 4);
+    CHECK(third.text == R"({"category": "incident"})");
+    CHECK(third.line == 6);
+    for (std::size_t k : r->later_qualifying) CHECK(r->candidates[k].qualifies);
+  }
+  SECTION("one qualifying candidate, last, and the fallback: none listed") {
+    const std::string one = "{\"category\": \"other\"} and {\"note\": 1}";
+    auto r = llmjson::extract(one, sel, with(policy::first));
+    REQUIRE(r);
+    CHECK(r->later_qualifying.empty());
+    auto last = llmjson::extract(text, sel, with(policy::last));
+    REQUIRE(last);
+    CHECK(last->later_qualifying.empty());
+    auto fell = llmjson::extract(text, llmjson::any_key({"zzz"}), with(policy::first));
+    REQUIRE(fell);
+    CHECK(fell->fallback);
+    CHECK(fell->later_qualifying.empty());
+  }
+}

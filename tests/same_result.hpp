@@ -50,6 +50,7 @@ inline std::string differs(const llmjson::result<llmjson::extraction>& a,
   if (a) {
     if (a->index != b->index || a->fallback != b->fallback || a->policy != b->policy)
       return "the choice";
+    if (a->later_qualifying != b->later_qualifying) return "the later qualifying candidates";
     if (auto d = differs(a->truncation, b->truncation); !d.empty()) return d;
     return differs(a->candidates, b->candidates);
   }

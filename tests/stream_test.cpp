@@ -642,3 +642,22 @@ TEST_CASE("a candidate in reasoning has no value, in any chunking, for every for
     }
   }
 }
+
+TEST_CASE("settled early, the later qualifying candidates are finish()'s, as extract() gives them",
+          "[stream][settled]") {
+  const llmjson::options answer_start{.start = llmjson::output_start::answer};
+  const std::string text = "Plan: {\"a\": 1} and {\"a\": 2}, then {\"b\": 3} and {\"a\": 4}.";
+  llmjson::stream<llmjson::any_key> s(llmjson::any_key({"a"}), answer_start);
+  s.feed(std::string_view(text).substr(0, 20));
+  s.sync();
+  REQUIRE(s.settled());  // the answer is known; the later ones are not read yet
+  CHECK(s.settled()->offset == 6u);
+  s.feed(std::string_view(text).substr(20));
+  const auto r = s.finish();
+  REQUIRE(r);
+  CHECK(r->index == 0);
+  REQUIRE(r->later_qualifying.size() == 2);
+  CHECK(r->candidates[r->later_qualifying[0]].text == "{\"a\": 2}");
+  CHECK(r->candidates[r->later_qualifying[1]].text == "{\"a\": 4}");
+  every_chunking(text, llmjson::any_key({"a"}), answer_start);
+}

@@ -4,11 +4,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,7 +40,10 @@
 #include <fcntl.h>
 #include <io.h>
 #else
+#include <pthread.h>
 #include <unistd.h>
+
+#include <csignal>
 #endif
 
 namespace {
@@ -122,14 +128,18 @@ Output:
   --explain          after the result, a table of every candidate and its verdict on stderr
   --report           print one JSON object with the answer or the error and every candidate
                      (with --response, then finish_reason and usage, null when absent)
-  --max-bytes N      refuse inputs longer than N bytes (default: 64 MiB, 67108864)
+  --max-bytes N      refuse inputs longer than N bytes (default: 64 MiB, 67108864); N may end
+                     in k, M or G (binary: 10k is 10240)
   --help, --version
 
-Notes on stderr ("llmjson: note: ...", exit 0): the answer is the fallback, or the output was cut
-after the answer (--policy unique refuses both).
+Notes on stderr ("llmjson: note: ...", exit 0): the answer is the fallback, later candidates
+qualify too (policy first took the first), or the output was cut after the answer (--policy
+unique refuses all three).
 Exit status: 0 the answer is on stdout; 1 no answer (stderr: "llmjson: KIND: message", KIND one
-of empty, no_json, truncated, no_match, ambiguous, too_large); 2 usage, input or schema error
-(with --response: "llmjson: --response: ..." for an input that is not a chat completion).
+of empty, no_json, truncated, no_match, ambiguous, too_large); 2 usage, input or schema error, or
+a stdout that cannot be written, a closed pipe included (with --response: "llmjson: --response:
+..." for an input that is not a chat completion). SIGINT and SIGTERM end the run after the lines
+being written, as the signal does (128 + its number in a shell).
 )";
 
 static_assert(llmjson::default_max_input_bytes == 67108864, "update --max-bytes in usage_text");
@@ -204,6 +214,7 @@ struct settings {
   bool version = false;
   std::size_t max_bytes = llmjson::options{}.max_input_bytes;
   std::string input = "-";
+  bool input_given = false;  // FILE or - was on the command line
 };
 
 /// The decimal count `v` (digits only), or std::nullopt.
@@ -212,6 +223,25 @@ std::optional<unsigned long long> count_of(const std::string& v) {
   auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
   if (v.empty() || ec != std::errc{} || end != v.data() + v.size()) return std::nullopt;
   return n;
+}
+
+/// The byte count `v`: digits, then maybe k, M or G (binary: `10k` is 10240), or std::nullopt.
+std::optional<std::size_t> byte_count_of(std::string v) {
+  unsigned shift = 0;
+  if (!v.empty()) {
+    switch (v.back()) {
+      case 'k':
+      case 'K': shift = 10; break;
+      case 'M': shift = 20; break;
+      case 'G': shift = 30; break;
+      default: break;
+    }
+  }
+  if (shift) v.pop_back();
+  const auto n = count_of(v);
+  constexpr auto most = static_cast<unsigned long long>(static_cast<std::size_t>(-1));
+  if (!n || *n > (most >> shift)) return std::nullopt;
+  return static_cast<std::size_t>(*n << shift);
 }
 
 /// A usage error's message, or empty when the command line is fine.
@@ -223,7 +253,7 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
       if (have_input)
         return "more than one input file ('" + s.input + "' and '" + std::string(arg) + "')";
       s.input = std::string(arg);
-      have_input = true;
+      have_input = s.input_given = true;
       continue;
     }
     if (arg == "--") {
@@ -270,10 +300,9 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
       if (auto problem = parse_enum(name, v, p); !problem.empty()) return problem;
       s.policy = p;
     } else if (name == "--max-bytes") {
-      const auto n = count_of(v);
-      if (!n || *n > static_cast<unsigned long long>(static_cast<std::size_t>(-1)))
-        return "--max-bytes: '" + v + "' is not a byte count";
-      s.max_bytes = static_cast<std::size_t>(*n);
+      const auto n = byte_count_of(v);
+      if (!n) return "--max-bytes: '" + v + "' is not a byte count (digits, maybe then k, M or G)";
+      s.max_bytes = *n;
     } else if (name == "--at" || name == "--id-at") {
       auto& where = name == "--at" ? s.at : s.id_at;
       if (where) return std::string(name) + " given twice";
@@ -333,6 +362,15 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
     }
   }
   if (!s.keys.empty() && s.schema_path) return "--keys and --schema exclude each other: pick one";
+  if (!s.input_given) {  // `llmjson --keys answers.txt`: the file would be a key, stdin the input
+    for (const auto& key : s.keys) {
+      std::error_code ec;
+      if (std::filesystem::is_regular_file(key, ec))
+        return "--keys: '" + key +
+               "' is taken as a key, and names a file: to read the file, put it after the keys "
+               "(--keys K1,K2 FILE); to read stdin with that key, add - as the input";
+    }
+  }
   if (s.no_reasoning_regions &&
       (!s.reasoning_tags.empty() || s.starts_in != llmjson::output_start::unknown))
     return "--no-reasoning-regions turns markers off: --reasoning-tags and --starts-in would do "
@@ -830,6 +868,8 @@ nlohmann::ordered_json report(const outcome& o, bool normalized) {
                        : json(nullptr);
   r["policy"] = llmjson::to_string(o.answer ? o.answer->policy : o.policy);
   r["fallback"] = o.answer && o.answer->fallback;
+  // Under policy first, the qualifying candidates after the answer: indices into `candidates`.
+  r["later_qualifying"] = o.answer ? json(o.answer->later_qualifying) : json::array();
   json list = json::array();
   const auto& cs = o.candidates();
   for (std::size_t i = 0; i < cs.size(); ++i) {
@@ -897,8 +937,26 @@ std::string answer_text(const settings& s, const llmjson::extraction& answer) {
   return s.pretty ? llmjson::pretty(answer.text()) : llmjson::minify(answer.text());
 }
 
+/// `2 later candidates also qualify: 5:1, 9:1; policy first printed the one at 1:9`: the
+/// qualifying candidates policy `first` passed over, at most `max_named_candidates` named.
+std::string later_qualifying_note(const llmjson::extraction& x) {
+  const auto& later = x.later_qualifying;
+  std::string out = llmjson::detail::count_of(later.size(), "later candidate") +
+                    (later.size() == 1 ? " also qualifies: " : " also qualify: ");
+  const std::size_t shown = std::min(later.size(), llmjson::detail::max_named_candidates);
+  for (std::size_t k = 0; k < shown; ++k) {
+    const llmjson::candidate& c = x.candidates[later[k]];
+    out += (k ? ", " : "") + std::to_string(c.line) + ":" + std::to_string(c.column);
+  }
+  if (later.size() > shown) out += ", and " + std::to_string(later.size() - shown) + " more";
+  const llmjson::candidate& c = x.chosen();
+  return out + "; policy first printed the one at " + std::to_string(c.line) + ":" +
+         std::to_string(c.column);
+}
+
 /// The notes on stderr for an answer that hides a doubt: it is the fallback (nothing qualified),
-/// or the output was cut after it. Empty when there is none.
+/// later candidates qualify too (policy first took the first), or the output was cut after it.
+/// Empty when there is none.
 std::string notes(const outcome& o) {
   std::string out;
   if (!o.answer) return out;
@@ -908,6 +966,9 @@ std::string notes(const outcome& o) {
            "; printed the first valid value (fallback at " + std::to_string(c.line) + ":" +
            std::to_string(c.column) + "); --no-fallback makes this an error\n";
   }
+  if (!o.answer->later_qualifying.empty())
+    out += "llmjson: note: " + later_qualifying_note(*o.answer) +
+           "; --policy unique makes this an error\n";
   if (const auto& cut = o.answer->truncation)
     out += "llmjson: note: the output was cut after the answer: " + one_line(cut->message) +
            "; --policy unique makes this an error\n";
@@ -918,21 +979,71 @@ bool write(std::FILE* f, std::string_view s) {
   return std::fwrite(s.data(), 1, s.size(), f) == s.size() && std::fflush(f) == 0;
 }
 
+/// Held while stdout takes whole lines: SIGINT and SIGTERM end the run between two lines.
+std::timed_mutex output_lock;
+
+/// Writes `s` (whole lines) to stdout under `output_lock`; returns why it failed (`Broken
+/// pipe`: the reader is gone), or "".
+std::string write_out(std::string_view s) {
+  const std::lock_guard lock(output_lock);
+  errno = 0;
+  if (write(stdout, s)) return {};
+  return errno ? std::strerror(errno) : "write error";
+}
+
+/// How long a signal waits for the lines being written before the run ends anyway: a reader that
+/// stopped reading would otherwise keep the tool alive.
+constexpr std::chrono::seconds signal_grace{5};
+
+/// A closed stdout (`llmjson --jsonl big.jsonl | head -1`) is a write error like any other (exit 2,
+/// `llmjson: cannot write to stdout: Broken pipe`), not a death by SIGPIPE. SIGINT and SIGTERM end
+/// the run after the lines being written (within `signal_grace`), so that the output ends with a
+/// whole line, then as the signal's default action does (status 128 + N in a shell). Call before
+/// any thread starts: they inherit the blocked signals, which one thread waits for.
+void handle_signals() {
+#ifndef _WIN32
+  std::signal(SIGPIPE, SIG_IGN);
+  sigset_t set;
+  sigemptyset(&set);
+  bool any = false;
+  for (int sig : {SIGINT, SIGTERM}) {
+    struct sigaction was {};
+    if (sigaction(sig, nullptr, &was) != 0 || was.sa_handler == SIG_IGN) continue;  // left alone:
+    sigaddset(&set, sig);  // a background job's SIGINT stays ignored
+    any = true;
+  }
+  if (!any || pthread_sigmask(SIG_BLOCK, &set, nullptr) != 0) return;  // the defaults stay
+  std::thread([set] {
+    int sig = 0;
+    while (sigwait(&set, &sig) != 0) {
+    }
+    // Whoever holds the lock has whole lines to write, and flushes them before letting go: once
+    // it is ours, stdout holds only whole lines, and nothing is left to flush (a flush here
+    // could wait forever on a reader that stopped).
+    static_cast<void>(output_lock.try_lock_for(signal_grace));
+    std::signal(sig, SIG_DFL);
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+    std::raise(sig);
+    std::_Exit(128 + sig);  // not reached: the default action ends the process
+  }).detach();
+#endif
+}
+
 /// Prints the outcome as the flags ask and returns the exit code.
 int finish(const settings& s, const outcome& o) {
-  bool written = true;
+  std::string unwritten;  // why stdout did not take the output
   if (s.report) {
     std::string text = dump(report(o, s.normalize), false);
     if (o.answer && !s.normalize) text = splice_value(std::move(text), o.answer->text());
-    written = write(stdout, (s.pretty ? llmjson::pretty(text) : text) + "\n");
+    unwritten = write_out((s.pretty ? llmjson::pretty(text) : text) + "\n");
   } else if (o.answer) {
-    written = write(stdout, answer_text(s, *o.answer) + "\n");
+    unwritten = write_out(answer_text(s, *o.answer) + "\n");
   } else {
     write(stderr, "llmjson: " + std::string(llmjson::to_string(o.failure->kind)) + ": " +
                       one_line(o.failure->message) + "\n");
   }
-  if (!written) {
-    write(stderr, "llmjson: cannot write to stdout\n");
+  if (!unwritten.empty()) {
+    write(stderr, "llmjson: cannot write to stdout: " + unwritten + "\n");
     return exit_usage;
   }
   write(stderr, notes(o));
@@ -986,6 +1097,18 @@ int show(const settings& s, const llmjson::result<llmjson::extraction>* r, outco
   return finish(s, o);
 }
 
+/// Adds to an `empty` or `truncated` error what the provider said beside the output: how much
+/// reasoning came instead of an empty answer, and the response's `finish_reason` (`length`: the
+/// token limit cut it). The same words in single mode and with --jsonl.
+void say_why_cut(llmjson::error& e, const std::string& reasoning, const chat_response* response) {
+  if (e.kind == llmjson::error_kind::empty && !reasoning.empty())
+    e.message += "; the reasoning beside it holds " + std::to_string(reasoning.size()) +
+                 " bytes: the answer was never written";
+  if (response && response->finish_reason &&
+      (e.kind == llmjson::error_kind::empty || e.kind == llmjson::error_kind::truncated))
+    e.message += " (finish_reason \"" + *response->finish_reason + "\")";
+}
+
 /// Extracts with `sel` and prints the outcome; returns the exit code. With --response, `text` is
 /// the response's content and `response` the rest of what it said.
 template <class S>
@@ -995,6 +1118,12 @@ int run(const settings& s, std::string_view text, const S& sel, bool over_limit,
   o.response = response;
   if (over_limit) return show<S>(s, nullptr, o);
   const auto r = llmjson::extract(text, sel, options_of(s));
+  if (!r && response) {
+    llmjson::error e = r.error();
+    say_why_cut(e, response->reasoning, response);
+    const llmjson::result<llmjson::extraction> said = std::move(e);
+    return show<S>(s, &said, o);
+  }
   return show<S>(s, &r, o);
 }
 
@@ -1132,8 +1261,13 @@ bool jsonl_line(const settings& s, const line_layout& layout, const S& sel,
       return error_line("input", "line " + number + ": " + where(layout.output) +
                                      " is not a chat completion: " + response->problem);
   } else if (output->front() != '"') {
-    return error_line("input", "line " + number + ": " + where(layout.output) + " is " +
-                                   std::string(type_of(output->front())) + ", not a string");
+    std::string why = "line " + number + ": " + where(layout.output) + " is " +
+                      std::string(type_of(output->front())) + ", not a string";
+    if (output->front() == '{')  // maybe a chat completion (a Batch API line's response body)
+      why += layout.output.tokens.empty()
+                 ? "; a Batch API line needs --response --at /response/body"
+                 : "; if it is a chat completion, add --response";
+    return error_line("input", why);
   } else {
     llmjson_cli::line_reader::decode_string(*output, w.text);
   }
@@ -1159,13 +1293,7 @@ bool jsonl_line(const settings& s, const line_layout& layout, const S& sel,
     o.answer = &*r;
   } else {
     failure = r.error();
-    if (failure.kind == llmjson::error_kind::empty && !reasoning.empty())
-      failure.message += "; the reasoning beside it holds " + std::to_string(reasoning.size()) +
-                         " bytes: the answer was never written";
-    if (response && response->finish_reason &&
-        (failure.kind == llmjson::error_kind::empty ||
-         failure.kind == llmjson::error_kind::truncated))
-      failure.message += " (finish_reason \"" + *response->finish_reason + "\")";
+    say_why_cut(failure, reasoning, response ? &*response : nullptr);
     o.failure = &failure;
   }
   if (s.report) {
@@ -1180,7 +1308,7 @@ bool jsonl_line(const settings& s, const line_layout& layout, const S& sel,
   if (!o.answer) return error_line(llmjson::to_string(failure.kind), failure.message);
   head();
   out += "true,\"value\":" + answer_text(s, *o.answer);
-  if (o.answer->fallback || o.answer->truncation) {
+  if (o.answer->fallback || !o.answer->later_qualifying.empty() || o.answer->truncation) {
     o.qualifies_as = qualifies_as(s);
     std::string note = notes(o);  // "llmjson: note: ...\n" lines
     std::string joined;
@@ -1212,6 +1340,7 @@ int run_jsonl(const settings& s, const S& sel) {
   lo.jobs = s.jobs.value_or(std::max(1u, std::thread::hardware_concurrency()));
   lo.max_line = s.max_bytes;
   lo.first_line = s.first_line.value_or(1);
+  lo.out_lock = &output_lock;
 #ifdef _WIN32
   lo.progress = _isatty(_fileno(stderr)) != 0;
 #else
@@ -1238,7 +1367,7 @@ int run_jsonl(const settings& s, const S& sel) {
     return exit_usage;
   }
   if (run.write_failed) {
-    write(stderr, "llmjson: cannot write to stdout\n");
+    write(stderr, "llmjson: cannot write to stdout: " + run.write_problem + "\n");
     return exit_usage;
   }
   return run.failed ? exit_no_answer : exit_answer;
@@ -1250,13 +1379,14 @@ int usage_error(std::string_view message) {
 }
 
 int main_impl(int argc, char** argv) {
+  handle_signals();
   settings s;
   if (std::string problem = parse_command_line(argc, argv, s); !problem.empty())
     return usage_error(problem);
-  if (s.help) return write(stdout, usage_text) ? exit_answer : exit_usage;
+  if (s.help) return write_out(usage_text).empty() ? exit_answer : exit_usage;
   if (s.version)
-    return write(stdout, "llmjson " + std::string(llmjson::version_string) + "\n") ? exit_answer
-                                                                                   : exit_usage;
+    return write_out("llmjson " + std::string(llmjson::version_string) + "\n").empty() ? exit_answer
+                                                                                       : exit_usage;
 
   // The schema first: an invalid one is reported without waiting for stdin.
   std::optional<llmjson::schema> schema;

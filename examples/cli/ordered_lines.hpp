@@ -35,6 +35,7 @@ struct lines_run {
   std::uint64_t failed = 0;   ///< lines whose work returned false
   std::string read_problem;   ///< why the input could not be read to its end; "" when it was
   bool write_failed = false;  ///< the output could not be written: the run stopped there
+  std::string write_problem;  ///< why (`Broken pipe`: the reader is gone)
 };
 
 /// How `map_lines` runs.
@@ -44,6 +45,7 @@ struct lines_options {
   std::uint64_t first_line = 1;          ///< the number of the input's first line
   bool progress = false;                 ///< a progress line on stderr (for a terminal)
   std::size_t chunk_bytes = 256u << 10;  ///< the lines handed to a worker at once, about
+  std::timed_mutex* out_lock = nullptr;  ///< held while a chunk's lines are written and flushed
 };
 
 namespace detail_lines {
@@ -142,8 +144,14 @@ lines_run map_lines(std::FILE* in, std::FILE* out, const lines_options& opt, Wor
         c = by_slot[next % slots];
       }
       if (!run.write_failed) {
-        if (std::fwrite(c->out.data(), 1, c->out.size(), out) != c->out.size())
+        std::unique_lock<std::timed_mutex> writing;
+        if (opt.out_lock) writing = std::unique_lock(*opt.out_lock);
+        // Flushed under the lock: whoever takes it next finds only whole lines written.
+        if (std::fwrite(c->out.data(), 1, c->out.size(), out) != c->out.size() ||
+            std::fflush(out) != 0) {
           run.write_failed = true;
+          run.write_problem = std::strerror(errno);
+        }
         run.lines += c->lines.size();
         run.failed += c->failed;
       }
@@ -160,7 +168,10 @@ lines_run map_lines(std::FILE* in, std::FILE* out, const lines_options& opt, Wor
         show(false);
       }
     }
-    if (std::fflush(out) != 0) run.write_failed = true;
+    if (!run.write_failed && std::fflush(out) != 0) {
+      run.write_failed = true;
+      run.write_problem = std::strerror(errno);
+    }
     if (opt.progress) show(true);
   };
 

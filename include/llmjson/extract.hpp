@@ -35,6 +35,13 @@ struct extraction {
   bool fallback = false;                   ///< policy `first` took a candidate that did not qualify
   llmjson::policy policy = policy::first;  ///< the policy that chose
   std::optional<cut> truncation;           ///< the output was cut after the answer (policy `first`)
+  /// Under policy `first`: the indices in `candidates` of the qualifying candidates after the
+  /// answer, in document order (`candidates[k].line`, `.column` say where). When there are
+  /// some, the answer taken may be a draft or an example before the real one: worth a look (the
+  /// `llmjson` tool notes it). Empty under `unique` (more would be `ambiguous`), under
+  /// `last` (there are none after it) and for the fallback (none qualifies). A stream's
+  /// `settled()` answer cannot know them: `finish()` gives them.
+  std::vector<std::size_t> later_qualifying;
 
   /// Returns the chosen candidate.
   [[nodiscard]] const candidate& chosen() const noexcept { return candidates[index]; }

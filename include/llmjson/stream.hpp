@@ -146,7 +146,8 @@ class stream {
   /// Under policy `first`: the answer, once it is settled — `extract` on the text so far
   /// followed by any continuation within the resource limits would return this candidate.
   /// Null before, and always under `unique` and `last` (a later candidate could change the
-  /// answer). Valid until the next `feed`.
+  /// answer). Valid until the next `feed`. Whether later candidates also qualify is known only
+  /// at the end: `finish()`'s `extraction::later_qualifying`.
   [[nodiscard]] const candidate* settled() const noexcept {
     return s_ && s_->settled ? &s_->scan.made()[*s_->settled] : nullptr;
   }

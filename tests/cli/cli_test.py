@@ -6,7 +6,7 @@
 usage: cli_test.py --binary PATH --corpus DIR --examples DIR --version-header FILE GROUP
 
 Groups: corpus, stdin_vs_file, report_matches_explain, usage_errors, any_bytes,
-large_input, examples, early, response, jsonl. Exit 0: passed; 1: failed (each failure on its own line).
+large_input, examples, early, response, jsonl, signals. Exit 0: passed; 1: failed (each failure on its own line).
 """
 
 import argparse
@@ -153,6 +153,15 @@ def check_plain(c, name, case, rc, out, err):
                 "%s: stderr %r is not one line 'llmjson: %s: ...'" % (name, text[:300], case["error"]))
 
 
+def later_note(rep):
+    """The start of the note for the qualifying candidates policy first passed over, as the
+    report's later_qualifying (indices into candidates) names them."""
+    later = [rep["candidates"][k] for k in rep["later_qualifying"]]
+    places = ", ".join("%d:%d" % (x["line"], x["column"]) for x in later[:8])
+    return ("llmjson: note: %d later candidate%s also qualif%s: %s" % (
+        len(later), "" if len(later) == 1 else "s", "ies" if len(later) == 1 else "y", places)).encode()
+
+
 def group_corpus(c, a):
     for name, path, case in load_cases(a.corpus):
         with open(path, "rb") as f:
@@ -169,9 +178,11 @@ def group_corpus(c, a):
                     c.check(out == tokens_of(span) + b"\n",
                             "%s: stdout %r is not the answer's tokens %r" % (name, out[:200], tokens_of(span)[:200]))
                     c.check(rep["text"].encode("utf-8") == span, name + ": the report's text is not the span")
-                    # Notes: one line for a fallback, one for a cut after the answer, nothing else.
+                    # Notes: one line for a fallback, one for later qualifying candidates, one for
+                    # a cut after the answer, nothing else.
                     lines = err.split(b"\n")[:-1]
                     want = [b"llmjson: note: no candidate "] * rep["fallback"] + \
+                           [later_note(rep)] * bool(rep["later_qualifying"]) + \
                            [b"llmjson: note: the output was cut after the answer: "] * (rep["truncated"] is not None)
                     c.check(len(lines) == len(want) and all(l.startswith(w) for l, w in zip(lines, want)),
                             "%s: stderr %r, expected notes %r" % (name, err[:300], want))
@@ -252,6 +263,7 @@ def check_report_against_explain(c, name, args, stdin=b""):
                 name + ": report error differs from the plain stderr line")
     # The notes come first: one for a fallback, one for a cut after the answer, as the report says.
     want = [b"llmjson: note: no candidate "] * bool(rep["fallback"]) + \
+           [later_note(rep)] * bool(rep["later_qualifying"]) + \
            [b"llmjson: note: the output was cut after the answer: "] * (rc == 0 and rep["truncated"] is not None)
     notes = err.split(b"\n")[:len(want)]
     c.check(all(n.startswith(w) for n, w in zip(notes, want)) and len(notes) == len(want),
@@ -270,6 +282,11 @@ def check_report_against_explain(c, name, args, stdin=b""):
         return
     chosen = [cand for cand in cands if cand["verdict"] in ("chosen", "fallback")]
     c.check(len(chosen) == (1 if rc == 0 else 0), name + ": chosen/fallback count does not match the outcome")
+    # later_qualifying: under first, every qualifying candidate after the chosen one; else none.
+    after = [i for i, cand in enumerate(cands) if cand["verdict"] == "qualifies"
+             and chosen and chosen[0]["verdict"] == "chosen" and cand["offset"] > chosen[0]["offset"]]
+    c.check(rep["later_qualifying"] == (after if rc == 0 and rep["policy"] == "first" else []),
+            "%s: later_qualifying %r, expected %r" % (name, rep["later_qualifying"], after))
     for i, (row, cand) in enumerate(zip(rows, cands), 1):
         where = "%s: candidate %d" % (name, i)
         c.check(row[0] == str(i), where + ": numbered " + row[0])
@@ -385,6 +402,12 @@ def group_usage_errors(c, a):
         ["--policy"],
         ["--max-bytes", "ten", sample],
         ["--max-bytes", "-1", sample],
+        ["--max-bytes", "10kB", sample],
+        ["--max-bytes", "k", sample],
+        ["--max-bytes", "99999999999999999999G", sample],
+        ["--max-bytes", "17179869184G", sample],  # 2^64 bytes: one over the largest count
+        ["--keys", sample],  # the file taken as a key, stdin as the input
+        ["--keys", "category," + sample],
         ["--pretty=yes", sample],
         ["--keys", "a", "--schema", sample, sample],
         [sample, sample],
@@ -445,6 +468,23 @@ def group_usage_errors(c, a):
         rc, out, err = c.run(args)
         c.check(rc == 2 and err.decode("utf-8", "replace") == "llmjson: %s\n(try 'llmjson --help')\n" % says,
                 "%s: exit %d, stderr %r" % (args, rc, err))
+    # A key that names a file while stdin is the input: said, and how to say either meaning.
+    rc, out, err = c.run(["--keys", sample], b'{"a": 1}')
+    c.check(rc == 2 and err == ("llmjson: --keys: '%s' is taken as a key, and names a file: to read the file, "
+                                "put it after the keys (--keys K1,K2 FILE); to read stdin with that key, add - "
+                                "as the input\n(try 'llmjson --help')\n" % sample).encode(),
+            "--keys FILE: exit %d, stderr %r" % (rc, err))
+    rc, out, err = c.run(["--keys", sample, "-"], b'{"a": 1}')
+    c.check(rc == 0 and out == b'{"a":1}\n', "--keys FILE -: exit %d, stderr %r" % (rc, err))
+    # --max-bytes takes k, M and G (binary): 1k is 1024 bytes.
+    for size, limit in (("1k", 1024), ("1K", 1024), ("1025", 1025), ("2M", 2 << 20)):
+        for n, want in ((limit, 0), (limit + 1, 1)):
+            rc, out, err = c.run(["--max-bytes", size], b'{"a": 1}' + b" " * (n - 8))
+            c.check(rc == want and (want == 0 or err.startswith(b"llmjson: too_large: ")),
+                    "--max-bytes %s, %d bytes: exit %d, stderr %r" % (size, n, rc, err[:200]))
+    for size in ("1G", "16777216G"):
+        rc, out, _ = c.run(["--max-bytes", size], b'{"a": 1}')
+        c.check(rc == 0, "--max-bytes %s: exit %d" % (size, rc))
     for start in ("unknown", "reasoning", "answer"):
         rc, out, _ = c.run(["--starts-in", start], b'{"a": 1}')
         c.check(rc == 0 and parse_json(out)[1] == {"a": 1}, "--starts-in %s: exit %d" % (start, rc))
@@ -946,7 +986,10 @@ def group_response(c, a):
                 c.check(got["finish_reason"] == "stop" and got["usage"] == USAGE_REPORTED,
                         "%s (%s): finish_reason %r, usage %r" % (name, form, got["finish_reason"], got["usage"]))
                 del got["finish_reason"], got["usage"]
-                c.check(got == expected, "%s (%s): the report differs from the text's" % (name, form))
+                want = json.loads(plain)
+                if want["error"] and want["error"]["kind"] in ("empty", "truncated"):
+                    want["error"]["message"] += ' (finish_reason "stop")'  # as --jsonl says it
+                c.check(got == want, "%s (%s): the report differs from the text's" % (name, form))
             rc2, out2, _ = c.run(flags, data)
             rc3, out3, _ = c.run(flags + ["--response"], stdin=chat_body(text))
             c.check((rc3, out3) == (rc2, out2), name + ": --response prints another answer")
@@ -977,6 +1020,17 @@ def group_response(c, a):
     rc, rep, err = report_of([], chat_body(None, "length", {"prompt_tokens": 9, "completion_tokens": 4096}))
     c.check(rc == 1 and rep is not None and rep["error"]["kind"] == "empty" and rep["finish_reason"] == "length"
             and rep["usage"]["completion_tokens"] == 4096, "null content at length: %r %r" % (rc, rep))
+    # The error itself says it, and the reasoning that came instead, as --jsonl's line does.
+    said = chat_body(None, "length")
+    said = said.replace(b'"content": null', b'"content": null, "reasoning_content": "hmm, let me think"')
+    rc, out, err = c.run(["--response"], stdin=said)
+    want = (b"llmjson: empty: the output is empty; the reasoning beside it holds 17 bytes: the answer "
+            b'was never written (finish_reason "length")\n')
+    c.check(rc == 1 and out == b"" and err == want, "null content at length, plain: %r %r %r" % (rc, out, err))
+    rc, out, err = c.run(["--jsonl", "--response"], stdin=json.dumps(json.loads(said)).encode() + b"\n")
+    ok, line = parse_json(out)
+    c.check(rc == 1 and ok and line["error"]["message"] == want[len(b"llmjson: empty: "):-1].decode(),
+            "null content at length, --jsonl: %r %r %r" % (rc, out, err))
     # No finish_reason: null. Content as parts.
     body = json.dumps({"choices": [{"message": {"content": [{"type": "text", "text": '{"a": '},
                                                             {"type": "text", "text": "1}"}]}}]}).encode()
@@ -1232,8 +1286,31 @@ def group_jsonl(c, a):
     if os.path.exists("/dev/full"):
         with open("/dev/full", "wb") as full:
             p = subprocess.run([c.binary, "--jsonl"], input=b'"{}"\n' * 100, stdout=full, stderr=subprocess.PIPE)
-        c.check(p.returncode == 2 and p.stderr == b"llmjson: cannot write to stdout\n",
+        c.check(p.returncode == 2 and p.stderr == b"llmjson: cannot write to stdout: No space left on device\n",
                 "stdout /dev/full: exit %d, stderr %r" % (p.returncode, p.stderr))
+    # Policy first passed over later qualifying candidates: the note says where, as on stderr.
+    text = 'Example: {"category": "other"}\nAnswer: {"category": "billing"}\n{"category": "x"}'
+    rc, got, _ = jsonl_run(c, ["--keys", "category"], [json.dumps(text).encode()])
+    c.check(rc == 0 and got == [b'{"id":1,"line":1,"ok":true,"value":{"category":"other"},"note":"2 later '
+                                b'candidates also qualify: 2:9, 3:1; policy first printed the one at 1:10; '
+                                b'--policy unique makes this an error"}'], "later qualifying note: %r" % got)
+    rc, out, err = c.run(["--keys", "category"], stdin=text.encode())
+    c.check(rc == 0 and out == b'{"category":"other"}\n'
+            and err == b"llmjson: note: 2 later candidates also qualify: 2:9, 3:1; policy first printed the "
+                       b"one at 1:10; --policy unique makes this an error\n", "later qualifying, plain: %r" % err)
+    rc, got, _ = jsonl_run(c, ["--keys", "category", "--report"], [json.dumps(text).encode()])
+    c.check(rc == 0 and len(got) == 1 and json.loads(got[0])["later_qualifying"] == [1, 2],
+            "later qualifying, --report: %r" % got)
+    # A chat completion without --response: the error names the flag.
+    body = {"choices": [{"index": 0, "message": {"content": '{"a": 1}'}, "finish_reason": "stop"}]}
+    rc, got, _ = jsonl_run(c, ["--at", "/response/body"], [json.dumps({"response": {"body": body}}).encode()])
+    c.check(rc == 1 and got == [b'{"id":1,"line":1,"ok":false,"error":{"kind":"input","message":"line 1: the value '
+                                b'at /response/body is an object, not a string; if it is a chat completion, add '
+                                b'--response"}}'], "Batch API line without --response: %r" % got)
+    rc, got, _ = jsonl_run(c, [], [json.dumps({"custom_id": "t-1", "response": {"body": body}}).encode()])
+    c.check(rc == 1 and len(got) == 1 and got[0].endswith(b'is an object, not a string; a Batch API line needs '
+                                                          b'--response --at /response/body"}}'),
+            "Batch API line without --at and --response: %r" % got)
 
     # 5. Progress on stderr only for a terminal: a pipe gets none (above), a terminal one line.
     import pty
@@ -1270,6 +1347,90 @@ def group_jsonl(c, a):
                 % (os.waitstatus_to_exitcode(status), usage.ru_maxrss, bound_kb))
 
 
+# ---------------------------------------------------------------------------------------------
+# A closed or full stdout, and SIGINT or SIGTERM mid-run
+
+def group_signals(c, a):
+    # Enough output that no pipe buffer holds it all: 20 MB, one answer of 220 bytes a line.
+    lines = [json.dumps('Sure: {"a": %d, "pad": "%s"}' % (i, "x" * 200)) for i in range(90000)]
+    with tempfile.NamedTemporaryFile("wb", suffix=".jsonl", delete=False) as f:
+        f.write(("\n".join(lines) + "\n").encode())
+        big = f.name
+    broken = b"llmjson: cannot write to stdout: Broken pipe\n"
+
+    # 1. stdout closed before anything is written (SIGPIPE would kill the tool: exit 2 instead).
+    for args, stdin in ((["--keys", "a"], b'{"a": 1}'), (["--report"], b'{"a": 1}'),
+                        (["--jsonl", big], b""), (["--jsonl", "--report", "--jobs", "1", big], b"")):
+        r, w = os.pipe()
+        os.close(r)
+        p = subprocess.run([c.binary] + args, input=stdin, stdout=w, stderr=subprocess.PIPE, timeout=300)
+        os.close(w)
+        c.check(p.returncode == 2 and p.stderr == broken,
+                "%s, stdout closed: exit %d, stderr %r" % (args, p.returncode, p.stderr[:300]))
+
+    # 2. `llmjson --jsonl big.jsonl | head -1`: the reader takes a line and goes.
+    p = subprocess.Popen([c.binary, "--jsonl", big], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = p.stdout.readline()
+    p.stdout.close()
+    err = p.stderr.read()
+    rc = p.wait(timeout=300)
+    c.check(json.loads(first)["id"] == 1 and rc == 2 and err == broken,
+            "--jsonl | head -1: exit %d, stderr %r" % (rc, err[:300]))
+
+    # 3. A full disk in single mode too: exit 2, as with --jsonl.
+    if os.path.exists("/dev/full"):
+        with open("/dev/full", "wb") as full:
+            p = subprocess.run([c.binary], input=b'{"a": 1}', stdout=full, stderr=subprocess.PIPE)
+        c.check(p.returncode == 2 and p.stderr == b"llmjson: cannot write to stdout: No space left on device\n",
+                "single mode, stdout /dev/full: exit %d, stderr %r" % (p.returncode, p.stderr))
+
+    # 4. SIGTERM or SIGINT while a line is being written: the tool finishes the lines it is
+    # writing, then ends as the signal does. The reader takes 64 KB of the first chunk's lines
+    # (about 256 KB), so the writer is inside them when the signal comes; the input stays open,
+    # so the run is not over.
+    import threading
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        for jobs in ("1", "2"):
+            # The signals' default actions, whatever this process inherited (the tool keeps an
+            # ignored one ignored, as a background job's SIGINT).
+            p = subprocess.Popen([c.binary, "--jsonl", "--jobs", jobs], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 preexec_fn=lambda: [signal.signal(s, signal.SIG_DFL)
+                                                     for s in (signal.SIGINT, signal.SIGTERM)])
+
+            def feed():
+                try:
+                    with open(big, "rb") as f:
+                        p.stdin.write(f.read())
+                    p.stdin.flush()
+                except (BrokenPipeError, ValueError):
+                    pass  # the tool ended first
+
+            feeder = threading.Thread(target=feed, daemon=True)
+            feeder.start()
+            out = p.stdout.read(65536)
+            p.send_signal(sig)
+            out += p.stdout.read()
+            err = p.stderr.read()
+            rc = p.wait(timeout=300)
+            feeder.join(timeout=300)
+            try:
+                p.stdin.close()
+            except (BrokenPipeError, OSError, ValueError):
+                pass
+            name = "%s with --jobs %s" % (signal.Signals(sig).name, jobs)
+            c.check(rc == -sig, "%s: exit %r, expected to end by the signal; stderr %r" % (name, rc, err[:300]))
+            c.check(len(out) > 65536 and out.endswith(b"\n"),
+                    "%s: %d bytes, the last %r" % (name, len(out), out[-80:]))
+            got = out.split(b"\n")[:-1]
+            whole = True
+            for k, line in enumerate(got, 1):
+                ok, rec = parse_json(line)
+                whole = whole and ok and rec["line"] == k and rec["value"]["a"] == k - 1
+            c.check(whole and len(got) < len(lines), "%s: %d lines, not all whole and in order" % (name, len(got)))
+    os.unlink(big)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", required=True)
@@ -1291,6 +1452,7 @@ def main():
         "early": lambda: group_early(c, a),
         "response": lambda: group_response(c, a),
         "jsonl": lambda: group_jsonl(c, a),
+        "signals": lambda: group_signals(c, a),
     }
     if a.group not in groups:
         ap.error("unknown group " + a.group)

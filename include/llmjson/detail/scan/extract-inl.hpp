@@ -169,7 +169,15 @@ LLMJSON_INLINE result<extraction> choose_judged(scan_result&& scan, llmjson::pol
         kind == error_kind::no_json ? std::move(scan.near_misses) : std::vector<near_miss>{}};
   };
   auto take = [&](std::size_t i, bool fell_back) -> result<extraction> {
-    return extraction{std::move(scan.candidates), i, fell_back, pol, std::move(scan.truncation)};
+    std::vector<std::size_t> later;
+    if (pol == policy::first && !fell_back && qualifying.size() > 1)
+      later.assign(qualifying.begin() + 1, qualifying.end());
+    return extraction{std::move(scan.candidates),
+                      i,
+                      fell_back,
+                      pol,
+                      std::move(scan.truncation),
+                      std::move(later)};
   };
   auto answer_candidate = [](const candidate& c) { return !c.in_reasoning; };
 
