@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <llmjson/candidate.hpp>
+#include <llmjson/detail/config.hpp>
 #include <llmjson/detail/scan/scanner.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/options.hpp>
@@ -91,8 +92,15 @@ class stream {
     scan_result scan = s.scan.finish(judged);
     return detail::choose(std::move(scan), s.sel, s.opts, judged);
   }
-  /// The result of a temporary stream would dangle.
-  result<extraction> finish() && = delete;
+  /// The result of a temporary stream would dangle: the build fails with a message that says so.
+  template <class Self = stream>
+  result<extraction> finish() && {
+    static_assert(detail::dependent_false<Self>,
+                  "llmjson: finish() of a temporary stream: the result's views would point into "
+                  "the stream's text, destroyed at the end of the statement. Call finish() on a "
+                  "named stream");
+    return error{};
+  }
 
   /// The text fed so far (empty once it went over `options::max_input_bytes`).
   [[nodiscard]] std::string_view text() const noexcept { return s_->scan.text(); }
