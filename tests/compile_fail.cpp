@@ -1,6 +1,7 @@
-// llmjson: calls that would leave views dangling, misused retry wrappers and sinks, decoders of
-// types nlohmann cannot decode or encode, llmjson::schema without its header, and
-// LLMJSON_DEFINE_TYPE of members it cannot handle must not compile
+// llmjson: calls that would leave views dangling, a key where a selector belongs, misused retry
+// wrappers and sinks, decoders of types nlohmann cannot decode or encode, llmjson::schema without
+// its header, and LLMJSON_DEFINE_TYPE of members it cannot handle must not compile; extract<T>
+// of a temporary, whose result owns its value, must
 // SPDX-License-Identifier: MIT
 // Built once per LLMJSON_CASE_* by tests that expect the build to fail; LLMJSON_CASE_ok is the
 // control that must build, so a failure for another reason (a missing include) cannot pass. The
@@ -138,6 +139,23 @@ int main() {
   return llmjson::extract<plan>(const_reply()) ? 0 : 1;
 #elif defined(LLMJSON_CASE_extract_typed_check_const)
   return llmjson::extract<plan>(const_reply(), [](const plan& p) { return p.steps > 0; }) ? 0 : 1;
+#elif defined(LLMJSON_CASE_extract_key)
+  // A key where a selector belongs: the message names any_key.
+  return llmjson::extract(kept, "steps") ? 0 : 1;
+#elif defined(LLMJSON_CASE_extract_key_string)
+  const std::string key = "steps";
+  return llmjson::extract(kept, key) ? 0 : 1;
+#elif defined(LLMJSON_CASE_extract_key_list)
+  return llmjson::extract(kept, {"steps", "plan"}) ? 0 : 1;
+#elif defined(LLMJSON_CASE_stream_finish_temporary)
+  // The result of a temporary stream would point into the stream's text.
+  return llmjson::stream<>().finish() ? 0 : 1;
+#elif defined(LLMJSON_CASE_retry_extract_key)
+  auto adapter = [](const std::string& p) -> llmjson::completion { return llmjson::message{p}; };
+  return llmjson::retrying(adapter).extract(kept, "steps") ? 0 : 1;
+#elif defined(LLMJSON_CASE_retry_extract_key_list)
+  auto adapter = [](const std::string& p) -> llmjson::completion { return llmjson::message{p}; };
+  return llmjson::retrying(adapter).extract(kept, {"steps", "plan"}) ? 0 : 1;
 #elif defined(LLMJSON_CASE_candidates_const)
   return llmjson::candidates(const_reply()).candidates.empty() ? 1 : 0;
 #elif defined(LLMJSON_CASE_fences_const)

@@ -61,6 +61,38 @@ TEST_CASE("a draft in the preamble: a strict decoder and policy unique take the 
   CHECK(full->policy == policy::unique);
 }
 
+TEST_CASE("extract<T> of a temporary string: the value is owned, an error keeps no views",
+          "[extract]") {
+  auto reply_text = [](std::string_view s) { return std::string(s); };
+  auto r = llmjson::extract<reply>(reply_text(
+      "draft: {\"decision\":\"skip\"}\n{\"thread_id\": \"t-9\", \"decision\": \"reply\"}"));
+  REQUIRE(r);
+  CHECK(r->thread_id == "t-9");
+  auto checked = llmjson::extract<reply>(reply_text(R"({"thread_id": "t-9", "decision": "reply"})"),
+                                         [](const reply& x) { return x.decision == "skip"; });
+  REQUIRE_FALSE(checked);
+  CHECK(checked.error().kind == error_kind::no_match);
+  REQUIRE(checked.error().candidates.size() == 1);
+  CHECK(checked.error().candidates[0].text.empty());  // the text is gone: no view into it
+  CHECK(checked.error().candidates[0].offset == 0);
+  CHECK(checked.error().candidates[0].message == "rejected by the check");
+  CHECK_FALSE(checked.error().message.empty());
+  auto fenced = llmjson::extract<reply>(reply_text("<think>{}</think>\n```json\n{\"a\": 1,}\n```"));
+  REQUIRE_FALSE(fenced);
+  REQUIRE(fenced.error().candidates.size() >= 2);  // one inside <think>, one in a fence
+  for (const auto& c : fenced.error().candidates) {
+    CHECK(c.text.empty());
+    CHECK(c.info.empty());
+    CHECK(c.marker.empty());
+  }
+  auto near = llmjson::extract<reply>(reply_text("Sure:\n{'city': 'Paris'}\n"));
+  REQUIRE_FALSE(near);
+  REQUIRE(near.error().near_misses.size() == 1);
+  CHECK(near.error().near_misses[0].text.empty());
+  CHECK(near.error().near_misses[0].offset == 6);
+  CHECK(near.error().near_misses[0].message == "single quotes are not JSON strings");
+}
+
 TEST_CASE("'not {}.' in the preamble: the empty object does not decode", "[extract]") {
   const std::string text =
       "The answer is not {}. It is:\n{\"thread_id\": \"t-1\", \"decision\": \"skip\"}";

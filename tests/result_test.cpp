@@ -5,7 +5,16 @@
 #include "catch_compat.hpp"
 #include "enum_names_check.hpp"
 
+#include <cstddef>
+#include <cstdio>
 #include <string>
+#include <utility>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/wait.h>
+#include <unistd.h>
+#include <csignal>
+#endif
 
 TEST_CASE("a result with a value", "[result]") {
   llmjson::result<int> r = 42;
@@ -29,7 +38,8 @@ TEST_CASE("a result with an error: value() throws bad_result_access carrying it"
     FAIL("value() did not throw");
   } catch (const llmjson::bad_result_access& ex) {
     CHECK(ex.error().message == "2 candidates qualify");
-    CHECK(std::string(ex.what()).find("error") != std::string::npos);
+    CHECK(std::string(ex.what()) ==
+          "llmjson: result holds an error (ambiguous): 2 candidates qualify");
   }
 }
 
@@ -50,3 +60,62 @@ TEST_CASE("arrow and moves reach the value", "[result]") {
   std::string moved = *std::move(r);
   CHECK(moved == "abc");
 }
+
+#if defined(__unix__) || defined(__APPLE__)
+namespace {
+
+/// Runs `f` in a child process with stderr in a pipe: what it wrote, and whether it died of
+/// SIGABRT.
+template <class F>
+std::pair<std::string, bool> run_aborting(F f) {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    dup2(fds[1], 2);
+    close(fds[0]);
+    f();
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string out;
+  char buffer[256];
+  for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;)
+    out.append(buffer, static_cast<std::size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return {out, WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT};
+}
+
+}  // namespace
+
+TEST_CASE("* and -> on an error abort with the error's kind and message, in every build",
+          "[result]") {
+  llmjson::error e;
+  e.kind = llmjson::error_kind::no_json;
+  e.message = "no JSON candidate in 12 bytes";
+  const llmjson::result<std::string> r = e;
+  const std::string expected =
+      "llmjson: *r or r-> on a result without a value: test the result first, or call value(), "
+      "which throws\nllmjson: result holds an error (no_json): no JSON candidate in 12 bytes\n";
+  SECTION("*") {
+    const auto [out, aborted] = run_aborting([&] { std::fputs((*r).c_str(), stdout); });
+    CHECK(aborted);
+    CHECK(out == expected);
+  }
+  SECTION("->") {
+    const auto [out, aborted] = run_aborting([&] { std::printf("%zu", r->size()); });
+    CHECK(aborted);
+    CHECK(out == expected);
+  }
+  SECTION("* of a moved result") {
+    llmjson::result<std::string> moved = e;
+    const auto [out, aborted] =
+        run_aborting([&] { std::fputs(std::string(*std::move(moved)).c_str(), stdout); });
+    CHECK(aborted);
+    CHECK(out == expected);
+  }
+}
+#endif

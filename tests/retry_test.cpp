@@ -160,6 +160,8 @@ TEST_CASE("empty twice: a parse error with the last finish_reason and the cause"
     (void)r.value();
   } catch (const llmjson::bad_retry_access& x) {
     CHECK(x.error().message == e.message);
+    CHECK(std::string(x.what()) ==
+          "llmjson: retry result holds an error (parse_error): " + e.message);
   }
 }
 

@@ -180,9 +180,9 @@ TEST_CASE("unsupported keywords are compile errors naming keyword and place", "[
         R"(/properties/a: unsupported keyword "unevaluatedProperties")");
   CHECK(compile_error(json::parse(R"({"prefixItems": [{}]})")) ==
         R"(/: unsupported keyword "prefixItems")");
-  CHECK(compile_error(json::parse(R"({"definitions": {"x": {"nullable": true}}})")) ==
-        R"(/definitions/x: unsupported keyword "nullable")");
-  // a keyword beside $ref is ignored (draft 7) but must still be known
+  CHECK(compile_error(json::parse(R"({"definitions": {"x": {"nullable": 1}}})")) ==
+        R"(/definitions/x/nullable: expected a boolean)");
+  // an unknown keyword beside $ref is an unknown keyword
   CHECK(compile_error(
             json::parse(R"({"definitions": {"a": {}}, "$ref": "#/definitions/a", "typo": 1})")) ==
         R"(/: unsupported keyword "typo")");
@@ -192,6 +192,82 @@ TEST_CASE("unsupported keywords are compile errors naming keyword and place", "[
           .empty());
   CHECK(compile_error(json::parse(R"({"my-defs": {"a": {"type": "string"}}})")) ==
         R"(/: unsupported keyword "my-defs")");
+}
+
+TEST_CASE("annotations users send are accepted and change nothing", "[schema]") {
+  const char* annotated = R"({"type": "string", "title": "t", "description": "d",
+      "examples": ["a", 1], "default": 2, "deprecated": true, "$comment": "c", "readOnly": true,
+      "writeOnly": false, "x-order": 3, "x-extra": {"any": ["value"]},
+      "contentMediaType": "application/json", "contentEncoding": "base64", "format": "email"})";
+  CHECK(reason(annotated, R"("not base64, not JSON, not an email")").empty());
+  CHECK(reason(annotated, "1") == "/: type: expected string, got integer");
+  // Their values are still checked where draft 7's metaschema (or 2019-09's, for deprecated)
+  // says what they are.
+  CHECK(compile_error(json::parse(R"({"deprecated": "yes"})")) ==
+        "/deprecated: expected a boolean");
+  CHECK(compile_error(json::parse(R"({"contentMediaType": 1})")) ==
+        "/contentMediaType: expected a string");
+  CHECK(compile_error(json::parse(R"({"contentEncoding": null})")) ==
+        "/contentEncoding: expected a string");
+  // Only x- names are extensions.
+  CHECK(compile_error(json::parse(R"({"y-order": 1})")) == R"(/: unsupported keyword "y-order")");
+}
+
+TEST_CASE("OpenAPI's nullable: true adds null to the types `type` allows, as OpenAPI 3.0.3 says",
+          "[schema]") {
+  const char* name = R"({"type": "string", "nullable": true, "minLength": 2})";
+  CHECK(reason(name, "null").empty());
+  CHECK(reason(name, R"("ab")").empty());
+  CHECK(reason(name, R"("a")") == "/: minLength: expected at least 2 characters, got 1");
+  CHECK(reason(name, "1") == "/: type: expected one of null, string, got integer");
+  CHECK(reason(R"({"type": "string", "nullable": false})", "null") ==
+        "/: type: expected string, got null");
+  CHECK(reason(R"({"type": ["integer", "boolean"], "nullable": true})", "null").empty());
+  // Other keywords keep their meaning and may refuse null: an enum must list it.
+  CHECK(reason(R"({"type": "string", "enum": ["a", "b"], "nullable": true})", "null") ==
+        R"(/: enum: expected one of ["a","b"])");
+  CHECK(reason(R"({"type": "string", "enum": ["a", null], "nullable": true})", "null").empty());
+  // Without `type`, every type is already allowed: nullable changes nothing.
+  CHECK(reason(R"({"nullable": true, "minimum": 1})", "null").empty());
+  CHECK(reason(R"({"nullable": true, "not": {"type": "null"}})", "null") ==
+        "/: not: value matches the excluded schema");
+  // Nested, as Gemini's and OpenAPI's schemas write it.
+  const char* nested = R"({"type": "object", "required": ["due"],
+      "properties": {"due": {"type": "string", "nullable": true}}})";
+  CHECK(reason(nested, R"({"due": null})").empty());
+  CHECK(reason(nested, R"({"due": 3})") == "/due: type: expected one of null, string, got integer");
+}
+
+TEST_CASE("a keyword beside $ref that asserts is refused, annotations beside it are accepted",
+          "[schema]") {
+  CHECK(
+      compile_error(json::parse(
+          R"({"definitions": {"a": {"type": "array"}}, "properties": {"foo": {"$ref": "#/definitions/a", "maxItems": 2}}})")) ==
+      R"(/properties/foo/maxItems: a keyword beside "$ref" is refused: draft 7 and OpenAPI 3.0 )"
+      R"(ignore it, later drafts apply it; to apply it, write "allOf": [{"$ref": ...}, )"
+      R"({"maxItems": ...}])");
+  CHECK(
+      compile_error(json::parse(
+          R"({"definitions": {"a": {"type": "string"}}, "$ref": "#/definitions/a", "nullable": true})")) ==
+      R"(/nullable: a keyword beside "$ref" is refused: draft 7 and OpenAPI 3.0 ignore it, )"
+      R"(later drafts apply it; to allow null, write "anyOf": [{"$ref": ...}, {"type": "null"}])");
+  CHECK(
+      compile_error(
+          json::parse(R"({"definitions": {"a": {}}, "$ref": "#/definitions/a", "$id": "x.json"})"))
+          .find(R"(/$id: a keyword beside "$ref" is refused)") == 0);
+  // What the forms the message names mean.
+  const char* all_of = R"({"definitions": {"a": {"type": "array"}},
+      "properties": {"foo": {"allOf": [{"$ref": "#/definitions/a"}, {"maxItems": 2}]}}})";
+  CHECK(reason(all_of, R"({"foo": [1, 2, 3]})") ==
+        "/foo: maxItems: expected at most 2 items, got 3");
+  // Annotations, $schema, $comment and definitions beside $ref: what generators (Pydantic,
+  // schema_of) write, and what draft 7's own suite does.
+  const char* annotated = R"({"$schema": "http://json-schema.org/draft-07/schema#",
+      "$comment": "c", "$ref": "#/definitions/a", "title": "t", "description": "d",
+      "default": "x", "examples": ["x"], "deprecated": false, "readOnly": true, "x-order": 1,
+      "definitions": {"a": {"type": "string"}}})";
+  CHECK(reason(annotated, R"("x")").empty());
+  CHECK(reason(annotated, "1") == "/: type: expected string, got integer");
 }
 
 TEST_CASE("malformed keyword values and references are compile errors", "[schema]") {

@@ -156,3 +156,11 @@ TEST_CASE("policies and output starts have names that parse back", "[select]") {
   STATIC_REQUIRE(llmjson::from_string<output_start>("unknown") == output_start::unknown);
   STATIC_REQUIRE_FALSE(llmjson::from_string<output_start>("auto").has_value());
 }
+
+TEST_CASE("unknown_keys has names that parse back, as every public enum does", "[select]") {
+  using llmjson::unknown_keys;
+  STATIC_REQUIRE(enum_names_check::round_trips<unknown_keys>());
+  STATIC_REQUIRE(enum_names_check::rejects_near_names<unknown_keys>());
+  STATIC_REQUIRE(llmjson::to_string(unknown_keys::allow) == "allow");
+  STATIC_REQUIRE(llmjson::from_string<unknown_keys>("reject") == unknown_keys::reject);
+}

@@ -95,16 +95,64 @@ template <class T>
 template <class T, CheckFor<T> F>
 [[nodiscard]] result<T> extract(std::string_view text, F check, const options& opts = {});
 
-/// Extracting from a temporary string would leave the result's views dangling: keep the text in
-/// a named string (or use the retry wrapper, which owns the model's replies).
-template <Selector S, TemporaryString Str>
-result<extraction> extract(Str&&, const S&, const options& = {}) = delete;
-template <TemporaryString Str>
-result<extraction> extract(Str&&, const options& = {}) = delete;
+/// `extract<T>` of a temporary string (`extract<plan>(read_reply())`): allowed, since the
+/// result owns the decoded `T`. An error keeps its kind, message, offsets and the candidates'
+/// verdicts, but not its views into the text, which is gone when the statement ends: the
+/// candidates' `text`, `info` and `marker` and the near misses' `text` are empty. Keep the text
+/// in a named string to read them.
 template <class T, TemporaryString Str>
-result<T> extract(Str&&, const options& = {}) = delete;
+  requires(!Selector<T>)
+[[nodiscard]] result<T> extract(Str&& text, const options& opts = {});
+
+/// As `extract<T>(temporary)`, with the caller's check on the decoded `T`.
 template <class T, TemporaryString Str, CheckFor<T> F>
-result<T> extract(Str&&, F, const options& = {}) = delete;
+[[nodiscard]] result<T> extract(Str&& text, F check, const options& opts = {});
+
+/// `extract(temporary)` and `extract(temporary, selector)` do not compile: the extraction's views
+/// (`r->text()`, the candidates) would point into a string destroyed at the end of the statement.
+/// The build fails with a message that says so and names the fixes: a named string, or
+/// `extract<T>`, whose result owns its value (or the retry wrapper, which owns the replies).
+template <Selector S, TemporaryString Str>
+result<extraction> extract(Str&&, const S&, const options& = {}) {
+  static_assert(detail::dependent_false<Str>,
+                "llmjson: extract() of a temporary std::string: the result's views (r->text(), "
+                "the candidates) would point into a string destroyed at the end of the "
+                "statement. Keep the text in a named variable, or call extract<T>(...), whose "
+                "result owns its value");
+  return error{};
+}
+template <TemporaryString Str>
+result<extraction> extract(Str&&, const options& = {}) {
+  static_assert(detail::dependent_false<Str>,
+                "llmjson: extract() of a temporary std::string: the result's views (r->text(), "
+                "the candidates) would point into a string destroyed at the end of the "
+                "statement. Keep the text in a named variable, or call extract<T>(...), whose "
+                "result owns its value");
+  return error{};
+}
+
+/// A key or a list of keys where a selector belongs (`extract(text, "orders")`,
+/// `extract(text, {"orders", "items"})`) does not compile: it could mean "the object with this
+/// key", "the value under it" or, for a list, "all of them". The build fails with a message
+/// that names `any_key`, the selector for an object with any of the keys.
+template <class K>
+  requires(!Selector<K> && std::convertible_to<const K&, std::string_view>)
+result<extraction> extract(std::string_view, const K&, const options& = {}) {
+  static_assert(detail::dependent_false<K>,
+                "llmjson: extract(text, \"key\"): a key is not a selector. For the object that "
+                "has the key, write llmjson::extract(text, llmjson::any_key({\"key\"})); its "
+                "value is then r->json()[\"key\"]");
+  return error{};
+}
+template <std::size_t N>
+result<extraction> extract(std::string_view, const char* const (&)[N], const options& = {}) {
+  static_assert(detail::dependent_false<char[N]>,
+                "llmjson: extract(text, {\"a\", \"b\"}): a list of keys is not a selector. For "
+                "an object with any of the keys, write llmjson::extract(text, "
+                "llmjson::any_key({\"a\", \"b\"})); for one with all of them, a JSON Schema "
+                "with \"required\" (llmjson::schema)");
+  return error{};
+}
 
 /// `llmjson::schema` where `<llmjson/schema.hpp>` is not included (the umbrella header leaves it
 /// out): the build fails with a message that names the header.
@@ -222,6 +270,34 @@ result<T> extract(std::string_view text, F check, const options& opts) {
     detail::explain_decode<T, unknown_keys::reject>();
     throw;  // never reached
   }
+}
+
+namespace detail {
+/// The error of an extraction from a temporary string, without its views into the text (the
+/// text is destroyed at the end of the caller's statement).
+template <class T>
+result<T> without_views(result<T> r) {
+  if (r) return r;
+  error& e = r.error();
+  for (candidate& c : e.candidates) {
+    c.text = {};
+    c.info = {};
+    c.marker = {};
+  }
+  for (near_miss& m : e.near_misses) m.text = {};
+  return r;
+}
+}  // namespace detail
+
+template <class T, TemporaryString Str>
+  requires(!Selector<T>)
+result<T> extract(Str&& text, const options& opts) {
+  return detail::without_views(extract<T>(std::string_view(text), opts));
+}
+
+template <class T, TemporaryString Str, CheckFor<T> F>
+result<T> extract(Str&& text, F check, const options& opts) {
+  return detail::without_views(extract<T>(std::string_view(text), std::move(check), opts));
 }
 
 }  // namespace llmjson

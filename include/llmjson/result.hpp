@@ -4,7 +4,10 @@
 #define LLMJSON_RESULT_HPP_INCLUDED
 
 #include <cassert>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -13,22 +16,38 @@
 
 namespace llmjson {
 
-/// Thrown by `result<T>::value()` when the result holds an error. It carries the error.
-/// (llmjson's other exceptions: `schema_error` from the `schema` constructor, and
-/// `bad_retry_access` from `retry_result<T>::value()`.)
+/// Thrown by `result<T>::value()` when the result holds an error. It carries the error, as
+/// `std::bad_expected_access` does, and `what()` says it: `llmjson: result holds an error
+/// (no_json): no JSON candidate in 120 bytes`. (llmjson's other exceptions: `schema_error` from
+/// the `schema` constructor, and `bad_retry_access` from `retry_result<T>::value()`.)
 class bad_result_access : public std::exception {
  public:
-  explicit bad_result_access(llmjson::error e) : error_(std::move(e)) {}
-  [[nodiscard]] const char* what() const noexcept override {
-    return "llmjson: result holds an error";
-  }
+  explicit bad_result_access(llmjson::error e)
+      : what_("llmjson: result holds an error (" + std::string(to_string(e.kind)) +
+              "): " + e.message),
+        error_(std::move(e)) {}
+  [[nodiscard]] const char* what() const noexcept override { return what_.c_str(); }
   [[nodiscard]] const llmjson::error& error() const noexcept { return error_; }
 
  private:
+  std::string what_;
   llmjson::error error_;
 };
 
 namespace detail {
+
+/// `*r` or `r->` on a result that holds an error: a bug in the caller, reported as Abseil's
+/// `StatusOr` and Rust's `unwrap` do, with the error (`bad`'s `what()`) on stderr, then
+/// `std::abort()`. In every build, not only with assertions: the alternative is undefined
+/// behaviour, or `std::get`'s "wrong index for variant" without the error.
+[[noreturn]] inline void unchecked_access(const std::exception& bad) noexcept {
+  std::fprintf(stderr,
+               "llmjson: *r or r-> on a result without a value: test the result first, or call "
+               "value(), which throws\n%s\n",
+               bad.what());
+  std::fflush(stderr);
+  std::abort();
+}
 
 /// The members of `std::expected<T, E>` over a `std::variant<T, E>`: shared by `result<T>` and the
 /// retry wrapper's `retry_result<T>`. `value()` on an error throws `Bad(error)`.
@@ -77,17 +96,21 @@ class expected_base {
     return std::get<1>(std::move(v_));
   }
 
-  /// Returns the value; the result must hold one (asserted, as `std::expected` does).
+  /// Returns the value. The result must hold one: on an error, the error's kind and message go
+  /// to stderr and the program aborts (`detail::unchecked_access`), in every build.
   T& operator*() & noexcept {
-    assert(has_value());
+    if (!has_value()) [[unlikely]]
+      detail::unchecked_access(Bad(std::get<1>(v_)));
     return std::get<0>(v_);
   }
   const T& operator*() const& noexcept {
-    assert(has_value());
+    if (!has_value()) [[unlikely]]
+      detail::unchecked_access(Bad(std::get<1>(v_)));
     return std::get<0>(v_);
   }
   T&& operator*() && noexcept {
-    assert(has_value());
+    if (!has_value()) [[unlikely]]
+      detail::unchecked_access(Bad(std::get<1>(v_)));
     return std::get<0>(std::move(v_));
   }
   T* operator->() noexcept { return &**this; }
@@ -115,7 +138,9 @@ class expected_base {
 /// `explicit operator bool`, `value()`, `error()`, `*`, `->`, `value_or()`), so code written
 /// against it reads the same as C++23 code. llmjson keeps its own type rather than an alias to
 /// `std::expected` so that the API is the same in C++20 and C++23. `value()` on an error throws
-/// `bad_result_access`; `*` and `error()` only assert.
+/// `bad_result_access`, whose `what()` names the error's kind and message; `*` and `->` on an
+/// error write the same to stderr and abort (where `std::expected` leaves the behaviour
+/// undefined); `error()` on a value only asserts.
 ///
 /// **Example**:
 /// ```cpp

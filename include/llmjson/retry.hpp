@@ -4,9 +4,12 @@
 #define LLMJSON_RETRY_HPP_INCLUDED
 
 #include <concepts>
+#include <cstddef>
+#include <string_view>
 #include <utility>
 
 #include <llmjson/adapter.hpp>
+#include <llmjson/detail/config.hpp>
 #include <llmjson/detail/retry/judges.hpp>
 #include <llmjson/detail/retry/run.hpp>
 #include <llmjson/detail/retry/stop.hpp>
@@ -91,6 +94,27 @@ class retrying {
   template <Selector S, detail::RequestOrMisdeclared<A> Req>
   [[nodiscard]] retry_result<answer> extract(const Req& request, const S& sel,
                                              llmjson::policy pol) const;
+
+  /// A key or a list of keys where a selector belongs (`extract(request, "orders")`): the build
+  /// fails with a message that names `any_key`, as `llmjson::extract`'s does.
+  template <class K, detail::RequestOrMisdeclared<A> Req>
+    requires(!Selector<K> && std::convertible_to<const K&, std::string_view>)
+  retry_result<answer> extract(const Req&, const K&)
+  const {
+    static_assert(detail::dependent_false<K>,
+                  "llmjson: retrying::extract(request, \"key\"): a key is not a selector. For "
+                  "the object that has the key, write .extract(request, "
+                  "llmjson::any_key({\"key\"}))");
+    return {retry_error{}, {}};
+  }
+  template <std::size_t N, detail::RequestOrMisdeclared<A> Req>
+  retry_result<answer> extract(const Req&, const char* const (&)[N]) const {
+    static_assert(detail::dependent_false<char[N]>,
+                  "llmjson: retrying::extract(request, {\"a\", \"b\"}): a list of keys is not a "
+                  "selector. For an object with any of the keys, write .extract(request, "
+                  "llmjson::any_key({\"a\", \"b\"}))");
+    return {retry_error{}, {}};
+  }
 
   /// As `extract(request, sel)` with `any_object`: the answer is a JSON object.
   // The barrier keeps an explicit `extract<T>(request)` away from this overload.

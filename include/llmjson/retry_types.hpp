@@ -202,16 +202,19 @@ struct retry_error {
   std::shared_ptr<const std::string> text;
 };
 
-/// Thrown by `retry_result<T>::value()` when the result holds an error. It carries the error.
+/// Thrown by `retry_result<T>::value()` when the result holds an error. It carries the error,
+/// and `what()` says it: `llmjson: retry result holds an error (api_error): ...`.
 class bad_retry_access : public std::exception {
  public:
-  explicit bad_retry_access(retry_error e) : error_(std::move(e)) {}
-  [[nodiscard]] const char* what() const noexcept override {
-    return "llmjson: retry result holds an error";
-  }
+  explicit bad_retry_access(retry_error e)
+      : what_("llmjson: retry result holds an error (" + std::string(to_string(e.kind)) +
+              "): " + e.message),
+        error_(std::move(e)) {}
+  [[nodiscard]] const char* what() const noexcept override { return what_.c_str(); }
   [[nodiscard]] const retry_error& error() const noexcept { return error_; }
 
  private:
+  std::string what_;
   retry_error error_;
 };
 
@@ -295,7 +298,8 @@ struct attempts_access {
 ///
 /// The members are `std::expected<T, retry_error>`'s (`has_value()`, `explicit operator bool`,
 /// `value()`, `error()`, `*`, `->`, `value_or()`), plus `attempts`. `value()` on an error throws
-/// `bad_retry_access`; `*` and `error()` only assert.
+/// `bad_retry_access`, whose `what()` names the error's kind and message; `*` and `->` on an
+/// error write the same to stderr and abort; `error()` on a value only asserts.
 ///
 /// **Example**:
 /// ```cpp

@@ -32,9 +32,16 @@ namespace llmjson {
 /// ```
 [[nodiscard]] scan_result candidates(std::string_view text, const options& opts = {});
 
-/// Candidates of a temporary string would dangle: pass a named string or a `string_view`.
+/// Candidates of a temporary string would dangle: the build fails with a message that says so.
+/// Pass a named string or a `string_view`.
 template <TemporaryString S>
-scan_result candidates(S&&, const options& = {}) = delete;
+scan_result candidates(S&&, const options& = {}) {
+  static_assert(detail::dependent_false<S>,
+                "llmjson: candidates() of a temporary std::string: the candidates' views would "
+                "point into a string destroyed at the end of the statement. Keep the text in a "
+                "named variable");
+  return {};
+}
 
 /// Returns every fenced code block of `text` that extraction reads, in document order: the
 /// fences of tests/corpus/README.md §2 Fences, found by the same reading as `candidates()`.
@@ -56,9 +63,16 @@ scan_result candidates(S&&, const options& = {}) = delete;
 /// Linear time. Allocates the returned vector and the reading's working memory.
 [[nodiscard]] std::vector<fence> fences(std::string_view text);
 
-/// Fences of a temporary string would dangle: pass a named string or a `string_view`.
+/// Fences of a temporary string would dangle: the build fails with a message that says so.
+/// Pass a named string or a `string_view`.
 template <TemporaryString S>
-std::vector<fence> fences(S&&) = delete;
+std::vector<fence> fences(S&&) {
+  static_assert(detail::dependent_false<S>,
+                "llmjson: fences() of a temporary std::string: the fences' views would point into "
+                "a string destroyed at the end of the statement. Keep the text in a named "
+                "variable");
+  return {};
+}
 
 /// Returns where `c` was found, as the library's messages name it: `prose`, `in fence "json"` (a
 /// span inside a fence body), `fence "json"` (a whole fence body), `whole part` or `whole output`.

@@ -48,13 +48,20 @@ class schema_result;
 /// `minLength`, `maxLength` (in code points), `pattern`, `allOf`, `anyOf`, `oneOf`, `not`,
 /// `if`/`then`/`else`, `$ref` (local: `#`, `#/definitions/...`, `#/$defs/...`, `$id`-named
 /// resources and `#name` anchors inside the same document, recursion included), `definitions`,
-/// `$defs`. Annotations (accepted, no effect): `$schema` (must name draft 7), `$id`, `$comment`,
-/// `title`, `description`, `default`, `examples`, `format`.
+/// `$defs`, and OpenAPI 3.0's `nullable` (`true` adds null to the types `type` lists, only
+/// where `type` is given; `enum`, `const` and the others still apply, as OpenAPI 3.0.3 says).
+/// Annotations (accepted, no effect): `$schema` (must name draft 7), `$id`, `$comment`, `title`,
+/// `description`, `default`, `examples`, `deprecated`, `readOnly`, `writeOnly`, `format`,
+/// `contentMediaType`, `contentEncoding` (draft 7 makes these three annotations by default) and
+/// OpenAPI's extensions `x-*`.
 ///
 /// Any other keyword is a compile error naming it and its place: a selector that skipped a
 /// rule would accept what it should reject. (One exception: an unknown keyword whose value is
 /// only a container of schemas reached through `$ref`, like `definitions` under another name.)
-/// As draft 7 says, keywords beside `$ref` are ignored (they must still be known).
+/// Beside `$ref`, draft 7 and OpenAPI 3.0 ignore every keyword and 2019-09 applies them: a
+/// keyword there that asserts (`maxItems`, `nullable`, `$id`...) is a compile error whose message
+/// gives the `allOf` (or, for `nullable`, `anyOf`) form that means the same to every validator;
+/// annotations, `definitions`, `$defs`, `$schema` and `$comment` are accepted there.
 ///
 /// `pattern` and `patternProperties` use llmjson's own ECMAScript-subset regex (backreferences
 /// and `\p{..}` are a compile error), run without backtracking: a search costs at most

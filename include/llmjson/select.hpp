@@ -4,6 +4,7 @@
 #define LLMJSON_SELECT_HPP_INCLUDED
 
 #include <algorithm>
+#include <array>
 #include <concepts>
 #include <cstddef>
 #include <functional>
@@ -21,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include <llmjson/detail/config.hpp>
+#include <llmjson/enum_names.hpp>
 #include <llmjson/options.hpp>
 #include <llmjson/verdict.hpp>
 
@@ -77,6 +79,19 @@ class any_key {
 /// `to_json`) is refused when the program is built, rather than on every candidate at run time,
 /// each attempt of a retry billed.
 enum class unknown_keys { reject, allow };
+
+/// Returns the enumerator's name: `"reject"`, `"allow"`. Does not throw.
+[[nodiscard]] constexpr std::string_view to_string(unknown_keys k) noexcept {
+  switch (k) {
+    case unknown_keys::reject: return "reject";
+    case unknown_keys::allow: return "allow";
+  }
+  return "unknown";
+}
+
+/// Every `unknown_keys`: `from_string<unknown_keys>("allow") == unknown_keys::allow`.
+template <>
+inline constexpr std::array enumerators<unknown_keys>{unknown_keys::reject, unknown_keys::allow};
 
 namespace detail {
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <llmjson/candidate.hpp>
+#include <llmjson/detail/config.hpp>
 #include <llmjson/detail/scan/scanner.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/options.hpp>
@@ -97,8 +98,15 @@ class stream {
   /// views of the result point into the stream, which must outlive it. Call it once, when the
   /// model's output ended by itself; when the caller stopped the model, `stop()`.
   [[nodiscard]] result<extraction> finish() & { return end("finish"); }
-  /// The result of a temporary stream would dangle.
-  result<extraction> finish() && = delete;
+  /// The result of a temporary stream would dangle: the build fails with a message that says so.
+  template <class Self = stream>
+  result<extraction> finish() && {
+    static_assert(detail::dependent_false<Self>,
+                  "llmjson: finish() of a temporary stream: the result's views would point into "
+                  "the stream's text, destroyed at the end of the statement. Call finish() on a "
+                  "named stream");
+    return error{};
+  }
 
   /// The caller stopped the model (usually once `settled()`): returns what `finish()` returns,
   /// except that an answer has no `truncation`. A value still open after the answer is where
@@ -110,8 +118,15 @@ class stream {
     if (r) r->truncation.reset();
     return r;
   }
-  /// The result of a temporary stream would dangle.
-  result<extraction> stop() && = delete;
+  /// The result of a temporary stream would dangle: the build fails with a message that says so.
+  template <class Self = stream>
+  result<extraction> stop() && {
+    static_assert(detail::dependent_false<Self>,
+                  "llmjson: stop() of a temporary stream: the result's views would point into "
+                  "the stream's text, destroyed at the end of the statement. Call stop() on a "
+                  "named stream");
+    return error{};
+  }
 
   /// The text fed so far (empty once it went over `options::max_input_bytes`).
   [[nodiscard]] std::string_view text() const noexcept {

@@ -90,6 +90,7 @@ LLMJSON_INLINE bool schema_compiler::compile_one(const work& w) {
     return true;
   }
   if (!j.is_object()) return fail_at(id, "", "a schema must be an object or a boolean");
+  if (j.contains("$ref") && !check_ref_siblings(j, id)) return false;
   std::string base = w.base;
   if (!read_id(j, id, base)) return false;
   // `n` is filled apart and stored at the end: compiling a child grows `tree_.nodes`.
@@ -98,18 +99,54 @@ LLMJSON_INLINE bool schema_compiler::compile_one(const work& w) {
     if (!compile_keyword(at, n, keyword{it.key(), it.value(), "/" + pointer_escape(it.key())}))
       return false;
   }
+  // OpenAPI 3.0's nullable: true adds "null" to the types `type` allows, only where `type` is
+  // given; other keywords (enum, const, allOf...) still apply, and may refuse null.
+  if (const auto it = j.find("nullable");
+      it != j.end() && it->is_boolean() && it->get<bool>() && n.types != 0)
+    n.types |= type_null;
   tree_.nodes[id] = std::move(n);
   return true;
 }
 
-// $id: a new base URI (a resource) or, with a plain-name fragment, an anchor. Ignored beside
-// $ref, as draft 7 ignores every keyword there.
+// Draft 7 ignores every keyword beside $ref, later drafts apply them, and OpenAPI 3.0 ignores
+// them too: a keyword there that would assert something means different things to different
+// validators (the provider's among them), so it is refused, with the form that means the same
+// everywhere. Annotations, $schema, $comment and definitions ($defs) assert nothing: accepted.
+// An unknown keyword is left to check_unknown_keywords.
+LLMJSON_INLINE bool schema_compiler::check_ref_siblings(const nlohmann::json& j, std::size_t id) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& name = it.key();
+    if (!asserts(name)) continue;
+    const std::string instead =
+        name == "nullable"
+            ? R"(to allow null, write "anyOf": [{"$ref": ...}, {"type": "null"}])"
+            : R"(to apply it, write "allOf": [{"$ref": ...}, {)" + json_quote(name) + ": ...}]";
+    return fail_at(id, "/" + pointer_escape(name),
+                   "a keyword beside \"$ref\" is refused: draft 7 and OpenAPI 3.0 ignore it, "
+                   "later drafts apply it; " +
+                       instead);
+  }
+  return true;
+}
+
+LLMJSON_INLINE bool schema_compiler::asserts(std::string_view keyword) {
+  // The keywords of validation_keyword and applicator_keyword, $id and nullable.
+  static constexpr std::string_view names =
+      " $id type enum const minimum maximum exclusiveMinimum exclusiveMaximum multipleOf minLength"
+      " maxLength minItems maxItems minProperties maxProperties pattern uniqueItems required"
+      " properties patternProperties additionalProperties propertyNames dependencies items"
+      " additionalItems contains allOf anyOf oneOf not if then else nullable ";
+  if (keyword.empty() || keyword.find(' ') != std::string_view::npos) return false;
+  return names.find(" " + std::string(keyword) + " ") != std::string_view::npos;
+}
+
+// $id: a new base URI (a resource) or, with a plain-name fragment, an anchor. Never beside $ref
+// (check_ref_siblings refuses it there).
 LLMJSON_INLINE bool schema_compiler::read_id(const nlohmann::json& j, std::size_t id,
                                              std::string& base) {
   auto it = j.find("$id");
   if (it == j.end()) return true;
   if (!it->is_string()) return fail_at(id, "/$id", "expected a string");
-  if (j.contains("$ref")) return true;
   const std::string resolved = uri_resolve(base, it->get<std::string>());
   const auto hash = resolved.find('#');
   const std::string doc_part = resolved.substr(0, hash);
@@ -164,21 +201,24 @@ LLMJSON_INLINE std::optional<bool> schema_compiler::core_keyword(const place& at
   return std::nullopt;
 }
 
-// Keywords that assert nothing: $comment, title, description, format, readOnly, writeOnly,
-// default, examples.
+// Keywords that assert nothing: $comment, title, description, format, contentMediaType,
+// contentEncoding (draft 7 makes the content keywords annotations unless a validator opts in),
+// readOnly, writeOnly, deprecated (2019-09 meta-data, which generators emit), default, examples,
+// and OpenAPI's extensions x-*.
 LLMJSON_INLINE std::optional<bool> schema_compiler::annotation_keyword(const place& at,
                                                                        const keyword& k) {
   const nlohmann::json& v = k.value;
-  if (k.name == "$comment" || k.name == "title" || k.name == "description" || k.name == "format") {
+  if (k.name == "$comment" || k.name == "title" || k.name == "description" || k.name == "format" ||
+      k.name == "contentMediaType" || k.name == "contentEncoding") {
     if (!v.is_string()) return fail_at(at.id, k.token, "expected a string");
     return true;
   }
-  if (k.name == "readOnly" || k.name == "writeOnly") {
-    // draft 7 meta-data (generators such as Pydantic emit them)
+  if (k.name == "readOnly" || k.name == "writeOnly" || k.name == "deprecated") {
     if (!v.is_boolean()) return fail_at(at.id, k.token, "expected a boolean");
     return true;
   }
   if (k.name == "default" || k.name == "examples") return true;  // any value
+  if (k.name.rfind("x-", 0) == 0) return true;                   // any value
   return std::nullopt;
 }
 
@@ -239,6 +279,10 @@ LLMJSON_INLINE std::optional<bool> schema_compiler::validation_keyword(const pla
     if (!v.is_string()) return fail_at(at.id, k.token, "expected a string");
     n.pattern = compile_pattern(at, v.get<std::string>(), k.token);
     return n.pattern.has_value();
+  }
+  if (name == "nullable") {  // OpenAPI 3.0: applied by compile_one, once `type` is read
+    if (!v.is_boolean()) return fail_at(at.id, k.token, "expected a boolean");
+    return true;
   }
   if (name == "uniqueItems") {
     if (!v.is_boolean()) return fail_at(at.id, k.token, "expected a boolean");

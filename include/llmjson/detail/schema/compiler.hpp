@@ -84,6 +84,8 @@ class schema_compiler {
   bool drain();
   bool compile_one(const work& w);
   bool read_id(const nlohmann::json& j, std::size_t id, std::string& base);
+  // A keyword beside $ref that would assert something: refused (draft 7 ignores it).
+  bool check_ref_siblings(const nlohmann::json& j, std::size_t id);
 
   // The keywords, by group. Each group returns std::nullopt when the keyword is not one of its
   // own, else whether it compiled.
@@ -109,6 +111,7 @@ class schema_compiler {
   static bool is_schema(const nlohmann::json& v);
   static std::optional<std::size_t> as_count(const nlohmann::json& v);
   static bool is_draft7_uri(std::string_view s);
+  static bool asserts(std::string_view keyword);
 
   // After the queue: references, unknown keywords, cycles.
   bool resolve_refs();
