@@ -500,7 +500,8 @@ LLMJSON_INLINE scan_result scanner::finish(std::size_t& kept) {
   kept = s.made.size();
   // A copy: the views a stream gave of `made` stay valid while the stream lives, whatever
   // becomes of the result.
-  scan_result out = make_scan_result(s.buf, s.engine, s.opts, std::vector<candidate>(s.made));
+  std::vector<candidate> copy = s.made;
+  scan_result out = make_scan_result(s.buf, s.engine, s.opts, std::move(copy));
   s.retire();
   return out;
 }
