@@ -166,7 +166,7 @@ TEST_CASE("no_json lists the malformed owners with their positions", "[extract][
   CHECK(r.error().kind == error_kind::no_json);
   CHECK(r.error().message ==
         "no JSON value in the output; 1 malformed candidate: 2:1 in fence \"json\": malformed: "
-        "line 4 col 16: trailing comma");
+        "line 4 col 15: trailing comma");
 }
 
 TEST_CASE("empty, white space, and too large", "[extract][rule §6 Errors]") {

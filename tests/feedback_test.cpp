@@ -89,7 +89,7 @@ TEST_CASE("feedback: no_json names each fault, where it is and how to fix it", "
   SECTION("a malformed owner: the validator's own place of the fault") {
     auto i = llmjson::feedback(error_of("```json\n{\"orders\": [\"come about\"], }\n```\n"));
     CHECK(i.text ==
-          "Your reply is not valid JSON: line 2 col 28: trailing comma (remove it). Reply with "
+          "Your reply is not valid JSON: line 2 col 26: trailing comma (remove it). Reply with "
           "the corrected JSON only.");
   }
   SECTION("a raw line break, a comment, an unquoted key") {
@@ -102,7 +102,7 @@ TEST_CASE("feedback: no_json names each fault, where it is and how to fix it", "
   }
   SECTION("faults in document order, near misses and malformed owners together") {
     auto i = llmjson::feedback(error_of("{'a': 1}\n{\"b\": 2,}\n{'c': 3}\n"));
-    const auto first = i.text.find("line 1 col 1"), second = i.text.find("line 2 col 9"),
+    const auto first = i.text.find("line 1 col 1"), second = i.text.find("line 2 col 8"),
                third = i.text.find("line 3 col 1");
     REQUIRE(first != std::string::npos);
     REQUIRE(second != std::string::npos);
@@ -116,8 +116,8 @@ TEST_CASE("feedback: no_json names each fault, where it is and how to fix it", "
     text += "{'d': 4}\n";
     auto i = llmjson::feedback(error_of(text));
     CHECK(i.text ==
-          "Your reply is not valid JSON: line 1 col 9: trailing comma (remove it); line 2 col 1: "
-          "single quotes are not JSON strings (use double quotes); line 3 col 9: trailing comma "
+          "Your reply is not valid JSON: line 1 col 8: trailing comma (remove it); line 2 col 1: "
+          "single quotes are not JSON strings (use double quotes); line 3 col 8: trailing comma "
           "(remove it); and 4 more. Reply with the corrected JSON only.");
   }
   SECTION("JSON only inside the reasoning") {
@@ -415,12 +415,10 @@ std::string fixed(const std::string& reply, const std::string& said) {
     return out;
   }
   if (contains(said, "trailing comma (remove it)") && spots.size() == 1) {
-    // The validator names the bracket after the comma: the comma is the last one before it.
+    // Only a comma at the place named is removed.
     auto at = offset_of(reply, spots[0].first, spots[0].second);
-    if (at == std::string::npos || at == 0) return reply;
-    auto comma = reply.find_last_not_of(" \t\n", at - 1);
-    if (comma == std::string::npos || reply[comma] != ',') return reply;
-    return reply.substr(0, comma) + reply.substr(comma + 1);
+    if (at == std::string::npos || reply[at] != ',') return reply;
+    return reply.substr(0, at) + reply.substr(at + 1);
   }
   if (auto key = quoted_after(said, "has none of the keys ")) {
     auto j = nlohmann::json::parse(reply.substr(reply.find('{')));

@@ -20,7 +20,7 @@
 namespace llmjson {
 
 /// What to tell the model about a reply that held no answer: one short instruction addressed to
-/// it, built from what the extraction found (`line 2 col 28: trailing comma (remove it)`).
+/// it, built from what the extraction found (`line 2 col 26: trailing comma (remove it)`).
 ///
 /// `text` is at most `max_feedback_bytes` bytes of valid UTF-8 on one line, whatever the reply
 /// was: it quotes no more of the reply than a short key or reason (each clipped with `...`) and
