@@ -170,6 +170,22 @@ TEST_CASE("feedback: no_match gives the selector's reasons for the closest candi
     REQUIRE(malformed != std::string::npos);
     CHECK(valid < malformed);
   }
+  SECTION("the near miss the model meant is named, with its fix") {
+    llmjson::options o;
+    o.fallback = false;
+    auto e = error_of("{\"b\": 2} and {'a': 1}", llmjson::any_key({"a"}), o);
+    REQUIRE(e.kind == llmjson::error_kind::no_match);
+    auto i = llmjson::feedback(e);
+    CHECK(i.text ==
+          "Your JSON is not the expected answer: the value at line 1 col 1: has none of the keys "
+          "\"a\"; line 1 col 14: single quotes are not JSON strings (use double quotes). Reply "
+          "with one corrected JSON value.");
+    // Named right after the first valid value, before the values that do not fit after it.
+    auto many = llmjson::feedback(
+        error_of("{\"b\": 1} {\"c\": 2} {\"d\": 3} {'a': 1}", llmjson::any_key({"a"}), o));
+    CHECK(contains(many.text, "line 1 col 28: single quotes are not JSON strings"));
+    check_bounded(many);
+  }
   SECTION("at most three candidates, the others counted") {
     std::string text;
     for (int k = 0; k < 5; ++k) text += "{\"v\": " + std::to_string(k) + "}\n";
@@ -517,6 +533,17 @@ TEST_CASE("reask: a model that fixes what the instruction names succeeds on atte
                  .extract(prompt, llmjson::any_key({"orders"}));
     REQUIRE(r);
     CHECK(r->json.contains("orders"));
+    check_reasked(r, seen, first);
+    CHECK(r.attempts[0].outcome == attempt_outcome::no_match);
+  }
+  SECTION("no_match: the near miss the model meant") {
+    const std::string first = "{\"b\": 2} and {'a': 1}";
+    llmjson::retry_options o;
+    o.extraction.fallback = false;
+    auto r = llmjson::retrying(fixing_model{first, "stop", &seen}, o, llmjson::reask{})
+                 .extract(prompt, llmjson::any_key({"a"}));
+    REQUIRE(r);
+    CHECK(r->json == nlohmann::json{{"a", 1}});
     check_reasked(r, seen, first);
     CHECK(r.attempts[0].outcome == attempt_outcome::no_match);
   }

@@ -50,7 +50,9 @@ inline constexpr std::size_t max_feedback_bytes = 600;
 ///   found only inside the reasoning; or no JSON at all.
 /// - `no_match`: the selector's reasons against the closest candidates (valid ones outside any
 ///   frame first), `missing key "title"`, `/steps/0: type: expected integer, got string`,
-///   `unknown key "draft"`, then to reply with one corrected JSON value.
+///   `unknown key "draft"`; the near misses, maybe the answer the model meant (`{'a': 1}` beside
+///   `{"b": 2}`: `single quotes are not JSON strings (use double quotes)`), right after the first
+///   valid value; then to reply with one corrected JSON value.
 /// - `ambiguous`: where the qualifying candidates are, and to give exactly one answer.
 /// - `truncated`: where the reply was cut (`the object opened at 3:1 never closes`), and to reply
 ///   more briefly; `raise_budget` is true (an error alone does not say whether the token limit

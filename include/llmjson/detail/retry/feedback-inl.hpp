@@ -183,19 +183,31 @@ inline instruction instruct(const llmjson::error& e, std::string_view finish_rea
     }
     case error_kind::no_match: {
       // The closest first: valid values outside any frame, then malformed ones (meant as JSON),
-      // then values inside something bigger. Values inside the reasoning are not answers.
-      std::vector<const candidate*> close;
+      // then values inside something bigger. The near misses (maybe the answer the model meant,
+      // `{'a': 1}`) come right after the first valid value, so that they are named. Values
+      // inside the reasoning are not answers.
+      struct place_of {
+        const candidate* c = nullptr;
+        const near_miss* m = nullptr;
+      };
+      std::vector<place_of> close;
       auto add = [&](auto keep) {
         for (const candidate& c : e.candidates)
-          if (!c.in_reasoning && keep(c)) close.push_back(&c);
+          if (!c.in_reasoning && keep(c)) close.push_back({&c, nullptr});
       };
       add([](const candidate& c) { return c.valid && !c.enclosed; });
+      const std::size_t misses_at = std::min<std::size_t>(close.size(), 1);
+      for (std::size_t k = 0; k < e.near_misses.size(); ++k)
+        close.insert(close.begin() + static_cast<std::ptrdiff_t>(misses_at + k),
+                     place_of{nullptr, &e.near_misses[k]});
       add([](const candidate& c) { return !c.valid; });
       add([](const candidate& c) { return c.valid && c.enclosed; });
       out.text = list_places(
           "Your JSON is not the expected answer: ", close.size(),
           [&](std::size_t i) -> std::string {
-            const candidate& c = *close[i];
+            if (const near_miss* m = close[i].m)
+              return describe_malformed(m->line, m->column, m->message);
+            const candidate& c = *close[i].c;
             if (!c.valid) return describe_malformed(c.line, c.column, c.message);
             return "the value at " + place(c.line, c.column) + ": " +
                    (c.message.empty() ? std::string("does not qualify")
