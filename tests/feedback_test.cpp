@@ -750,3 +750,164 @@ TEST_CASE("feedback stays short on hostile replies", "[feedback]") {
     }
   }
 }
+
+namespace {
+
+// The bytes a chat request carries: its messages' contents.
+std::size_t request_bytes(const chat& request) {
+  std::size_t n = 0;
+  for (const auto& m : request) n += m.content.size() + m.reasoning.size();
+  return n;
+}
+
+// Line `line` of `text` (1-based, LF line ends), without its LF.
+std::string_view line_of(std::string_view text, std::size_t line) {
+  std::size_t at = 0;
+  for (std::size_t l = 1; l < line && at != std::string_view::npos; ++l) {
+    at = text.find('\n', at);
+    if (at != std::string_view::npos) ++at;
+  }
+  if (at == std::string_view::npos) return {};
+  return text.substr(at, text.find('\n', at) - at);
+}
+
+}  // namespace
+
+TEST_CASE("reask: a 70 KB reply is resent cut, without its reasoning, and requests stay small",
+          "[feedback]") {
+  // 20 KB of reasoning, then a 50 KB plan with a trailing comma after its last step.
+  std::string reply = "<think>\n";
+  for (int k = 0; reply.size() < 20'000; ++k)
+    reply += "Let me weigh step " + std::to_string(k) + " against the others once more.\n";
+  reply += "</think>\n{\"steps\": [\n";
+  for (int k = 0; reply.size() < 70'000; ++k)
+    reply += "  \"step " + std::to_string(100000 + k) + ": boil the water, then wait\",\n";
+  reply += "]}\n";
+  REQUIRE(reply.size() > 70'000);
+
+  std::vector<chat> seen;
+  auto stubborn = [&](const chat& request) -> llmjson::completion {
+    seen.push_back(request);
+    return msg(reply);
+  };
+  auto r = llmjson::retrying(stubborn, {.max_attempts = 4}, llmjson::reask{}).extract<plan>(prompt);
+  REQUIRE_FALSE(r);
+  REQUIRE(r.attempts.size() == 4);
+  REQUIRE(seen.size() == 4);  // seen[3]: the request after three failed attempts
+  for (const llmjson::attempt& a : r.attempts) {
+    CHECK(a.content == reply);  // the caller keeps every reply whole
+    CHECK(contains(a.feedback, "trailing comma (remove it)"));
+  }
+
+  const std::size_t before =
+      request_bytes(seen[0]) + 3 * (reply.size() + r.attempts[0].feedback.size());
+  const std::size_t after = request_bytes(seen[3]);
+  CAPTURE(reply.size(), before, after, r.attempts[0].excerpt.size());
+  // Each failed attempt adds its excerpt and its instruction, bounded whatever the reply.
+  const std::size_t per_attempt = llmjson::max_excerpt_bytes + 1024 + llmjson::max_feedback_bytes;
+  for (std::size_t k = 1; k < seen.size(); ++k) {
+    CHECK(request_bytes(seen[k]) - request_bytes(seen[k - 1]) <= per_attempt);
+    REQUIRE(seen[k].size() == 1 + 2 * k);
+  }
+  CHECK(after < reply.size() / 4);  // not one reply in full, let alone three
+
+  const std::string& excerpt = r.attempts[0].excerpt;
+  // Never the reasoning, in any request.
+  for (const chat& request : seen)
+    for (const auto& m : request) {
+      CHECK_FALSE(contains(m.content, "<think>"));
+      CHECK_FALSE(contains(m.content, "Let me weigh"));
+    }
+  CHECK(seen[3][1].content == excerpt);
+  CHECK(seen[3][5].content == r.attempts[2].excerpt);
+  // The place the instruction names is in it, with the line around it: the last step.
+  const auto spots = places(r.attempts[0].feedback);
+  REQUIRE(spots.size() == 1);
+  const std::string comma_line(line_of(reply, spots[0].first));
+  CHECK(comma_line.ends_with("\","));
+  CHECK(contains(excerpt, comma_line + "\n]}"));
+  // Each cut is said, with where the text after it is in the reply.
+  CHECK(contains(excerpt, "bytes of reasoning cut"));
+  for (std::size_t at = excerpt.find("; resuming at "); at != std::string::npos;
+       at = excerpt.find("; resuming at ", at + 1)) {
+    const auto where = places(std::string_view(excerpt).substr(at, 40));
+    REQUIRE(where.size() == 1);
+    std::size_t text_at = excerpt.find(" ...]", at) + 5;
+    if (where[0].second == 1 && excerpt[text_at] == '\n') ++text_at;  // a note's own line
+    const std::size_t piece = std::min(excerpt.find("[... ", text_at), excerpt.size()) - text_at;
+    const std::size_t in_reply = offset_of(reply, where[0].first, where[0].second);
+    REQUIRE(in_reply != std::string::npos);
+    CHECK(std::string_view(excerpt).substr(text_at, piece) == reply.substr(in_reply, piece));
+  }
+  CHECK(excerpt.size() <= llmjson::max_excerpt_bytes + 1024);
+}
+
+TEST_CASE(
+    "reask: a short reply is resent whole, less its reasoning, whichever markers extraction reads",
+    "[feedback]") {
+  std::vector<chat> seen;
+  SECTION("<think>") {
+    const std::string first = "<think>\n{\"a\": 1} maybe?\n</think>\n{'a': 1}";
+    auto r =
+        llmjson::retrying(fixing_model{first, "stop", &seen}, {}, llmjson::reask{}).extract(prompt);
+    REQUIRE(r);
+    REQUIRE(seen.size() == 2);
+    CHECK(seen[1][1].content ==
+          "[... 32 bytes of reasoning cut; resuming at line 3 col 9 ...]\n{'a': 1}");
+    CHECK(r.attempts[0].content == first);
+    CHECK(contains(r.attempts[0].feedback, "line 4 col 1: single quotes"));
+  }
+  SECTION("the caller's own markers (retry_options::extraction)") {
+    const std::string first = "<plan>draft: {\"a\": 0}</plan> {'a': 1}";
+    llmjson::retry_options o;
+    o.extraction.reasoning_markers = {{"<plan>", "</plan>"}};
+    auto r =
+        llmjson::retrying(fixing_model{first, "stop", &seen}, o, llmjson::reask{}).extract(prompt);
+    REQUIRE(r);
+    REQUIRE(seen.size() == 2);
+    CHECK(seen[1][1].content ==
+          "[... 28 bytes of reasoning cut; resuming at line 1 col 29 ...] {'a': 1}");
+  }
+  SECTION("an attempt made by hand, without its excerpt: cut as the default options read it") {
+    llmjson::attempt a;
+    a.outcome = attempt_outcome::no_json;
+    a.content = "<think>hmm</think>{'a': 1}";
+    a.feedback = "Your reply is not valid JSON: use double quotes.";
+    const chat next = llmjson::reask{}(prompt, a);
+    REQUIRE(next.size() == 3);
+    CHECK(next[1].content ==
+          "[... 18 bytes of reasoning cut; resuming at line 1 col 19 ...]{'a': 1}");
+  }
+}
+
+TEST_CASE("reask: the excerpt stays short on hostile replies", "[feedback]") {
+  auto excerpt_of = [](const std::string& reply) {
+    auto model = [&](const chat&) -> llmjson::completion { return msg(reply); };
+    auto r = llmjson::retrying(model, {.max_attempts = 1}).extract<plan>(prompt);
+    REQUIRE_FALSE(r);
+    return r.attempts[0].excerpt;
+  };
+  const std::size_t most = llmjson::max_excerpt_bytes + 2048;
+  SECTION("thousands of small reasoning regions between bits of answer text") {
+    std::string reply;
+    for (int k = 0; k < 20'000; ++k) reply += "<think>hm</think>{'a'} ";
+    const std::string e = excerpt_of(reply);
+    CHECK(e.size() <= most);
+    CHECK_FALSE(contains(e, "<think>"));
+    CHECK(contains(e, " bytes cut"));
+  }
+  SECTION("one line of 300 KB, with multi-byte characters") {
+    std::string reply = "{\"steps\": [\"";
+    while (reply.size() < 300'000) reply += "\xc3\xa9\xe2\x82\xac";
+    reply += "\",]}";
+    const std::string e = excerpt_of(reply);
+    CHECK(e.size() <= most);
+    CHECK(valid_utf8(e));
+    CHECK(contains(e, "\",]}"));
+    CHECK(contains(e, "; resuming at line 1 col "));
+  }
+  SECTION("a reply cut inside the reasoning: nothing of it is resent") {
+    const std::string e = excerpt_of("<think>\n" + std::string(100'000, 'x'));
+    CHECK(e == "[... 100,008 bytes of reasoning cut ...]");
+  }
+}
