@@ -1119,6 +1119,11 @@ def group_jsonl(c, a):
             b'{"id":4,"line":4,"ok":false,"error":{"kind":"input","message":"line 4 has no value at /a~1b/m~0n/1"}}',
             b'{"id":5,"line":5,"ok":true,"value":{}}']
     c.check(got == want, "pointers: %r" % got)
+    # A trailing comma is named at the comma, whatever white space comes before the bracket.
+    rc, got, _ = jsonl_run(c, [], [b'[1, \t]', b'{"a": 1,\t }', b'[1,]'])
+    c.check([json.loads(x)["error"]["message"] for x in got] ==
+            ["line %d is not JSON: trailing comma (byte %d)" % (n, b) for n, b in ((1, 3), (2, 8), (3, 3))],
+            "trailing commas: %r" % got)
 
     # 3. Lines: not JSON, empty, CRLF, no final line feed, too long, --first-line.
     data = b'"{\\"a\\":1}"\r\n\n{"a":\n"\\ud800 {}"\n"{}" "{}"\n' + b'"' + b"x" * 200 + b'"\n"{\\"b\\":2}"'
