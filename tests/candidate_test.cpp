@@ -200,6 +200,30 @@ TEST_CASE("braces, escaped quotes and ``` inside JSON strings are text",
   CHECK(values(s)[0]["c"] == "\\");
 }
 
+TEST_CASE("a trailing comma is named at the comma, not at the bracket after it",
+          "[candidate][rule §3 The scan]") {
+  // The text, and where its message names the fault: the comma's line and column.
+  struct one {
+    std::string_view text, message;
+  };
+  const one cases[] = {
+      {"[{\"a\": 1},]", "line 1 col 10: trailing comma"},
+      {"{\"a\":1,}", "line 1 col 7: trailing comma"},
+      {"{\"a\": 1,\n}", "line 1 col 8: trailing comma"},
+      {"x\n{\"a\": 1,\n\n   \t}", "line 2 col 8: trailing comma"},
+      {"```\n[{\"a\": 1}, 2,\r\n  ]\n```", "line 2 col 13: trailing comma"},
+      {"{\"a\": [\"\u00e9\",\n ]}", "line 1 col 11: trailing comma"},
+      {"{\"a\": {\"b\": [1]},}", "line 1 col 17: trailing comma"},
+  };
+  for (const one& c : cases) {
+    INFO(c.text);
+    auto s = llmjson::candidates(c.text);
+    REQUIRE(s.candidates.size() == 1);
+    CHECK_FALSE(s.candidates[0].valid);
+    CHECK(s.candidates[0].message == c.message);
+  }
+}
+
 TEST_CASE("a malformed owner is reported with its reason and position, and owns its insides",
           "[candidate][rule §3 The scan]") {
   SECTION("a trailing comma") {
@@ -210,7 +234,7 @@ TEST_CASE("a malformed owner is reported with its reason and position, and owns 
     CHECK_FALSE(c.valid);
     CHECK(c.json == nullptr);
     CHECK(c.line == 2);
-    CHECK(c.message == "line 2 col 37: trailing comma");
+    CHECK(c.message == "line 2 col 36: trailing comma");
   }
   SECTION("a Python literal") {
     auto s = llmjson::candidates(std::string_view("{\"done\": True, \"inner\": {\"a\": 1}}"));
@@ -614,7 +638,7 @@ TEST_CASE(
     auto s = llmjson::candidates(std::string_view("Result: [{\"id\": 1}, {\"id\": 2},]"));
     REQUIRE(s.candidates.size() == 1);
     CHECK_FALSE(s.candidates[0].valid);
-    CHECK(s.candidates[0].message == "line 1 col 31: trailing comma");
+    CHECK(s.candidates[0].message == "line 1 col 30: trailing comma");
     auto wiki = llmjson::candidates(std::string_view("See [[Main Page]] then {\"ok\": true}"));
     REQUIRE(wiki.candidates.size() == 2);
     CHECK(wiki.candidates[0].text == "[[Main Page]]");

@@ -198,7 +198,7 @@ TEST_CASE("no_json lists the malformed owners with their positions", "[extract][
   CHECK(r.error().kind == error_kind::no_json);
   CHECK(r.error().message ==
         "no JSON value in the output; 1 malformed candidate: 2:1 in fence \"json\": malformed: "
-        "line 4 col 16: trailing comma");
+        "line 4 col 15: trailing comma");
 }
 
 TEST_CASE("empty, white space, and too large", "[extract][rule §6 Errors]") {
@@ -302,12 +302,21 @@ TEST_CASE("no_json names near misses: objects the model meant, with what to fix"
     CHECK(e.near_misses.empty());
     CHECK(e.message == "no JSON value in the output");
   }
-  SECTION("never in another error, and never a change of kind") {
+  SECTION("kept by no_match (maybe the answer meant), in no other error; never a change of kind") {
     auto r = llmjson::extract(std::string_view("{'a': 1} {\"b\": 2}"), llmjson::any_key({"c"}),
                               with(policy::unique));
     REQUIRE_FALSE(r);
     CHECK(r.error().kind == error_kind::no_match);
-    CHECK(r.error().near_misses.empty());
+    REQUIRE(r.error().near_misses.size() == 1);
+    CHECK(r.error().near_misses[0].text == "{'a': 1}");
+    CHECK(r.error().message ==
+          "1 candidate, none qualifies: 1:10 prose: has none of the keys \"c\"; 1 near miss: 1:1 "
+          "{'a': 1}: single quotes are not JSON strings");
+    auto twice =
+        llmjson::extract(std::string_view("{'a': 1} {\"b\": 2} {\"b\": 3}"), with(policy::unique));
+    REQUIRE_FALSE(twice);
+    CHECK(twice.error().kind == error_kind::ambiguous);
+    CHECK(twice.error().near_misses.empty());
   }
   SECTION("a long near miss is cut short in the message") {
     auto e = no_json("x {'k': '" + std::string(100, 'v') + "'}");
@@ -345,15 +354,18 @@ TEST_CASE("the fallback is never a piece of something bigger",
     CHECK(r.error().kind == error_kind::no_match);
     CHECK(r.error().message ==
           "1 candidate, none qualifies: 1:46 prose: has none of the keys \"user_id\"; none can "
-          "be the fallback: every valid one lies inside a frame (a piece of something bigger)");
+          "be the fallback: every valid one lies inside a frame (a piece of something bigger); "
+          "1 near miss: 1:19 {'status': 404, 'headers': {\"type\": \"jso...: single quotes are "
+          "not JSON strings");
     REQUIRE(r.error().candidates.size() == 1);
     CHECK(r.error().candidates[0].enclosed);
     // The fallback turned off: the message does not speak of it.
     auto off = llmjson::extract(text, wanted, with(policy::first, false));
     REQUIRE_FALSE(off);
     CHECK(off.error().message ==
-          "1 candidate, none qualifies: 1:46 prose: has none of the keys "
-          "\"user_id\"");
+          "1 candidate, none qualifies: 1:46 prose: has none of the keys \"user_id\"; 1 near "
+          "miss: 1:19 {'status': 404, 'headers': {\"type\": \"jso...: single quotes are not JSON "
+          "strings");
     // A piece still qualifies when the selector says so: only the fallback refuses it.
     auto typed = llmjson::extract(text, llmjson::any_key({"type"}), with(policy::first));
     REQUIRE(typed);

@@ -89,7 +89,7 @@ TEST_CASE("feedback: no_json names each fault, where it is and how to fix it", "
   SECTION("a malformed owner: the validator's own place of the fault") {
     auto i = llmjson::feedback(error_of("```json\n{\"orders\": [\"come about\"], }\n```\n"));
     CHECK(i.text ==
-          "Your reply is not valid JSON: line 2 col 28: trailing comma (remove it). Reply with "
+          "Your reply is not valid JSON: line 2 col 26: trailing comma (remove it). Reply with "
           "the corrected JSON only.");
   }
   SECTION("a raw line break, a comment, an unquoted key") {
@@ -102,7 +102,7 @@ TEST_CASE("feedback: no_json names each fault, where it is and how to fix it", "
   }
   SECTION("faults in document order, near misses and malformed owners together") {
     auto i = llmjson::feedback(error_of("{'a': 1}\n{\"b\": 2,}\n{'c': 3}\n"));
-    const auto first = i.text.find("line 1 col 1"), second = i.text.find("line 2 col 9"),
+    const auto first = i.text.find("line 1 col 1"), second = i.text.find("line 2 col 8"),
                third = i.text.find("line 3 col 1");
     REQUIRE(first != std::string::npos);
     REQUIRE(second != std::string::npos);
@@ -116,8 +116,8 @@ TEST_CASE("feedback: no_json names each fault, where it is and how to fix it", "
     text += "{'d': 4}\n";
     auto i = llmjson::feedback(error_of(text));
     CHECK(i.text ==
-          "Your reply is not valid JSON: line 1 col 9: trailing comma (remove it); line 2 col 1: "
-          "single quotes are not JSON strings (use double quotes); line 3 col 9: trailing comma "
+          "Your reply is not valid JSON: line 1 col 8: trailing comma (remove it); line 2 col 1: "
+          "single quotes are not JSON strings (use double quotes); line 3 col 8: trailing comma "
           "(remove it); and 4 more. Reply with the corrected JSON only.");
   }
   SECTION("JSON only inside the reasoning") {
@@ -169,6 +169,22 @@ TEST_CASE("feedback: no_match gives the selector's reasons for the closest candi
     REQUIRE(valid != std::string::npos);
     REQUIRE(malformed != std::string::npos);
     CHECK(valid < malformed);
+  }
+  SECTION("the near miss the model meant is named, with its fix") {
+    llmjson::options o;
+    o.fallback = false;
+    auto e = error_of("{\"b\": 2} and {'a': 1}", llmjson::any_key({"a"}), o);
+    REQUIRE(e.kind == llmjson::error_kind::no_match);
+    auto i = llmjson::feedback(e);
+    CHECK(i.text ==
+          "Your JSON is not the expected answer: the value at line 1 col 1: has none of the keys "
+          "\"a\"; line 1 col 14: single quotes are not JSON strings (use double quotes). Reply "
+          "with one corrected JSON value.");
+    // Named right after the first valid value, before the values that do not fit after it.
+    auto many = llmjson::feedback(
+        error_of("{\"b\": 1} {\"c\": 2} {\"d\": 3} {'a': 1}", llmjson::any_key({"a"}), o));
+    CHECK(contains(many.text, "line 1 col 28: single quotes are not JSON strings"));
+    check_bounded(many);
   }
   SECTION("at most three candidates, the others counted") {
     std::string text;
@@ -415,12 +431,10 @@ std::string fixed(const std::string& reply, const std::string& said) {
     return out;
   }
   if (contains(said, "trailing comma (remove it)") && spots.size() == 1) {
-    // The validator names the bracket after the comma: the comma is the last one before it.
+    // Only a comma at the place named is removed.
     auto at = offset_of(reply, spots[0].first, spots[0].second);
-    if (at == std::string::npos || at == 0) return reply;
-    auto comma = reply.find_last_not_of(" \t\n", at - 1);
-    if (comma == std::string::npos || reply[comma] != ',') return reply;
-    return reply.substr(0, comma) + reply.substr(comma + 1);
+    if (at == std::string::npos || reply[at] != ',') return reply;
+    return reply.substr(0, at) + reply.substr(at + 1);
   }
   if (auto key = quoted_after(said, "has none of the keys ")) {
     auto j = nlohmann::json::parse(reply.substr(reply.find('{')));
@@ -519,6 +533,17 @@ TEST_CASE("reask: a model that fixes what the instruction names succeeds on atte
                  .extract(prompt, llmjson::any_key({"orders"}));
     REQUIRE(r);
     CHECK(r->json.contains("orders"));
+    check_reasked(r, seen, first);
+    CHECK(r.attempts[0].outcome == attempt_outcome::no_match);
+  }
+  SECTION("no_match: the near miss the model meant") {
+    const std::string first = "{\"b\": 2} and {'a': 1}";
+    llmjson::retry_options o;
+    o.extraction.fallback = false;
+    auto r = llmjson::retrying(fixing_model{first, "stop", &seen}, o, llmjson::reask{})
+                 .extract(prompt, llmjson::any_key({"a"}));
+    REQUIRE(r);
+    CHECK(r->json == nlohmann::json{{"a", 1}});
     check_reasked(r, seen, first);
     CHECK(r.attempts[0].outcome == attempt_outcome::no_match);
   }
@@ -723,5 +748,166 @@ TEST_CASE("feedback stays short on hostile replies", "[feedback]") {
       auto r = llmjson::extract(text, o);
       if (!r) check_bounded(llmjson::feedback(r.error()));
     }
+  }
+}
+
+namespace {
+
+// The bytes a chat request carries: its messages' contents.
+std::size_t request_bytes(const chat& request) {
+  std::size_t n = 0;
+  for (const auto& m : request) n += m.content.size() + m.reasoning.size();
+  return n;
+}
+
+// Line `line` of `text` (1-based, LF line ends), without its LF.
+std::string_view line_of(std::string_view text, std::size_t line) {
+  std::size_t at = 0;
+  for (std::size_t l = 1; l < line && at != std::string_view::npos; ++l) {
+    at = text.find('\n', at);
+    if (at != std::string_view::npos) ++at;
+  }
+  if (at == std::string_view::npos) return {};
+  return text.substr(at, text.find('\n', at) - at);
+}
+
+}  // namespace
+
+TEST_CASE("reask: a 70 KB reply is resent cut, without its reasoning, and requests stay small",
+          "[feedback]") {
+  // 20 KB of reasoning, then a 50 KB plan with a trailing comma after its last step.
+  std::string reply = "<think>\n";
+  for (int k = 0; reply.size() < 20'000; ++k)
+    reply += "Let me weigh step " + std::to_string(k) + " against the others once more.\n";
+  reply += "</think>\n{\"steps\": [\n";
+  for (int k = 0; reply.size() < 70'000; ++k)
+    reply += "  \"step " + std::to_string(100000 + k) + ": boil the water, then wait\",\n";
+  reply += "]}\n";
+  REQUIRE(reply.size() > 70'000);
+
+  std::vector<chat> seen;
+  auto stubborn = [&](const chat& request) -> llmjson::completion {
+    seen.push_back(request);
+    return msg(reply);
+  };
+  auto r = llmjson::retrying(stubborn, {.max_attempts = 4}, llmjson::reask{}).extract<plan>(prompt);
+  REQUIRE_FALSE(r);
+  REQUIRE(r.attempts.size() == 4);
+  REQUIRE(seen.size() == 4);  // seen[3]: the request after three failed attempts
+  for (const llmjson::attempt& a : r.attempts) {
+    CHECK(a.content == reply);  // the caller keeps every reply whole
+    CHECK(contains(a.feedback, "trailing comma (remove it)"));
+  }
+
+  const std::size_t before =
+      request_bytes(seen[0]) + 3 * (reply.size() + r.attempts[0].feedback.size());
+  const std::size_t after = request_bytes(seen[3]);
+  CAPTURE(reply.size(), before, after, r.attempts[0].excerpt.size());
+  // Each failed attempt adds its excerpt and its instruction, bounded whatever the reply.
+  const std::size_t per_attempt = llmjson::max_excerpt_bytes + 1024 + llmjson::max_feedback_bytes;
+  for (std::size_t k = 1; k < seen.size(); ++k) {
+    CHECK(request_bytes(seen[k]) - request_bytes(seen[k - 1]) <= per_attempt);
+    REQUIRE(seen[k].size() == 1 + 2 * k);
+  }
+  CHECK(after < reply.size() / 4);  // not one reply in full, let alone three
+
+  const std::string& excerpt = r.attempts[0].excerpt;
+  // Never the reasoning, in any request.
+  for (const chat& request : seen)
+    for (const auto& m : request) {
+      CHECK_FALSE(contains(m.content, "<think>"));
+      CHECK_FALSE(contains(m.content, "Let me weigh"));
+    }
+  CHECK(seen[3][1].content == excerpt);
+  CHECK(seen[3][5].content == r.attempts[2].excerpt);
+  // The place the instruction names is in it, with the line around it: the last step.
+  const auto spots = places(r.attempts[0].feedback);
+  REQUIRE(spots.size() == 1);
+  const std::string comma_line(line_of(reply, spots[0].first));
+  CHECK(comma_line.ends_with("\","));
+  CHECK(contains(excerpt, comma_line + "\n]}"));
+  // Each cut is said, with where the text after it is in the reply.
+  CHECK(contains(excerpt, "bytes of reasoning cut"));
+  for (std::size_t at = excerpt.find("; resuming at "); at != std::string::npos;
+       at = excerpt.find("; resuming at ", at + 1)) {
+    const auto where = places(std::string_view(excerpt).substr(at, 40));
+    REQUIRE(where.size() == 1);
+    std::size_t text_at = excerpt.find(" ...]", at) + 5;
+    if (where[0].second == 1 && excerpt[text_at] == '\n') ++text_at;  // a note's own line
+    const std::size_t piece = std::min(excerpt.find("[... ", text_at), excerpt.size()) - text_at;
+    const std::size_t in_reply = offset_of(reply, where[0].first, where[0].second);
+    REQUIRE(in_reply != std::string::npos);
+    CHECK(std::string_view(excerpt).substr(text_at, piece) == reply.substr(in_reply, piece));
+  }
+  CHECK(excerpt.size() <= llmjson::max_excerpt_bytes + 1024);
+}
+
+TEST_CASE(
+    "reask: a short reply is resent whole, less its reasoning, whichever markers extraction reads",
+    "[feedback]") {
+  std::vector<chat> seen;
+  SECTION("<think>") {
+    const std::string first = "<think>\n{\"a\": 1} maybe?\n</think>\n{'a': 1}";
+    auto r =
+        llmjson::retrying(fixing_model{first, "stop", &seen}, {}, llmjson::reask{}).extract(prompt);
+    REQUIRE(r);
+    REQUIRE(seen.size() == 2);
+    CHECK(seen[1][1].content ==
+          "[... 32 bytes of reasoning cut; resuming at line 3 col 9 ...]\n{'a': 1}");
+    CHECK(r.attempts[0].content == first);
+    CHECK(contains(r.attempts[0].feedback, "line 4 col 1: single quotes"));
+  }
+  SECTION("the caller's own markers (retry_options::extraction)") {
+    const std::string first = "<plan>draft: {\"a\": 0}</plan> {'a': 1}";
+    llmjson::retry_options o;
+    o.extraction.reasoning_markers = {{"<plan>", "</plan>"}};
+    auto r =
+        llmjson::retrying(fixing_model{first, "stop", &seen}, o, llmjson::reask{}).extract(prompt);
+    REQUIRE(r);
+    REQUIRE(seen.size() == 2);
+    CHECK(seen[1][1].content ==
+          "[... 28 bytes of reasoning cut; resuming at line 1 col 29 ...] {'a': 1}");
+  }
+  SECTION("an attempt made by hand, without its excerpt: cut as the default options read it") {
+    llmjson::attempt a;
+    a.outcome = attempt_outcome::no_json;
+    a.content = "<think>hmm</think>{'a': 1}";
+    a.feedback = "Your reply is not valid JSON: use double quotes.";
+    const chat next = llmjson::reask{}(prompt, a);
+    REQUIRE(next.size() == 3);
+    CHECK(next[1].content ==
+          "[... 18 bytes of reasoning cut; resuming at line 1 col 19 ...]{'a': 1}");
+  }
+}
+
+TEST_CASE("reask: the excerpt stays short on hostile replies", "[feedback]") {
+  auto excerpt_of = [](const std::string& reply) {
+    auto model = [&](const chat&) -> llmjson::completion { return msg(reply); };
+    auto r = llmjson::retrying(model, {.max_attempts = 1}).extract<plan>(prompt);
+    REQUIRE_FALSE(r);
+    return r.attempts[0].excerpt;
+  };
+  const std::size_t most = llmjson::max_excerpt_bytes + 2048;
+  SECTION("thousands of small reasoning regions between bits of answer text") {
+    std::string reply;
+    for (int k = 0; k < 20'000; ++k) reply += "<think>hm</think>{'a'} ";
+    const std::string e = excerpt_of(reply);
+    CHECK(e.size() <= most);
+    CHECK_FALSE(contains(e, "<think>"));
+    CHECK(contains(e, " bytes cut"));
+  }
+  SECTION("one line of 300 KB, with multi-byte characters") {
+    std::string reply = "{\"steps\": [\"";
+    while (reply.size() < 300'000) reply += "\xc3\xa9\xe2\x82\xac";
+    reply += "\",]}";
+    const std::string e = excerpt_of(reply);
+    CHECK(e.size() <= most);
+    CHECK(valid_utf8(e));
+    CHECK(contains(e, "\",]}"));
+    CHECK(contains(e, "; resuming at line 1 col "));
+  }
+  SECTION("a reply cut inside the reasoning: nothing of it is resent") {
+    const std::string e = excerpt_of("<think>\n" + std::string(100'000, 'x'));
+    CHECK(e == "[... 100,008 bytes of reasoning cut ...]");
   }
 }

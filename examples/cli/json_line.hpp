@@ -218,10 +218,10 @@ class line_reader {
     }
     if (line_[at] != ',')
       return fail(at, std::string("expected ',' or '") + close + "' in " + where), item::failed;
-    ++at;
+    const std::size_t comma = at++;
     skip_ws(at);
     if (at < line_.size() && line_[at] == close)
-      return fail(at - 1, "trailing comma"), item::failed;
+      return fail(comma, "trailing comma"), item::failed;  // the comma, not the space after it
     return item::more;
   }
 

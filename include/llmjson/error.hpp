@@ -58,8 +58,9 @@ struct error {
   std::string message;  ///< one line, without the kind: `2 candidates, none qualifies: ...`
   std::vector<candidate> candidates;  ///< all candidates, with verdicts (empty for empty/too_large)
   std::optional<cut> truncation;      ///< where the output was cut, when it was
-  /// With `no_json`: closed spans that look like objects but are not JSON (at most
-  /// `max_near_misses`), each with its first reason. They are not candidates.
+  /// With `no_json` and `no_match`: closed spans in answer text that look like objects but are
+  /// not JSON (at most `max_near_misses`), each with its first reason: with `no_match`, maybe
+  /// the answer the model meant (`feedback` names them). They are not candidates.
   std::vector<near_miss> near_misses;
 };
 

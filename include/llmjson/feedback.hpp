@@ -15,12 +15,13 @@
 #include <llmjson/detail/config.hpp>
 #include <llmjson/error.hpp>
 #include <llmjson/extract.hpp>
+#include <llmjson/options.hpp>
 #include <llmjson/retry_types.hpp>
 
 namespace llmjson {
 
 /// What to tell the model about a reply that held no answer: one short instruction addressed to
-/// it, built from what the extraction found (`line 2 col 28: trailing comma (remove it)`).
+/// it, built from what the extraction found (`line 2 col 26: trailing comma (remove it)`).
 ///
 /// `text` is at most `max_feedback_bytes` bytes of valid UTF-8 on one line, whatever the reply
 /// was: it quotes no more of the reply than a short key or reason (each clipped with `...`) and
@@ -41,6 +42,12 @@ struct instruction {
 /// The most bytes of an `instruction::text`.
 inline constexpr std::size_t max_feedback_bytes = 600;
 
+/// The most bytes of a reply's answer text that `reask` shows the model again
+/// (`attempt::excerpt`): a reply whose answer text is longer is cut to the places the
+/// instruction names, a few lines around each, each cut said (`[... 68,123 bytes cut; resuming
+/// at line 812 col 1 ...]`).
+inline constexpr std::size_t max_excerpt_bytes = 4096;
+
 /// Returns the instruction for an extraction error: what to fix, where, and to reply with the
 /// JSON answer.
 ///
@@ -50,7 +57,9 @@ inline constexpr std::size_t max_feedback_bytes = 600;
 ///   found only inside the reasoning; or no JSON at all.
 /// - `no_match`: the selector's reasons against the closest candidates (valid ones outside any
 ///   frame first), `missing key "title"`, `/steps/0: type: expected integer, got string`,
-///   `unknown key "draft"`, then to reply with one corrected JSON value.
+///   `unknown key "draft"`; the near misses, maybe the answer the model meant (`{'a': 1}` beside
+///   `{"b": 2}`: `single quotes are not JSON strings (use double quotes)`), right after the first
+///   valid value; then to reply with one corrected JSON value.
 /// - `ambiguous`: where the qualifying candidates are, and to give exactly one answer.
 /// - `truncated`: where the reply was cut (`the object opened at 3:1 never closes`), and to reply
 ///   more briefly; `raise_budget` is true (an error alone does not say whether the token limit
@@ -83,13 +92,27 @@ struct append_message {
 /// worded with `a.outcome` and `a.finish_reason`.
 std::string attempt_feedback(const attempt& a, const llmjson::error* e);
 
+/// The `attempt::excerpt` of a reply `text` whose extraction (with `o`) failed with `e` (null
+/// when unknown): its answer text without the reasoning regions, and when that is longer than
+/// `max_excerpt_bytes`, only the pieces around the places `e` names, within that budget (the
+/// end and the start of the text when there is room), each cut said with where the next piece
+/// is in `text`. "" for a blank `text`.
+std::string reply_excerpt(std::string_view text, const llmjson::error* e, const options& o);
+
 }  // namespace detail
 
 /// A `next_request` hook for chat requests: it tells the model what was wrong with its reply.
 ///
 /// After a failed attempt with an instruction (`feedback(failed)`), the next request is the
-/// previous one with two messages more: the model's reply as an assistant message
-/// (`failed.content`, never its reasoning), then the instruction as a user message. Without an
+/// previous one with two messages more: the model's reply as an assistant message, then the
+/// instruction as a user message. The reply is `failed.excerpt`: never its reasoning (neither
+/// `failed.reasoning` nor the `<think>` blocks and other regions of its content, found as
+/// extraction finds them), and a reply whose answer text is over `max_excerpt_bytes` (4 KiB)
+/// only around the places the instruction names, each cut said (`[... 68,123 bytes cut;
+/// resuming at line 812 col 1 ...]`). So each failed attempt adds at most about 6 KB to the
+/// request, whatever the reply (a 70 KB reply: 2.6 KB after three attempts, not 210 KB), while
+/// `retry_result::attempts` keeps every reply whole. (An attempt made by hand, without its
+/// `excerpt`, is cut here as extraction with the default options reads it.) Without an
 /// instruction (a `bad_response`), or after an empty reply (content empty or only white space:
 /// there is no reply to correct), it is the previous request, unchanged. An empty reply at
 /// `length` has an instruction (`raise_budget`: the reasoning spent the budget), which `reask`
@@ -143,7 +166,12 @@ struct reask {
       const instruction said = feedback(failed);
       Req next = previous;
       if (!said || detail::is_blank(failed.content)) return next;
-      append(next, message{.content = failed.content, .role = "assistant"});
+      // An attempt of the wrapper has its excerpt; one made otherwise is cut here, as
+      // extraction with the default options reads it.
+      append(next, message{.content = failed.excerpt.empty()
+                                          ? detail::reply_excerpt(failed.content, nullptr, {})
+                                          : failed.excerpt,
+                           .role = "assistant"});
       append(next, message{.content = said.text, .role = "user"});
       return next;
     }

@@ -101,6 +101,14 @@ struct attempt {
   /// nothing to tell: `ok`, an empty reply not cut at `length`, `bad_response`, `api_error`,
   /// `exception`, `cancelled`.
   std::string feedback;
+  /// What of `content` to show the model with `feedback` (the hook `llmjson::reask` sends it as
+  /// the assistant message): the answer text, never the reasoning regions (`<think>`...,
+  /// found as extraction finds them), and when that is longer than `max_excerpt_bytes`
+  /// (`<llmjson/feedback.hpp>`), only the pieces around the places `feedback` names; each cut is
+  /// said (`[... 68,123 bytes cut; resuming at line 812 col 1 ...]`). At most about 5.5 KB
+  /// whatever the reply, so the requests of a retry loop do not grow with the replies. "" when
+  /// `feedback` is. `content` keeps the whole reply.
+  std::string excerpt;
   /// Where the content was cut (`extract` only): the extraction error's `truncation`, or, when
   /// `ok`, the cut after the answer that policy `first` took (`answer::truncation`). With
   /// `cut::reasoning`, the cut is a reasoning region that never closes. Never set by a call that

@@ -5,12 +5,17 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <llmjson/candidate.hpp>
 #include <llmjson/detail/config.hpp>
+#include <llmjson/detail/scan/engine.hpp>
+#include <llmjson/detail/scan/positions.hpp>
+#include <llmjson/detail/scan/scanner-inl.hpp>
 #include <llmjson/detail/scan/utf8.hpp>
 #include <llmjson/error.hpp>
 #include <llmjson/extract.hpp>
@@ -183,19 +188,31 @@ inline instruction instruct(const llmjson::error& e, std::string_view finish_rea
     }
     case error_kind::no_match: {
       // The closest first: valid values outside any frame, then malformed ones (meant as JSON),
-      // then values inside something bigger. Values inside the reasoning are not answers.
-      std::vector<const candidate*> close;
+      // then values inside something bigger. The near misses (maybe the answer the model meant,
+      // `{'a': 1}`) come right after the first valid value, so that they are named. Values
+      // inside the reasoning are not answers.
+      struct place_of {
+        const candidate* c = nullptr;
+        const near_miss* m = nullptr;
+      };
+      std::vector<place_of> close;
       auto add = [&](auto keep) {
         for (const candidate& c : e.candidates)
-          if (!c.in_reasoning && keep(c)) close.push_back(&c);
+          if (!c.in_reasoning && keep(c)) close.push_back({&c, nullptr});
       };
       add([](const candidate& c) { return c.valid && !c.enclosed; });
+      const std::size_t misses_at = std::min<std::size_t>(close.size(), 1);
+      for (std::size_t k = 0; k < e.near_misses.size(); ++k)
+        close.insert(close.begin() + static_cast<std::ptrdiff_t>(misses_at + k),
+                     place_of{nullptr, &e.near_misses[k]});
       add([](const candidate& c) { return !c.valid; });
       add([](const candidate& c) { return c.valid && c.enclosed; });
       out.text = list_places(
           "Your JSON is not the expected answer: ", close.size(),
           [&](std::size_t i) -> std::string {
-            const candidate& c = *close[i];
+            if (const near_miss* m = close[i].m)
+              return describe_malformed(m->line, m->column, m->message);
+            const candidate& c = *close[i].c;
             if (!c.valid) return describe_malformed(c.line, c.column, c.message);
             return "the value at " + place(c.line, c.column) + ": " +
                    (c.message.empty() ? std::string("does not qualify")
@@ -235,6 +252,176 @@ constexpr bool instructed(attempt_outcome o) noexcept {
     case attempt_outcome::too_large: return true;
     default: return false;
   }
+}
+
+/// How many bytes of the answer text one place of an excerpt keeps on each side of it, at most.
+inline constexpr std::size_t excerpt_context_bytes = 320;
+/// The most pieces of text an excerpt keeps (each cut between them is said).
+inline constexpr std::size_t excerpt_pieces = 16;
+
+/// The reasoning regions of `text` as extraction reads it with `o` (the engine's parts: its own
+/// detection of `<think>`, harmony analysis, regions the prompt opened...), markers included, in
+/// document order.
+inline std::vector<std::pair<std::size_t, std::size_t>> reasoning_spans(std::string_view text,
+                                                                        const options& o) {
+  options opts = o;
+  opts.max_candidates = std::numeric_limits<std::size_t>::max();
+  opts.max_open_frames = std::numeric_limits<std::size_t>::max();
+  engine reader(opts);
+  std::vector<fence_span> fences;  // unused: asking only for fences skips the frame scan
+  std::vector<part_span> parts;
+  reader.collect_fences(fences, /*only=*/true);
+  reader.collect_parts(parts);
+  reader.advance(text, /*ended=*/true);
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    if (!parts[k].region) continue;
+    const std::size_t from = std::min(parts[k].begin, parts[k].marker_at);
+    const std::size_t to = k + 1 < parts.size() ? parts[k + 1].begin : text.size();
+    if (from < to) out.emplace_back(from, std::min(to, text.size()));
+  }
+  return out;
+}
+
+/// The places of `text` an instruction for `e` may name, the most useful first: the faults of
+/// malformed candidates and near misses (and where they start), the values named, where a cut
+/// value opened; then the end of the text (where an answer usually is, and where a cut is) and
+/// its start.
+inline std::vector<std::size_t> excerpt_places(std::string_view text, const llmjson::error* e,
+                                               const options& o) {
+  std::vector<std::size_t> out;
+  if (e) {
+    validator v;
+    const std::size_t depth = std::min(o.max_depth, max_depth_limit);
+    std::size_t malformed = 0, valid = 0;
+    for (const candidate& c : e->candidates) {
+      if (c.in_reasoning || c.offset >= text.size()) continue;
+      if (!c.valid && malformed++ < feedback_places) {
+        std::size_t at = c.offset;
+        std::string why;
+        diagnose(v, text, depth, c.offset, std::min(text.size(), c.offset + c.text.size()), at,
+                 why);
+        out.push_back(at);
+        out.push_back(c.offset);
+      } else if (c.valid && valid++ < feedback_places) {
+        out.push_back(c.offset);
+      }
+    }
+    for (const near_miss& m : e->near_misses) out.push_back(m.offset);
+    if (e->truncation) out.push_back(e->truncation->offset);
+  }
+  out.push_back(text.size());
+  out.push_back(0);
+  return out;
+}
+
+/// `68,123`.
+inline std::string with_commas(std::size_t n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t k = 0; k < digits.size(); ++k) {
+    if (k && (digits.size() - k) % 3 == 0) out += ',';
+    out += digits[k];
+  }
+  return out;
+}
+
+LLMJSON_INLINE std::string reply_excerpt(std::string_view text, const llmjson::error* e,
+                                         const options& o) {
+  if (is_blank(text)) return {};
+  using range = std::pair<std::size_t, std::size_t>;
+  const std::vector<range> reasoning = reasoning_spans(text, o);
+  // The answer text: all but the reasoning.
+  std::vector<range> answer;
+  std::size_t answer_bytes = 0, at = 0;
+  for (const range& r : reasoning) {
+    if (r.first > at) answer.emplace_back(at, r.first);
+    at = std::max(at, r.second);
+  }
+  if (at < text.size()) answer.emplace_back(at, text.size());
+  for (const range& r : answer) answer_bytes += r.second - r.first;
+
+  // A code point's first byte at or before `i`.
+  auto code_point_start = [&](std::size_t i) {
+    while (i > 0 && i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) --i;
+    return i;
+  };
+  std::vector<range> kept;
+  if (answer_bytes <= max_excerpt_bytes) {
+    kept = answer;
+  } else {
+    // Windows around the places, whole lines where the lines are short, within the budget.
+    std::vector<range> windows;
+    std::size_t budget = max_excerpt_bytes;
+    for (std::size_t p : excerpt_places(text, e, o)) {
+      if (budget == 0) break;
+      const std::size_t side = std::min(excerpt_context_bytes, budget / 2);
+      std::size_t lo = p > side ? p - side : 0, hi = std::min(text.size(), p + side);
+      if (const std::size_t nl = text.substr(lo, p - lo).find('\n');
+          lo > 0 && nl != std::string_view::npos)
+        lo += nl + 1;
+      if (const std::size_t nl = text.substr(p, hi - p).rfind('\n');
+          hi < text.size() && nl != std::string_view::npos)
+        hi = p + nl + 1;
+      lo = code_point_start(lo);
+      hi = code_point_start(hi);
+      if (hi <= lo) continue;
+      budget -= std::min(budget, hi - lo);
+      windows.emplace_back(lo, hi);
+    }
+    std::sort(windows.begin(), windows.end());
+    // The windows' answer text: each window less the reasoning in it.
+    for (const range& w : windows)
+      for (const range& a : answer) {
+        const std::size_t b = std::max(w.first, a.first), x = std::min(w.second, a.second);
+        if (b < x) kept.emplace_back(b, x);
+      }
+    std::sort(kept.begin(), kept.end());
+    std::vector<range> merged;
+    for (const range& r : kept) {
+      if (!merged.empty() && r.first <= merged.back().second)
+        merged.back().second = std::max(merged.back().second, r.second);
+      else
+        merged.push_back(r);
+    }
+    kept = std::move(merged);
+  }
+  // Many short pieces (a reply of many small reasoning regions) would make many notes: the
+  // first and the last pieces are kept, the others cut.
+  if (kept.size() > excerpt_pieces) {
+    kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(excerpt_pieces / 2),
+               kept.end() - static_cast<std::ptrdiff_t>(excerpt_pieces / 2));
+  }
+
+  // The pieces, and a note for each cut: how many bytes, whether only reasoning, and where the
+  // next piece is in the reply (the instruction's places are the reply's).
+  auto only_reasoning = [&](std::size_t b, std::size_t x) {
+    for (const range& a : answer)
+      if (std::max(a.first, b) < std::min(a.second, x)) return false;
+    return true;
+  };
+  position_finder positions(text);
+  std::string out;
+  std::size_t pos = 0;
+  auto note = [&](std::size_t b, std::size_t x) {
+    out += "[... " + with_commas(x - b) + " bytes " +
+           (only_reasoning(b, x) ? "of reasoning " : "") + "cut";
+    std::size_t column = 0;
+    if (x < text.size()) {
+      std::size_t line = 0;
+      std::tie(line, column) = positions.at(x);
+      out += "; resuming at " + place(line, column);
+    }
+    out += " ...]";
+    // A note between whole lines has a line of its own.
+    if (column == 1 && (b == 0 || text[b - 1] == '\n' || text[b - 1] == '\r')) out += '\n';
+  };
+  for (const range& r : kept) {
+    if (r.first > pos) note(pos, r.first);
+    out.append(text.substr(r.first, r.second - r.first));
+    pos = r.second;
+  }
+  if (pos < text.size()) note(pos, text.size());
+  return out;
 }
 
 LLMJSON_INLINE std::string attempt_feedback(const attempt& a, const llmjson::error* e) {

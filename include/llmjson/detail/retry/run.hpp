@@ -123,9 +123,12 @@ retry_result<Out> run_checked(A& adapter, H& next, const retry_options& options,
     }
     a.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - start);
     if (a.reasoning_at_length()) a.message += reasoning_at_length_note(a);
-    if (a.outcome != attempt_outcome::ok)
-      a.feedback = attempt_feedback(
-          a, judgement && judgement->extraction ? &*judgement->extraction : nullptr);
+    if (a.outcome != attempt_outcome::ok) {
+      const llmjson::error* e =
+          judgement && judgement->extraction ? &*judgement->extraction : nullptr;
+      a.feedback = attempt_feedback(a, e);
+      if (!a.feedback.empty()) a.excerpt = reply_excerpt(a.content, e, options.extraction);
+    }
 
     if (judgement && judgement->value) {
       report(std::move(a));

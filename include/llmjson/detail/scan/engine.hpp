@@ -27,6 +27,18 @@
 
 namespace llmjson::detail {
 
+/// One part of a text as the engine reads it (§2 Parts): answer text, or a reasoning region,
+/// from `begin` to the next part's `begin` (or the end of the text). A region's `marker_at` is
+/// where its marker is (the one that opened it, or for a region the prompt opened, the one that
+/// closed it; `no_marker` when none did): the region's text, markers included, runs from the
+/// first of `marker_at` and `begin` to the next part.
+struct part_span {
+  static constexpr std::size_t no_marker = static_cast<std::size_t>(-1);
+  std::size_t begin = 0;
+  std::size_t marker_at = no_marker;
+  bool region = false;
+};
+
 /// The rules of tests/corpus/README.md §1 to §4 over a text given as it grows. Each `advance`
 /// takes all the text so far and goes as far as the bytes seen decide; the last one says the
 /// text has ended. Given the whole text at once it yields what `candidates()` lists; given it
@@ -103,6 +115,11 @@ class engine {
     fence_spans_ = &out;
     fences_only_ = only;
   }
+
+  /// From now on, every part the engine reads (§2 Parts, in document order) is added to `out`,
+  /// which must outlive the engine's use; a reading again (`generation()`) clears it. A text
+  /// that is one value (or a cut one) has no parts: it is all answer.
+  void collect_parts(std::vector<part_span>& out) noexcept { part_spans_ = &out; }
 
   /// Takes all the text so far (the bytes given before, and maybe more) and processes what it
   /// can decide. `ended`: no more text will come; the results are then final.
@@ -197,6 +214,7 @@ class engine {
     near.clear();
     cut.reset();
     if (fence_spans_) fence_spans_->clear();
+    if (part_spans_) part_spans_->clear();
     part_ = part_state{};
   }
 
@@ -400,6 +418,7 @@ class engine {
     part_.records_from = records.size();
     part_.contexts_from = contexts.size();
     part_.released = at;
+    if (part_spans_) part_spans_->push_back(part_span{at, marker_at, region});
     if (region) {
       part_watch_.stop();  // §3 Whole parts: answer parts only
     } else {
@@ -763,6 +782,7 @@ class engine {
   fence_walker fences_;
   std::vector<fence_span>* fence_spans_ = nullptr;  // collect_fences()
   bool fences_only_ = false;
+  std::vector<part_span>* part_spans_ = nullptr;  // collect_parts()
   std::size_t fence_at_ = 0, info_at_ = 0, info_len_ = 0;
 
   bool in_body_ = false;

@@ -160,13 +160,14 @@ LLMJSON_INLINE result<extraction> choose_judged(scan_result&& scan, llmjson::pol
   const bool truncated = scan.truncation.has_value();
 
   auto fail = [&](error_kind kind, std::size_t offset, std::string message) -> result<extraction> {
-    return error{
-        kind,
-        offset,
-        std::move(message),
-        std::move(scan.candidates),
-        std::move(scan.truncation),
-        kind == error_kind::no_json ? std::move(scan.near_misses) : std::vector<near_miss>{}};
+    return error{kind,
+                 offset,
+                 std::move(message),
+                 std::move(scan.candidates),
+                 std::move(scan.truncation),
+                 kind == error_kind::no_json || kind == error_kind::no_match
+                     ? std::move(scan.near_misses)
+                     : std::vector<near_miss>{}};
   };
   auto take = [&](std::size_t i, bool fell_back) -> result<extraction> {
     std::vector<std::size_t> later;
@@ -226,6 +227,7 @@ LLMJSON_INLINE result<extraction> choose_judged(scan_result&& scan, llmjson::pol
     m += "; none can be the fallback: every valid one lies inside a frame (a piece of something "
          "bigger)";
   if (reasoning) m += "; " + detail::describe_reasoning(scan.candidates, reasoning);
+  if (scan.near_miss_count) m += "; " + detail::describe_near_misses(scan);
   std::size_t at = scan.candidates[*first_valid].offset;
   return fail(error_kind::no_match, at, std::move(m));
 }

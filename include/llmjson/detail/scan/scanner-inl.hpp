@@ -41,7 +41,7 @@ inline void diagnose(validator& v, std::string_view text, std::size_t max_depth,
   std::size_t i = begin;
   while (i < end && v.feed(i)) ++i;
   if (!v.failed()) v.finish(end);
-  offset = v.failed() ? v.error_offset() : begin;
+  offset = v.failed() ? v.fault_offset() : begin;
   why = v.failed() ? v.reason() : "not valid JSON";
 }
 

@@ -47,6 +47,8 @@ class validator {
     state_ = state::value;
     failed_ = false;
     error_offset_ = 0;
+    fault_offset_ = 0;
+    comma_ = 0;
     reason_.clear();
     started_ = false;
   }
@@ -128,13 +130,17 @@ class validator {
   void take_plain(std::size_t from, std::size_t to) {
     if (is_key_) key_.append(text_.substr(from, to - from));
   }
+  /// The byte at which the text stopped being a valid prefix.
   [[nodiscard]] std::size_t error_offset() const noexcept { return error_offset_; }
+  /// The byte the reason is about, for messages: `error_offset()`, but for a trailing comma the
+  /// comma itself (the text fails only at the bracket after it, maybe lines later).
+  [[nodiscard]] std::size_t fault_offset() const noexcept { return fault_offset_; }
   [[nodiscard]] const std::string& reason() const noexcept { return reason_; }
 
   /// Marks the validator failed at `i` for `why`. Returns false.
   bool fail(std::size_t i, std::string_view why) {
     failed_ = true;
-    error_offset_ = i;
+    error_offset_ = fault_offset_ = i;
     if (!quiet_) reason_.assign(why);
     return false;
   }
@@ -144,7 +150,7 @@ class validator {
   template <class Make>
   bool fail_with(std::size_t i, Make make) {
     failed_ = true;
-    error_offset_ = i;
+    error_offset_ = fault_offset_ = i;
     if (!quiet_) reason_ = make();
     return false;
   }
@@ -273,6 +279,14 @@ class validator {
     }
   }
 
+  /// The closing bracket at `i` follows a comma (and white space only): the text fails here, and
+  /// the fault is the comma.
+  bool trailing_comma(std::size_t i) {
+    fail(i, "trailing comma");
+    fault_offset_ = comma_;
+    return false;
+  }
+
   bool structural_byte(std::size_t i, unsigned char c) {
     if (is_json_ws(static_cast<char>(c))) return true;
     switch (state_) {
@@ -281,14 +295,14 @@ class validator {
         if (c == ']') return close(i);
         return begin_value(i, c);
       case state::value_after_comma:
-        if (c == ']') return fail(i, "trailing comma");
+        if (c == ']') return trailing_comma(i);
         return begin_value(i, c);
       case state::key_or_close:
         if (c == '}') return close(i);
         if (c == '"') return begin_string(i, true), true;
         return unexpected_key(i, c, "a key in double quotes or '}'");
       case state::key_after_comma:
-        if (c == '}') return fail(i, "trailing comma");
+        if (c == '}') return trailing_comma(i);
         if (c == '"') return begin_string(i, true), true;
         return unexpected_key(i, c, "a key in double quotes");
       case state::colon:
@@ -297,7 +311,11 @@ class validator {
       case state::comma_or_close: {
         if (stack_.empty()) return fail(i, "internal: the validator forgot this container");
         const bool obj = stack_.back().is_object;
-        if (c == ',') return state_ = obj ? state::key_after_comma : state::value_after_comma, true;
+        if (c == ',') {
+          comma_ = i;
+          state_ = obj ? state::key_after_comma : state::value_after_comma;
+          return true;
+        }
         if (c == (obj ? '}' : ']')) return close(i);
         if (c == (obj ? ']' : '}'))
           return fail_with(i, [&] {
@@ -565,6 +583,8 @@ class validator {
   bool failed_ = false;
   bool started_ = false;
   std::size_t error_offset_ = 0;
+  std::size_t fault_offset_ = 0;  // what the reason is about (a trailing comma: the comma)
+  std::size_t comma_ = 0;         // the last comma after a value in a container
   std::string reason_;
   bool quiet_ = false;
   bool relaxed_ = false;        // relax_strings()
