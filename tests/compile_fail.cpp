@@ -150,6 +150,9 @@ int main() {
 #elif defined(LLMJSON_CASE_stream_finish_temporary)
   // The result of a temporary stream would point into the stream's text.
   return llmjson::stream<>().finish() ? 0 : 1;
+#elif defined(LLMJSON_CASE_stream_stop_temporary)
+  // stop() likewise.
+  return llmjson::stream<>().stop() ? 0 : 1;
 #elif defined(LLMJSON_CASE_retry_extract_key)
   auto adapter = [](const std::string& p) -> llmjson::completion { return llmjson::message{p}; };
   return llmjson::retrying(adapter).extract(kept, "steps") ? 0 : 1;

@@ -110,8 +110,21 @@ std::vector<call> calls() {
       {"size", [](test_stream& s, std::vector<kept_view>&) { (void)s.size(); }},
       {"sync", [](test_stream& s, std::vector<kept_view>&) { s.sync(); }},
       // The result is dropped at once: what the accessors gave must not depend on it.
-      {"finish", [](test_stream& s, std::vector<kept_view>&) { (void)s.finish(); }},
-      {"stop", [](test_stream& s, std::vector<kept_view>&) { (void)s.stop(); }},
+      // A second finish() or stop() throws std::logic_error: what the first gave stays valid.
+      {"finish",
+       [](test_stream& s, std::vector<kept_view>&) {
+         try {
+           (void)s.finish();
+         } catch (const std::logic_error&) {  // ended already
+         }
+       }},
+      {"stop",
+       [](test_stream& s, std::vector<kept_view>&) {
+         try {
+           (void)s.stop();
+         } catch (const std::logic_error&) {  // ended already
+         }
+       }},
   };
 }
 
@@ -326,6 +339,62 @@ TEST_CASE("a selector that throws in the stream: the candidate is judged again, 
     auto r = s.finish();
     CHECK(llmjson_test::differs(r, expected).empty());
   }
+}
+
+TEST_CASE("a selector that throws in finish(): finish() again gives what extract() gives",
+          "[stream][throws]") {
+  const std::string text = "{\"n\": 1} {\"n\": 2} {\"n\": 3} and the end";
+  int throws_left = 0;
+  auto pick = [&throws_left](const nlohmann::json& j) {
+    if (j.at("n") == 3 && throws_left > 0) {
+      --throws_left;
+      throw std::runtime_error("selector failed");
+    }
+    return j.at("n") == 3;
+  };
+  for (llmjson::policy pol : {llmjson::policy::first, llmjson::policy::unique}) {
+    const llmjson::options opts{.policy = pol, .start = llmjson::output_start::answer};
+    const auto expected = llmjson::extract(text, pick, opts);
+    REQUIRE(expected);
+    for (bool read_first : {false, true}) {
+      INFO("policy " << to_string(pol) << ", sync() before finish() " << read_first);
+      llmjson::stream s(pick, opts);
+      s.feed(text.substr(0, 5));  // the candidates are made in finish()
+      if (read_first) s.sync();
+      s.feed(text.substr(5));
+      throws_left = 2;
+      CHECK_THROWS_WITH(s.finish(), "selector failed");
+      CHECK_THROWS_WITH(s.stop(), "selector failed");
+      auto r = s.finish();
+      CHECK(throws_left == 0);
+      CHECK(llmjson_test::differs(r, expected).empty());
+      // Ended now: a second finish() says so.
+      CHECK(logic_error_of([&] { (void)s.finish(); }) ==
+            "llmjson::stream::finish: the stream has ended already (finish() or stop() is "
+            "called once)");
+    }
+  }
+}
+
+TEST_CASE("stop() names no later candidates: how many came depends on where the text stopped",
+          "[stream][stop]") {
+  const llmjson::options opts{.policy = llmjson::policy::first,
+                              .start = llmjson::output_start::answer};
+  const std::string text = "{\"b\": 1} {\"b\": 2} {\"b\": 3} and more";
+  test_stream s(llmjson::any_key({"b"}), opts);
+  s.feed(text);
+  s.sync();
+  REQUIRE(s.settled() != nullptr);
+  auto r = s.stop();
+  REQUIRE(r);
+  CHECK(r->chosen().text == "{\"b\": 1}");
+  CHECK(r->later_qualifying.empty());
+  // finish() on the same text lists them, as extract() does.
+  test_stream f(llmjson::any_key({"b"}), opts);
+  f.feed(text);
+  auto whole = f.finish();
+  REQUIRE(whole);
+  CHECK(whole->later_qualifying.size() == 2);
 }
 
 TEST_CASE("stop(): an answer taken where the caller stopped the model has no cut after it",

@@ -987,12 +987,13 @@ std::timed_mutex output_lock;
 std::string write_out(std::string_view s) {
   const std::lock_guard lock(output_lock);
   errno = 0;
-  if (write(stdout, s)) return {};
+  if (llmjson_cli::write_counted(stdout, s)) return {};
   return errno ? std::strerror(errno) : "write error";
 }
 
-/// How long a signal waits for the lines being written before the run ends anyway: a reader that
-/// stopped reading would otherwise keep the tool alive.
+/// A signal waits for the lines being written while stdout takes them, and ends the run anyway
+/// once stdout took nothing for this long: a reader that stopped reading would otherwise keep the
+/// tool alive. Progress, not a time, decides: a slow but moving reader gets every line.
 constexpr std::chrono::seconds signal_grace{5};
 
 /// A closed stdout (`llmjson --jsonl big.jsonl | head -1`) is a write error like any other (exit 2,
@@ -1020,7 +1021,12 @@ void handle_signals() {
     // Whoever holds the lock has whole lines to write, and flushes them before letting go: once
     // it is ours, stdout holds only whole lines, and nothing is left to flush (a flush here
     // could wait forever on a reader that stopped).
-    static_cast<void>(output_lock.try_lock_for(signal_grace));
+    for (std::uint64_t seen = llmjson_cli::output_written.load();;) {
+      if (output_lock.try_lock_for(signal_grace)) break;
+      const std::uint64_t now = llmjson_cli::output_written.load();
+      if (now == seen) break;  // nothing taken for signal_grace: the reader stopped
+      seen = now;
+    }
     std::signal(sig, SIG_DFL);
     pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
     std::raise(sig);

@@ -4,6 +4,8 @@
 #ifndef LLMJSON_EXAMPLES_CLI_ORDERED_LINES_HPP_INCLUDED
 #define LLMJSON_EXAMPLES_CLI_ORDERED_LINES_HPP_INCLUDED
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -37,6 +39,22 @@ struct lines_run {
   bool write_failed = false;  ///< the output could not be written: the run stopped there
   std::string write_problem;  ///< why (`Broken pipe`: the reader is gone)
 };
+
+/// Bytes written to stdout so far: a signal waits for the lines being written as long as this
+/// grows (examples/cli/main.cpp, handle_signals).
+inline std::atomic<std::uint64_t> output_written{0};
+
+/// Writes `s` to `out` in pieces of 64 KiB, counting each in `output_written`, then flushes.
+/// Returns false on a write error (errno says why).
+inline bool write_counted(std::FILE* out, std::string_view s) {
+  constexpr std::size_t piece = 64u << 10;
+  for (std::size_t at = 0; at < s.size(); at += piece) {
+    const std::size_t n = std::min(piece, s.size() - at);
+    if (std::fwrite(s.data() + at, 1, n, out) != n || std::fflush(out) != 0) return false;
+    output_written.fetch_add(n, std::memory_order_relaxed);
+  }
+  return std::fflush(out) == 0;
+}
 
 /// How `map_lines` runs.
 struct lines_options {
@@ -147,8 +165,7 @@ lines_run map_lines(std::FILE* in, std::FILE* out, const lines_options& opt, Wor
         std::unique_lock<std::timed_mutex> writing;
         if (opt.out_lock) writing = std::unique_lock(*opt.out_lock);
         // Flushed under the lock: whoever takes it next finds only whole lines written.
-        if (std::fwrite(c->out.data(), 1, c->out.size(), out) != c->out.size() ||
-            std::fflush(out) != 0) {
+        if (!write_counted(out, c->out)) {
           run.write_failed = true;
           run.write_problem = std::strerror(errno);
         }

@@ -111,8 +111,9 @@ struct candidate {
 };
 
 /// A closed `{...}` span in answer text that is not JSON but looks like an object the model
-/// meant (`{'city': 'Paris'}`, `{name: "x"}`): named in `no_json` errors with the first reason it
-/// is not JSON, so a re-prompt can say what to fix. Never a candidate: it never qualifies.
+/// meant (`{'city': 'Paris'}`, `{name: "x"}`): named in `no_json` and `no_match` errors with the
+/// first reason it is not JSON, so a re-prompt can say what to fix. Never a candidate: it never
+/// qualifies.
 struct near_miss {
   std::string_view text;   ///< the span, a slice of the caller's text
   std::size_t offset = 0;  ///< byte offset of `text`

@@ -43,10 +43,12 @@ namespace llmjson {
 ///
 /// Streaming (`StreamingAdapter`): the wrapper gives the adapter a sink and feeds what comes
 /// through it to an `llmjson::stream`; each attempt's extraction is that stream's `finish()`,
-/// the same as `llmjson::extract` on the whole content. Under policy `first`, once the answer is
-/// settled the wrapper requests stop through the adapter's token (`retry_options::stop_early`),
-/// and the attempt says so (`attempt::stopped_early`). Everything else (what is retried, the
-/// record, cancellation, exceptions) is as for the other forms.
+/// the same as `llmjson::extract` on the whole content, or, for a call stopped at the settled
+/// answer that came back without a `finish_reason`, its `stop()` (the same answer, with no cut
+/// after it and no `later_qualifying`: the wrapper ended the text). Under policy `first`, once the
+/// answer is settled the wrapper requests stop through the adapter's token
+/// (`retry_options::stop_early`), and the attempt says so (`attempt::stopped_early`). Everything
+/// else (what is retried, the record, cancellation, exceptions) is as for the other forms.
 ///
 /// Threads: the calls are `const` and the wrapper keeps no state between them, so one wrapper may
 /// serve several threads at once, if its adapter, its hook and `on_attempt` may be called

@@ -112,7 +112,8 @@ struct attempt {
   /// Where the content was cut (`extract` only): the extraction error's `truncation`, or, when
   /// `ok`, the cut after the answer that policy `first` took (`answer::truncation`). With
   /// `cut::reasoning`, the cut is a reasoning region that never closes. Never set by a call that
-  /// `stopped_early`: the wrapper ended that text, the model did not cut it.
+  /// `stopped_early` and came back without a `finish_reason`: the wrapper ended that text, the
+  /// model did not cut it.
   std::optional<llmjson::cut> truncation;
   std::chrono::nanoseconds duration{0};  ///< adapter call plus extraction (0 when `cancelled`)
   /// Streaming adapters (`StreamingAdapter`): the bytes that came through the sink, those after
@@ -349,7 +350,7 @@ struct answer {
   bool fallback = false;                   ///< policy `first` took a candidate that did not qualify
   llmjson::policy policy = policy::first;  ///< the policy that chose
   /// The content was cut after the answer (policy `first`); never when the attempt
-  /// `stopped_early` (the wrapper ended the text there: not a cut).
+  /// `stopped_early` without a `finish_reason` (the wrapper ended the text there: not a cut).
   std::optional<cut> truncation;
 };
 

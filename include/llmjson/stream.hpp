@@ -45,7 +45,8 @@ namespace llmjson {
 /// **A selector that throws** (a predicate, a decoder's `from_json`): the exception leaves the
 /// call that judged (`feed`, `sync`, `completed`, `seen`, `finish`, `stop`), and the candidate
 /// stays unjudged: the next call judges it again, and every candidate after it, as `extract`
-/// would. The stream stays usable.
+/// would. The stream stays usable, and a `finish()` or `stop()` that threw may be called again.
+/// Otherwise `finish()` or `stop()` is called once: a second call throws `std::logic_error`.
 ///
 /// **A moved-from stream** is empty: `text()` is empty, `size()` 0, `settled()` null,
 /// `completed()` and `seen()` empty, `sync()` does nothing; `feed`, `finish` and `stop` throw
@@ -77,6 +78,7 @@ class stream {
   /// bytes late; `sync()` reads them at once. After `finish()`, asserts.
   void feed(std::string_view chunk) {
     state& s = live("feed");
+    s.lent = false;  // the views given so far end here
     assert(!s.ended && "llmjson::stream::feed after finish");
     if (s.ended || chunk.empty()) return;
     const bool due = s.scan.feed(chunk);
@@ -109,13 +111,17 @@ class stream {
   }
 
   /// The caller stopped the model (usually once `settled()`): returns what `finish()` returns,
-  /// except that an answer has no `truncation`. A value still open after the answer is where
-  /// the caller stopped the text, not a cut of the model's, so nothing says "cut after the
-  /// answer". An error stays as `finish()` gives it: stopped before the answer settled, the text
-  /// so far may well hold no answer (`truncated`, with where it ends).
+  /// except that an answer has no `truncation` and no `later_qualifying`: what follows the answer
+  /// is where the caller stopped the text, not the model's whole output, so nothing says "cut
+  /// after the answer" and no count of later candidates depends on how far the text got. An
+  /// error stays as `finish()` gives it: stopped before the answer settled, the text so far may
+  /// well hold no answer (`truncated`, with where it ends).
   [[nodiscard]] result<extraction> stop() & {
     result<extraction> r = end("stop");
-    if (r) r->truncation.reset();
+    if (r) {
+      r->truncation.reset();
+      r->later_qualifying.clear();
+    }
     return r;
   }
   /// The result of a temporary stream would dangle: the build fails with a message that says so.
@@ -154,6 +160,7 @@ class stream {
   [[nodiscard]] std::span<const candidate> seen() const {
     if (!s_) return {};
     state& s = *s_;
+    s.lent = true;
     if (!s.ended) make(s.scan.stable());  // made when first asked for
     return s.scan.made();
   }
@@ -164,7 +171,9 @@ class stream {
   /// answer). Valid until the next `feed`. Whether later candidates also qualify is known only
   /// at the end: `finish()`'s `extraction::later_qualifying`.
   [[nodiscard]] const candidate* settled() const noexcept {
-    return s_ && s_->settled ? &s_->scan.made()[*s_->settled] : nullptr;
+    if (!s_ || !s_->settled) return nullptr;
+    s_->lent = true;
+    return &s_->scan.made()[*s_->settled];
   }
 
  private:
@@ -180,8 +189,11 @@ class stream {
     detail::scanner scan;  // refers to opts: the state stays where it is (on the heap)
     bool first;            // policy first: the answer can settle
     bool ended = false;
-    std::size_t settle_from = 0;  // records[..settle_from] hold no qualifying candidate
-    std::size_t judged = 0;       // made()[..judged] have their verdicts
+    bool done = false;  // finish() or stop() returned
+    bool lent = false;  // settled(), completed() or seen() gave views since the last feed
+    std::optional<scan_result> final;  // the whole scan, kept while a selector's throw is retried
+    std::size_t settle_from = 0;       // records[..settle_from] hold no qualifying candidate
+    std::size_t judged = 0;            // made()[..judged] have their verdicts
     std::optional<std::size_t> settled;
   };
 
@@ -195,17 +207,30 @@ class stream {
 
   result<extraction> end(const char* call) {
     state& s = live(call);
+    if (s.done)
+      throw std::logic_error(std::string("llmjson::stream::") + call +
+                             ": the stream has ended already (finish() or stop() is called once)");
     s.ended = true;
     s.settled.reset();
     if (auto e = detail::precheck(s.scan.size(), !s.scan.over() && detail::is_blank(s.scan.text()),
-                                  s.opts))
+                                  s.opts)) {
+      s.done = true;
       return std::move(*e);
-    // The candidates judged so far are final: they are taken as they are, with their verdicts;
-    // one that a selector's exception left unjudged is judged again.
-    std::size_t kept = 0;
-    scan_result scan = s.scan.finish(kept);
-    const std::size_t judged = std::min(kept, s.judged);
-    s.judged = 0;
+    }
+    if (!s.final) {
+      // The candidates judged so far are final: they are taken as they are, with their verdicts.
+      std::size_t kept = 0;
+      s.final = s.scan.finish(kept, /*keep_made=*/s.lent);
+      s.judged = std::min(kept, s.judged);
+    }
+    // The rest are judged here: a selector's exception leaves the scan kept, and the next
+    // finish() or stop() judges that candidate again.
+    std::vector<candidate>& all = s.final->candidates;
+    for (; s.judged < all.size(); ++s.judged) detail::judge_candidate(all[s.judged], s.sel);
+    const std::size_t judged = s.judged;
+    scan_result scan = std::move(*s.final);
+    s.final.reset();
+    s.done = true;
     return detail::choose(std::move(scan), s.sel, s.opts, judged);
   }
 

@@ -822,12 +822,12 @@ def group_early(c, a):
     # The input arrives in pieces, the answer split across them.
     check_exits_while_writing(c, "pieces", ["--early", "--starts-in", "answer", "--keys", "steps"], plain,
                               {"steps": ["boil", "pour"]}, ("9", "sleep:0.2", "1", "sleep:0.2", "15", "sleep:0.2", "20", "sleep:0.2", "rest"))
-    # The first piece settles it, and the writer then pauses for longer than the 20 s this
-    # check waits: the tool must answer from what is there, not wait for a full block (issue 16).
+    # The first piece settles it, and the writer then pauses for an hour (the check kills it):
+    # the tool must answer from what is there, not wait for a full block (issue 16).
     first = b'<think>\nplan it {"orders": ["draft"]}\n</think>\nFinal: {"orders": ["come about"]} and then'
     check_exits_while_writing(c, "settled by the first piece, then a pause", ["--early", "--keys", "orders"],
                               first + b" more prose", {"orders": ["come about"]},
-                              (str(len(first)), "sleep:30", "rest"))
+                              (str(len(first)), "sleep:3600", "rest"))
     # A half-written answer, or one that a later frame could still own: not settled, keep reading.
     check_waits_for_more(c, "half an answer", ["--early", "--starts-in", "answer"], b'Plan: {"steps": ["boil"',
                          "truncated")
@@ -871,6 +871,19 @@ def group_early(c, a):
     # Stopped at the settled answer while the next value is open: no cut after the answer,
     # whether the pipe brought the open value with the answer or not (issue 29: it said one
     # when the piece that settled the answer held the next value's first bytes).
+    # Likewise the later candidates that also qualify: how many came with the settling piece
+    # depends on the pipe, so --early names none.
+    for steps in (("rest",), ("12",), ("18",)):
+        w = Writer(b'{"a": 1} {"a": 2} {"a": 3} and more', steps)
+        try:
+            tool = w.pipe_into(c, ["--early", "--report", "--keys", "a", "--starts-in", "answer"])
+            out, err = tool.communicate(timeout=HANG_SECONDS)
+            ok, rep = parse_json(out)
+            c.check(tool.returncode == 0 and ok and rep["value"] == {"a": 1} and rep["later_qualifying"] == []
+                    and rep["early"]["settled"] and err == b"",
+                    "later candidates, pieces %s: exit %s, %r, %r" % (steps, tool.returncode, out[:300], err[:300]))
+        finally:
+            w.close()
     cut_later = b'{"b": 1} and then {"c": [1, 2'
     for steps in (("rest",), ("12",), ("19",)):
         w = Writer(cut_later, steps)
@@ -880,7 +893,7 @@ def group_early(c, a):
                 out, err = tool.communicate(timeout=HANG_SECONDS)
             except subprocess.TimeoutExpired:
                 tool.kill()
-                out, err = tool.communicate()
+                out, err = tool.communicate()  # fails the check below
             ok, rep = parse_json(out)
             c.check(tool.returncode == 0 and ok and rep["value"] == {"b": 1} and rep["truncated"] is None
                     and rep["early"]["settled"] and err == b"",
@@ -899,7 +912,8 @@ def group_early(c, a):
         print("large input: --early read %d of %d bytes" % (rep["early"]["bytes_read"], len(data)))
 
 
-CUT_NOTE = re.compile(rb"llmjson: note: the output was cut after the answer[^\n]*\n")
+# The notes that describe the text after the answer: gone once --early stopped reading there.
+CUT_NOTE = re.compile(rb"llmjson: note: (the output was cut after the answer|\d+ later candidates? also qualif)[^\n]*\n")
 
 
 def check_same_as_without(c, name, args, data, path):
@@ -916,7 +930,9 @@ def check_same_as_without(c, name, args, data, path):
     plain = c.run(args, data)
     if erep["early"]["settled"]:
         plain = (plain[0], plain[1], CUT_NOTE.sub(b"", plain[2]))
-        c.check(erep["truncated"] is None, "%s %s: --early settled, yet a cut: %r" % (name, args, erep["truncated"]))
+        c.check(erep["truncated"] is None and erep["later_qualifying"] == [],
+                "%s %s: --early settled, yet a cut or later candidates: %r %r"
+                % (name, args, erep["truncated"], erep["later_qualifying"]))
     early = c.run(["--early"] + args, data)
     c.check(early == plain, "%s %s: --early gives %r, without %r" % (name, args, early[:3], plain[:3]))
     if path:

@@ -99,9 +99,12 @@ class extraction_judge {
       return over_ ? std::string_view(kept_) : stream_.text();
     }
     /// Judges the message whose content was fed: the stream's `finish()`, or its `stop()` when
-    /// the call was stopped at the settled answer (what is open after it was not cut).
-    judged<Out> finish(message&&, attempt& a) {
-      result<extraction> whole = a.stopped_early ? stream_.stop() : stream_.finish();
+    /// the call was stopped at the settled answer and the provider never said the output ended
+    /// (no `finish_reason`): what is open after the answer was not cut. An adapter that went on
+    /// to the end despite the stop brings a `finish_reason`, and its cut is real.
+    judged<Out> finish(message&& m, attempt& a) {
+      const bool stopped = a.stopped_early && m.finish_reason.empty();
+      result<extraction> whole = stopped ? stream_.stop() : stream_.finish();
       record_cut_after_answer(whole, a);
       result<Out> r = judge_->conclude_(std::move(whole));
       if (r) return record_extraction(std::move(r), a, nullptr);

@@ -480,7 +480,7 @@ LLMJSON_INLINE void scanner::make(std::size_t upto) {
 
 LLMJSON_INLINE std::vector<candidate>& scanner::made() noexcept { return s_->made; }
 
-LLMJSON_INLINE scan_result scanner::finish(std::size_t& kept) {
+LLMJSON_INLINE scan_result scanner::finish(std::size_t& kept, bool keep_made) {
   state& s = *s_;
   kept = 0;
   if (s.over) {
@@ -498,6 +498,11 @@ LLMJSON_INLINE scan_result scanner::finish(std::size_t& kept) {
   read(/*ended=*/true);
   s.ended = true;
   kept = s.made.size();
+  if (!keep_made) {
+    scan_result out = make_scan_result(s.buf, s.engine, s.opts, std::move(s.made));
+    s.made = std::vector<candidate>();
+    return out;
+  }
   // A copy: the views a stream gave of `made` stay valid while the stream lives, whatever
   // becomes of the result.
   std::vector<candidate> copy = s.made;

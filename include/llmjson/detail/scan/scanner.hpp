@@ -75,8 +75,9 @@ class scanner {
 
   /// No more text: reads the rest and returns the scan of all of it. Its first `kept`
   /// candidates are those `made()` held (taken as they are, verdicts included); `made()` is
-  /// then empty.
-  scan_result finish(std::size_t& kept);
+  /// then empty. `keep_made`: views of `made()` are still out, so the result gets a copy and
+  /// `made()`'s storage is kept (until the scanner goes); otherwise it is moved into the result.
+  scan_result finish(std::size_t& kept, bool keep_made = true);
 
  private:
   struct state;
