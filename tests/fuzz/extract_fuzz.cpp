@@ -152,8 +152,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
               "the answer qualifies or is flagged a fallback");
     } else {
       require(!r.error().message.empty(), "an error has a message");
-      require(r.error().near_misses.empty() || r.error().kind == llmjson::error_kind::no_json,
-              "near misses are named in no_json errors only");
+      require(r.error().near_misses.empty() || r.error().kind == llmjson::error_kind::no_json ||
+                  r.error().kind == llmjson::error_kind::no_match,
+              "near misses are named in no_json and no_match errors only");
       const llmjson::instruction said = llmjson::feedback(r.error());
       require(!said.text.empty(), "every extraction error has an instruction for the model");
       require(said.text.size() <= llmjson::max_feedback_bytes,
