@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -35,8 +36,8 @@ struct snapshot {
   bool operator==(const snapshot&) const = default;
 };
 
-/// A view an accessor handed out, with what it showed then. `check()` reads every byte of it
-/// again: under AddressSanitizer a view into freed memory is a heap-use-after-free there, and
+/// A view an accessor handed out, with what it showed then. `still_valid()` reads every byte of
+/// it again: under AddressSanitizer a view into freed memory is a heap-use-after-free there, and
 /// in any build a view whose bytes changed fails.
 struct kept_view {
   std::string accessor;
@@ -46,11 +47,21 @@ struct kept_view {
   std::vector<snapshot> then;
   std::string text_then;
 
+  /// What `accessor` handed out (one of the three), with a copy of what it shows now.
+  static kept_view of(std::string accessor, const llmjson::candidate* one,
+                      std::span<const llmjson::candidate> many, std::string_view text) {
+    kept_view v{std::move(accessor), one, many, text, {}, std::string(text)};
+    v.then = v.shown();
+    return v;
+  }
+  [[nodiscard]] std::vector<snapshot> shown() const {
+    std::vector<snapshot> out;
+    if (one) out.push_back(snapshot::of(*one));
+    for (const llmjson::candidate& c : many) out.push_back(snapshot::of(c));
+    return out;
+  }
   [[nodiscard]] bool still_valid() const {
-    std::vector<snapshot> now;
-    if (one) now.push_back(snapshot::of(*one));
-    for (const llmjson::candidate& c : many) now.push_back(snapshot::of(c));
-    return now == then && std::string(text) == text_then;
+    return shown() == then && std::string(text) == text_then;
   }
 };
 
@@ -74,57 +85,38 @@ struct call {
 };
 
 std::vector<call> calls() {
+  // finish() or stop() after the stream ended throws std::logic_error: what was handed out
+  // before stays valid all the same. Their results are dropped at once: what the accessors
+  // gave must not depend on them.
+  auto ending = [](auto end) {
+    return [end](test_stream& s, std::vector<kept_view>&) {
+      try {
+        (void)end(s);
+      } catch (const std::logic_error&) {  // ended already
+      }
+    };
+  };
   return {
       {"settled",
        [](test_stream& s, std::vector<kept_view>& kept) {
-         kept_view v;
-         v.accessor = "settled";
-         v.one = s.settled();
-         if (v.one) v.then.push_back(snapshot::of(*v.one));
-         kept.push_back(std::move(v));
+         kept.push_back(kept_view::of("settled", s.settled(), {}, {}));
        }},
       {"completed",
        [](test_stream& s, std::vector<kept_view>& kept) {
-         kept_view v;
-         v.accessor = "completed";
-         v.many = s.completed();
-         for (const llmjson::candidate& c : v.many) v.then.push_back(snapshot::of(c));
-         kept.push_back(std::move(v));
+         kept.push_back(kept_view::of("completed", nullptr, s.completed(), {}));
        }},
       {"seen",
        [](test_stream& s, std::vector<kept_view>& kept) {
-         kept_view v;
-         v.accessor = "seen";
-         v.many = s.seen();
-         for (const llmjson::candidate& c : v.many) v.then.push_back(snapshot::of(c));
-         kept.push_back(std::move(v));
+         kept.push_back(kept_view::of("seen", nullptr, s.seen(), {}));
        }},
       {"text",
        [](test_stream& s, std::vector<kept_view>& kept) {
-         kept_view v;
-         v.accessor = "text";
-         v.text = s.text();
-         v.text_then = std::string(v.text);
-         kept.push_back(std::move(v));
+         kept.push_back(kept_view::of("text", nullptr, {}, s.text()));
        }},
       {"size", [](test_stream& s, std::vector<kept_view>&) { (void)s.size(); }},
       {"sync", [](test_stream& s, std::vector<kept_view>&) { s.sync(); }},
-      // The result is dropped at once: what the accessors gave must not depend on it.
-      // A second finish() or stop() throws std::logic_error: what the first gave stays valid.
-      {"finish",
-       [](test_stream& s, std::vector<kept_view>&) {
-         try {
-           (void)s.finish();
-         } catch (const std::logic_error&) {  // ended already
-         }
-       }},
-      {"stop",
-       [](test_stream& s, std::vector<kept_view>&) {
-         try {
-           (void)s.stop();
-         } catch (const std::logic_error&) {  // ended already
-         }
-       }},
+      {"finish", ending([](test_stream& s) { return s.finish(); })},
+      {"stop", ending([](test_stream& s) { return s.stop(); })},
   };
 }
 

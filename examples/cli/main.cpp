@@ -938,12 +938,14 @@ std::string answer_text(const settings& s, const llmjson::extraction& answer) {
 }
 
 /// `2 later candidates also qualify: 5:1, 9:1; policy first printed the one at 1:9`: the
-/// qualifying candidates policy `first` passed over, at most `max_named_candidates` named.
+/// qualifying candidates policy `first` passed over, at most eight named (as the library's
+/// messages name candidates).
 std::string later_qualifying_note(const llmjson::extraction& x) {
   const auto& later = x.later_qualifying;
-  std::string out = llmjson::detail::count_of(later.size(), "later candidate") +
-                    (later.size() == 1 ? " also qualifies: " : " also qualify: ");
-  const std::size_t shown = std::min(later.size(), llmjson::detail::max_named_candidates);
+  std::string out =
+      std::to_string(later.size()) + (later.size() == 1 ? " later candidate also qualifies: "
+                                                        : " later candidates also qualify: ");
+  const std::size_t shown = std::min<std::size_t>(later.size(), 8);
   for (std::size_t k = 0; k < shown; ++k) {
     const llmjson::candidate& c = x.candidates[later[k]];
     out += (k ? ", " : "") + std::to_string(c.line) + ":" + std::to_string(c.column);

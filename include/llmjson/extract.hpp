@@ -122,13 +122,8 @@ result<extraction> extract(Str&&, const S&, const options& = {}) {
   return error{};
 }
 template <TemporaryString Str>
-result<extraction> extract(Str&&, const options& = {}) {
-  static_assert(detail::dependent_false<Str>,
-                "llmjson: extract() of a temporary std::string: the result's views (r->text(), "
-                "the candidates) would point into a string destroyed at the end of the "
-                "statement. Keep the text in a named variable, or call extract<T>(...), whose "
-                "result owns its value");
-  return error{};
+result<extraction> extract(Str&& text, const options& opts = {}) {
+  return extract(std::forward<Str>(text), any_object{}, opts);  // fails there, with the message
 }
 
 /// A key or a list of keys where a selector belongs (`extract(text, "orders")`,

@@ -100,13 +100,14 @@ class stream {
   /// views of the result point into the stream, which must outlive it. Call it once, when the
   /// model's output ended by itself; when the caller stopped the model, `stop()`.
   [[nodiscard]] result<extraction> finish() & { return end("finish"); }
-  /// The result of a temporary stream would dangle: the build fails with a message that says so.
+  /// The result of a temporary stream would dangle: the build fails with a message that says so
+  /// (`stop()` likewise).
   template <class Self = stream>
   result<extraction> finish() && {
     static_assert(detail::dependent_false<Self>,
-                  "llmjson: finish() of a temporary stream: the result's views would point into "
-                  "the stream's text, destroyed at the end of the statement. Call finish() on a "
-                  "named stream");
+                  "llmjson: finish() or stop() of a temporary stream: the result's views would "
+                  "point into the stream's text, destroyed at the end of the statement. Call it "
+                  "on a named stream");
     return error{};
   }
 
@@ -124,14 +125,10 @@ class stream {
     }
     return r;
   }
-  /// The result of a temporary stream would dangle: the build fails with a message that says so.
+  /// The result of a temporary stream would dangle: the build fails there, as for `finish()`.
   template <class Self = stream>
   result<extraction> stop() && {
-    static_assert(detail::dependent_false<Self>,
-                  "llmjson: stop() of a temporary stream: the result's views would point into "
-                  "the stream's text, destroyed at the end of the statement. Call stop() on a "
-                  "named stream");
-    return error{};
+    return std::move(*this).template finish<Self>();
   }
 
   /// The text fed so far (empty once it went over `options::max_input_bytes`).
