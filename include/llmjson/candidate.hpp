@@ -52,7 +52,11 @@ inline constexpr std::array enumerators<source>{source::prose, source::fence, so
 /// Where a truncated output was cut: the start of the value, or of the reasoning, that never ended.
 struct cut {
   std::size_t offset = 0;  ///< byte offset of the unclosed `{` or `[`, of the unclosed fence's
-                           ///< body, or of the reasoning region that never closes
+                           ///< body, or of the reasoning region that never closes (0 when it
+                           ///< starts in the prefill: see `prefilled`)
+  /// How many bytes before the output the cut starts: non-zero only when it starts in
+  /// `options::prefill` (a prefilled `{` that the output never closes). `position()` says both.
+  std::size_t prefilled = 0;
   std::size_t line = 1;    ///< 1-based line of `offset`
   std::size_t column = 1;  ///< 1-based column of `offset`, in code points
   std::string message;     ///< one line: `the object opened at 3:1 never closes`
@@ -62,6 +66,10 @@ struct cut {
   /// With `reasoning`: the marker that opened the region, as written (`<think>`,
   /// `<|channel|>analysis`); empty when the prompt opened it (`options::start`).
   std::string marker;
+  /// The position in the output, negative in the prefill: `offset - prefilled`.
+  [[nodiscard]] std::ptrdiff_t position() const noexcept {
+    return static_cast<std::ptrdiff_t>(offset) - static_cast<std::ptrdiff_t>(prefilled);
+  }
 };
 
 /// One span of the output that is, or claims to be, a JSON answer.
@@ -76,8 +84,14 @@ struct cut {
 /// they never qualify.
 /// `text` and `info` are views into the caller's text: they live as long as it does.
 struct candidate {
-  std::string_view text;   ///< the span, a slice of the caller's text
-  std::size_t offset = 0;  ///< byte offset of `text` in the caller's text
+  /// The span, a slice of the caller's text; a candidate that starts in `options::prefill`
+  /// spans the prefill's last `prefilled` bytes and then the output: its text is a copy that the
+  /// candidate owns (`storage`).
+  std::string_view text;
+  std::size_t offset = 0;  ///< byte offset of `text` in the caller's text (0: see `prefilled`)
+  /// How many of the span's first bytes lie in `options::prefill`, before the output; 0 for a
+  /// candidate that starts in the output. `position()` is `offset - prefilled`.
+  std::size_t prefilled = 0;
   std::size_t line = 1;    ///< 1-based line of the first byte
   std::size_t column = 1;  ///< 1-based column of the first byte, in code points
   llmjson::source source = source::prose;
@@ -108,6 +122,18 @@ struct candidate {
   /// qualify, but it is never the fallback of policy `first`. Whole outputs, whole parts and
   /// fence bodies never are.
   bool enclosed = false;
+  /// Valid with raw controls (rules §3): the text as written holds raw line feeds, carriage
+  /// returns or tabs in strings, which JSON forbids, and is valid once they are escaped; `json`
+  /// is that value. Its text is not JSON as written: print `json`, or `llmjson::minify`, which
+  /// escapes them.
+  bool raw_controls = false;
+  /// Owns `text` when the span starts in the prefill (null otherwise).
+  std::shared_ptr<const std::string> storage;
+
+  /// The position in the output, negative when the span starts in the prefill.
+  [[nodiscard]] std::ptrdiff_t position() const noexcept {
+    return static_cast<std::ptrdiff_t>(offset) - static_cast<std::ptrdiff_t>(prefilled);
+  }
 };
 
 /// A closed `{...}` span in answer text that is not JSON but looks like an object the model
@@ -115,10 +141,12 @@ struct candidate {
 /// first reason it is not JSON, so a re-prompt can say what to fix. Never a candidate: it never
 /// qualifies.
 struct near_miss {
-  std::string_view text;   ///< the span, a slice of the caller's text
-  std::size_t offset = 0;  ///< byte offset of `text`
-  std::size_t line = 1;    ///< 1-based line of the first byte
-  std::size_t column = 1;  ///< 1-based column of the first byte, in code points
+  std::string_view text;      ///< the span, a slice of the caller's text (as `candidate::text`)
+  std::size_t offset = 0;     ///< byte offset of `text` (0: see `prefilled`)
+  std::size_t prefilled = 0;  ///< bytes of the span in the prefill, as `candidate::prefilled`
+  std::shared_ptr<const std::string> storage;  ///< owns `text` when `prefilled` (else null)
+  std::size_t line = 1;                        ///< 1-based line of the first byte
+  std::size_t column = 1;                      ///< 1-based column of the first byte, in code points
   std::string message;  ///< the first reason it is not JSON: `single quotes are not JSON strings`
 };
 

@@ -108,6 +108,13 @@ struct options {
   std::vector<marker_pair> reasoning_markers{};
   /// What the caller knows of the prompt: may the output start inside reasoning?
   output_start start = output_start::unknown;
+  /// The text the caller wrote at the start of the model's turn and that the model continues
+  /// (an assistant message prefilled with `{` or ```` ```json ````, a template's `<think>`):
+  /// the rules read the prefill, then the output, as one text (§2 The text). Positions stay
+  /// offsets in the output; an answer that starts in the prefill has a negative
+  /// `candidate::position()` and a text of its own (the prefill's bytes, then the output's).
+  /// `empty` looks at the output alone; `max_input_bytes` counts both.
+  std::string prefill{};
   /// Resource limits no real output comes near; past one, the scan stops and the answer is
   /// `too_large` (naming the limit). They keep time and memory in proportion to the text
   /// on hostile input (8 MB of `{}` would otherwise be 4 million candidates).
