@@ -305,12 +305,23 @@ TEST_CASE("a raw control character is a byte of a later string in a JSON-like sp
   auto s = llmjson::candidates(std::string_view("{\"a\": \"unterminated\n} {\"b\": 2}"));
   CHECK(values(s).empty());
   CHECK_FALSE(s.truncation);
-  // Closed, the object is malformed (a raw line break in a string) and owns its inside.
+  // Closed, the object owns its inside: malformed, for the quote before `b` (v4: the raw
+  // line break alone would be read as escaped).
   s = llmjson::candidates(std::string_view("x {\"a\": \"two\nlines {\"b\": 2}\"} {\"c\": 3}"));
+  CHECK(values(s) == std::vector<json>{json::parse(R"({"c":3})")});
+  REQUIRE(s.candidates.size() == 2);
+  CHECK_FALSE(s.candidates[0].raw_controls);
+  CHECK(s.candidates[0].message.find("raw") == std::string::npos);
+  s = llmjson::candidates(std::string_view("x {\"a\": \"two\nlines {\\\"b\\\": 2}\"} {\"c\": 3}"));
+  CHECK(values(s) == std::vector<json>{json::parse(R"({"a":"two\nlines {\"b\": 2}"})"),
+                                       json::parse(R"({"c":3})")});
+  CHECK(s.candidates[0].raw_controls);
+  // With a form feed instead, it is malformed, named at it.
+  s = llmjson::candidates(std::string_view("x {\"a\": \"two\flines {\"b\": 2}\"} {\"c\": 3}"));
   CHECK(values(s) == std::vector<json>{json::parse(R"({"c":3})")});
   CHECK(malformed(s) == 1);
   REQUIRE(s.candidates.size() == 2);
-  CHECK(s.candidates[0].message == "line 1 col 13: a raw line break in a string");
+  CHECK(s.candidates[0].message == "line 1 col 13: a raw control character (U+000C) in a string");
 }
 
 TEST_CASE("a number nlohmann cannot hold is a valid span without a value",
@@ -556,12 +567,19 @@ TEST_CASE("hostile 1 MB inputs get the right answer (a quadratic scan would not 
     auto s = llmjson::candidates(t, unlimited);
     CHECK(s.candidates.empty());
     CHECK(s.truncation);
-    // Closed after them: one malformed owner, named at its first raw line break.
+    // Closed after them: one owner, valid with raw controls (v4); with a form feed after
+    // them, malformed, named at the form feed.
     const std::string u = t + "\"} {\"b\": 1}";
     s = llmjson::candidates(u, unlimited);
+    REQUIRE(s.candidates.size() == 2);
+    CHECK(s.candidates[0].raw_controls);
+    CHECK(*s.candidates[0].json == json{{"a", std::string(mb, '\n')}});
+    const std::string v = t + "\f\"} {\"b\": 1}";
+    s = llmjson::candidates(v, unlimited);
     CHECK(values(s) == std::vector<json>{json::parse(R"({"b":1})")});
     REQUIRE(malformed(s) == 1);
-    CHECK(s.candidates[0].message == "line 1 col 10: a raw line break in a string");
+    CHECK(s.candidates[0].message == "line " + std::to_string(mb + 1) +
+                                         " col 1: a raw control character (U+000C) in a string");
   }
   SECTION("backslash, line break repeated in a string; [\" and a line break repeated") {
     const std::string t = "x {\"a\": \"" + repeat("\\\n", mb);
@@ -572,11 +590,17 @@ TEST_CASE("hostile 1 MB inputs get the right answer (a quadratic scan would not 
     CHECK(values(s) == std::vector<json>{json::parse(R"({"b":1})")});
     CHECK_FALSE(s.truncation);
   }
-  SECTION("many small objects with a raw line break each: malformed owners") {
+  SECTION("many small objects with a raw line break each: candidates with raw controls") {
     const std::string t = "x " + repeat("{\"a\": \"\n\"} ", mb);
     auto s = llmjson::candidates(t, unlimited);
-    CHECK(malformed(s) == s.candidates.size());
+    CHECK(malformed(s) == 0);
     CHECK(s.candidates.size() == (t.size() - 2) / 11);
+    CHECK(std::all_of(s.candidates.begin(), s.candidates.end(),
+                      [](const llmjson::candidate& c) { return c.raw_controls; }));
+    const std::string u = "x " + repeat("{\"a\": \"\v\"} ", mb);
+    s = llmjson::candidates(u, unlimited);
+    CHECK(malformed(s) == s.candidates.size());
+    CHECK(s.candidates.size() == (u.size() - 2) / 11);
   }
   SECTION("[{\"a\":[ alternating with ]") {
     const std::string t = "x " + repeat("[{\"a\":[]", mb) + " {\"b\": 1}";
@@ -795,57 +819,76 @@ TEST_CASE("a bracket frame's first string that a raw control character ends: no 
   REQUIRE(values(s).size() == 2);
   CHECK(s.candidates[0].enclosed);        // inside `{see ...}`, which its `}` closes
   CHECK_FALSE(s.candidates[1].enclosed);  // after it
-  // A later string of a bracket frame is not a first string: it runs over line breaks.
+  // A later string of a bracket frame is not a first string: it runs over line breaks, and
+  // the frame is valid with raw controls (v4).
   s = llmjson::candidates(std::string_view("x [\"a\", \"b\nc\"] {\"d\": 2}"));
-  CHECK(values(s) == std::vector<json>{json::parse(R"({"d": 2})")});
-  REQUIRE(malformed(s) == 1);
-  CHECK(s.candidates[0].message == "line 1 col 11: a raw line break in a string");
+  CHECK(values(s) ==
+        std::vector<json>{json::parse(R"(["a", "b\nc"])"), json::parse(R"({"d": 2})")});
+  CHECK(s.candidates[0].raw_controls);
   // Nor is a string after a nested `[` or `{`.
   s = llmjson::candidates(std::string_view("x [[\"b\nc\"]] {\"d\": 2}"));
-  CHECK(malformed(s) == 1);
+  CHECK(malformed(s) == 0);
+  CHECK(s.candidates[0].raw_controls);
   s = llmjson::candidates(std::string_view("x [{\"a\": \"b\nc\"}] {\"d\": 2}"));
+  CHECK(malformed(s) == 0);
+  CHECK(s.candidates[0].raw_controls);
+  // With a tab after a backslash instead, malformed.
+  s = llmjson::candidates(std::string_view("x [\"a\", \"b\\\tc\"] {\"d\": 2}"));
   CHECK(malformed(s) == 1);
+  CHECK(s.candidates[0].message == "line 1 col 12: a raw tab in a string");
 }
 
 TEST_CASE("every other string runs to its quote: raw control characters are its bytes",
           "[candidate][control][rule §3 The scan]") {
-  SECTION("a closed frame whose strings hold one is malformed and owns its inside") {
-    // The line of the string that looks like an object is no answer of its own.
+  SECTION("a closed frame whose strings hold one owns its inside, valid or not") {
+    // The line of the string that looks like an object is no answer of its own; with only
+    // raw line breaks the frame is valid with raw controls (v4), with a form feed malformed.
     const std::string_view t = "x {\"code\": \"a = 1\nb = {\\\"k\\\": 2}\nprint(b)\"} end";
     auto s = llmjson::candidates(t);
     REQUIRE(s.candidates.size() == 1);
-    CHECK_FALSE(s.candidates[0].valid);
-    CHECK(s.candidates[0].message == "line 1 col 18: a raw line break in a string");
+    CHECK(s.candidates[0].valid);
+    CHECK(s.candidates[0].raw_controls);
+    CHECK((*s.candidates[0].json)["code"] == "a = 1\nb = {\"k\": 2}\nprint(b)");
     CHECK_FALSE(s.truncation);
+    const std::string_view u = "x {\"code\": \"a = 1\nb = {\\\"k\\\": 2}\f\nprint(b)\"} end";
+    s = llmjson::candidates(u);
+    REQUIRE(s.candidates.size() == 1);
+    CHECK_FALSE(s.candidates[0].valid);
+    CHECK(s.candidates[0].message == "line 2 col 14: a raw control character (U+000C) in a string");
   }
   SECTION("the reason names the first offending byte, its line and column, and its name") {
-    CHECK(first_problem_of("x {\"a\": \"\xC3\xA9\tb\"}") ==
-          "line 1 col 11: a raw tab in a string");  // columns count code points
-    CHECK(first_problem_of("x {\"a\": \"b\rc\"}") == "line 1 col 11: a raw line break in a string");
+    CHECK(first_problem_of("x {\"a\": \"\xC3\xA9\fb\"}") ==
+          "line 1 col 11: a raw control character (U+000C) in a string");  // code points
+    CHECK(first_problem_of("x {\"a\": \"b\\\rc\"}") ==
+          "line 1 col 12: a raw line break in a string");  // after a backslash
+    CHECK(first_problem_of("x {\"a\": \"\t\n\f\"}") ==
+          "line 2 col 1: a raw control character (U+000C) in a string");  // after LF and tab
     CHECK(first_problem_of(std::string_view("x {\"a\": \"b\0c\"}", 15)) ==
           "line 1 col 11: a raw control character (U+0000) in a string");
     CHECK(first_problem_of("x {\"a\": \"b\x1f\"}") ==
           "line 1 col 11: a raw control character (U+001F) in a string");
     CHECK(first_problem_of("x\n{\"a\": 1,\n \"b\": \"c\\\x0b\"}") ==
           "line 3 col 10: a raw control character (U+000B) in a string");
-    // A later key is read like any other string; the frame dies at nothing before its end.
-    CHECK(first_problem_of("x {\"a\": 1, \"b\nc\": 2}") ==
-          "line 1 col 14: a raw line break in a string");
+    // A later key is read like any other string: valid with raw controls.
+    CHECK(first_problem_of("x {\"a\": 1, \"b\nc\": 2}").empty());
+    CHECK(first_problem_of("x {\"a\": 1, \"b\x01"
+                           "c\": 2}") ==
+          "line 1 col 14: a raw control character (U+0001) in a string");
     // An earlier problem comes first.
     CHECK(first_problem_of("x {\"a\": 01, \"b\": \"\n\"}") ==
           "line 1 col 10: leading zero in number");
   }
   SECTION("a backslash escapes whatever follows it: `\\\"` does not end the string") {
     auto s = llmjson::candidates(std::string_view("x {\"a\": \"b\n\\\"}\"} {\"c\": 1}"));
-    CHECK(values(s) == std::vector<json>{json::parse(R"({"c": 1})")});
-    CHECK(malformed(s) == 1);
+    CHECK(values(s) ==
+          std::vector<json>{json::parse(R"({"a": "b\n\"}"})"), json::parse(R"({"c": 1})")});
+    CHECK(malformed(s) == 0);
   }
-  SECTION("a nested frame without one is still a part of the malformed owner") {
+  SECTION("a nested frame without one is still a part of the owner") {
     auto s = llmjson::candidates(std::string_view("x {\"a\": \"b\nc\", \"d\": {\"e\": 1}} y"));
     REQUIRE(s.candidates.size() == 1);
-    CHECK_FALSE(s.candidates[0].valid);
-    // A sibling after one that holds a raw line break is valid; its owner is not.
-    s = llmjson::candidates(std::string_view("x [{\"a\": \"b\nc\"}, {\"e\": 1}] y"));
+    CHECK(s.candidates[0].raw_controls);
+    s = llmjson::candidates(std::string_view("x [{\"a\": \"b\fc\"}, {\"e\": 1}] y"));
     REQUIRE(s.candidates.size() == 1);
     CHECK_FALSE(s.candidates[0].valid);
   }
@@ -853,12 +896,12 @@ TEST_CASE("every other string runs to its quote: raw control characters are its 
     auto s = llmjson::candidates(std::string_view("{\"a\": \"b\nc\"}"));
     REQUIRE(s.candidates.size() == 1);
     CHECK(s.candidates[0].source == llmjson::source::prose);  // not the whole output
-    CHECK_FALSE(s.candidates[0].valid);
+    CHECK(s.candidates[0].raw_controls);
     s = llmjson::candidates(std::string_view("x\n```json\n{\"a\": \"b\nc\"}\n```\n{\"d\": 1}"));
     REQUIRE(s.candidates.size() == 2);
     CHECK(s.candidates[0].source == llmjson::source::prose);
     CHECK(s.candidates[0].in_fence);
-    CHECK_FALSE(s.candidates[0].valid);
+    CHECK(s.candidates[0].raw_controls);
     CHECK(s.candidates[1].valid);
     // A fence body cut by its closing line while a string with a line break runs: malformed.
     s = llmjson::candidates(std::string_view("x\n```\n{\"a\": \"b\nc\n```\n{\"d\": 1}"));

@@ -1,6 +1,7 @@
 // llmjson: every tests/corpus case through extract(), with its selector and policy
 // SPDX-License-Identifier: MIT
 #include <llmjson/extract.hpp>
+#include <llmjson/json_text.hpp>
 
 #include "catch_compat.hpp"
 #include "read_file.hpp"
@@ -47,6 +48,7 @@ bool run_case(const std::filesystem::path& txt, const nlohmann::json& spec,
               const std::string& text) {
   llmjson::options opts;
   opts.policy = policy_named(spec.at("policy").get<std::string>());
+  opts.prefill = spec.value("prefill", std::string());
   const nlohmann::json& sel = spec.at("select");
   llmjson::result<llmjson::extraction> r = llmjson::extract(text, opts);
   if (sel.contains("keys")) {
@@ -71,11 +73,17 @@ bool run_case(const std::filesystem::path& txt, const nlohmann::json& spec,
             : "error " + std::string(to_string(r.error().kind)) + ": " + r.error().message));
     REQUIRE(r.has_value());
     CHECK(r->json() == spec.at("expect"));
-    // The answer's span is a slice of the text that parses to the value.
+    // The answer's span is a slice of the text read (the prefill's last bytes, then the
+    // output's) that parses to the value, once its raw line breaks and tabs are escaped.
     const llmjson::candidate& c = r->chosen();
-    CHECK(c.text.data() >= text.data());
-    CHECK(c.offset + c.text.size() <= text.size());
-    CHECK(nlohmann::json::parse(c.text) == *c.json);
+    const std::string read = opts.prefill + text;
+    const std::size_t at = opts.prefill.size() + c.offset - c.prefilled;
+    CHECK(c.position() ==
+          static_cast<std::ptrdiff_t>(at) - static_cast<std::ptrdiff_t>(opts.prefill.size()));
+    CHECK(read.substr(at, c.text.size()) == c.text);
+    if (c.prefilled == 0) CHECK((c.text.data() >= text.data() && c.storage == nullptr));
+    CHECK(c.raw_controls == !nlohmann::json::accept(c.text));
+    CHECK(nlohmann::json::parse(llmjson::minify(c.text)) == *c.json);
   }
   return true;
 }

@@ -20,10 +20,10 @@ inline std::string differs(const std::vector<llmjson::candidate>& a,
   for (std::size_t k = 0; k < a.size(); ++k) {
     const llmjson::candidate &x = a[k], &y = b[k];
     const std::string at = "candidate " + std::to_string(k) + ": ";
-    if (x.offset != y.offset || x.text != y.text) return at + "span";
+    if (x.offset != y.offset || x.prefilled != y.prefilled || x.text != y.text) return at + "span";
     if (x.line != y.line || x.column != y.column) return at + "position";
     if (x.source != y.source || x.info != y.info || x.in_fence != y.in_fence) return at + "source";
-    if (x.valid != y.valid) return at + "validity";
+    if (x.valid != y.valid || x.raw_controls != y.raw_controls) return at + "validity";
     // A value where one has none (a valid candidate in reasoning has none), or another value.
     if ((x.json == nullptr) != (y.json == nullptr) || (x.json && *x.json != *y.json))
       return at + "value";
@@ -38,8 +38,9 @@ inline std::string differs(const std::optional<llmjson::cut>& a,
                            const std::optional<llmjson::cut>& b) {
   if (a.has_value() != b.has_value()) return "cut or not";
   if (!a) return {};
-  if (a->offset != b->offset || a->line != b->line || a->column != b->column ||
-      a->message != b->message || a->reasoning != b->reasoning || a->marker != b->marker)
+  if (a->offset != b->offset || a->prefilled != b->prefilled || a->line != b->line ||
+      a->column != b->column || a->message != b->message || a->reasoning != b->reasoning ||
+      a->marker != b->marker)
     return "cut";
   return {};
 }
@@ -61,8 +62,8 @@ inline std::string differs(const llmjson::result<llmjson::extraction>& a,
   if (x.near_misses.size() != y.near_misses.size()) return "near misses";
   for (std::size_t k = 0; k < x.near_misses.size(); ++k) {
     const auto &m = x.near_misses[k], &n = y.near_misses[k];
-    if (m.offset != n.offset || m.text != n.text || m.line != n.line || m.column != n.column ||
-        m.message != n.message)
+    if (m.offset != n.offset || m.prefilled != n.prefilled || m.text != n.text ||
+        m.line != n.line || m.column != n.column || m.message != n.message)
       return "near miss " + std::to_string(k);
   }
   return differs(x.candidates, y.candidates);

@@ -63,6 +63,16 @@ bool views_into(const llmjson::candidate& c, std::string_view text) {
   return inside(c.text) && inside(c.info) && inside(c.marker);
 }
 
+/// The stream's text read: its prefill (kept just before `text()`), then `text()`.
+std::string_view read_of(std::string_view text, const llmjson::options& opts) {
+  return std::string_view(text.data() - opts.prefill.size(), opts.prefill.size() + text.size());
+}
+
+/// Where a candidate starts in the text read.
+std::size_t read_at(const llmjson::candidate& c, const llmjson::options& opts) {
+  return opts.prefill.size() + c.offset - c.prefilled;
+}
+
 /// What `completed()` promises, checked as the text arrives: it only grows, each entry is
 /// already what `finish()` lists at its index, and it never shows a candidate that a later
 /// closing marker could still make reasoning. A check per new entry: linear in the text.
@@ -72,15 +82,16 @@ struct completed_watch {
     std::size_t info_at = 0, marker_at = 0;
   };
   std::vector<entry> entries;  // copies, made when each entry first appeared
+  llmjson::options opts;       // its prefill: views start there
 
   template <class S>
   void look(const llmjson::stream<S>& s) {
     const auto c = s.completed();
     CHECK(c.size() >= entries.size());
-    const std::string_view now = s.text();
+    const std::string_view now = read_of(s.text(), opts);
     for (std::size_t k = entries.size(); k < c.size(); ++k) {
       CHECK(views_into(c[k], now));
-      CHECK(c[k].text == now.substr(c[k].offset, c[k].text.size()));
+      CHECK(c[k].text == now.substr(read_at(c[k], opts), c[k].text.size()));
       auto at = [&](std::string_view v) {
         return v.empty() ? std::size_t{0} : static_cast<std::size_t>(v.data() - now.data());
       };
@@ -90,6 +101,7 @@ struct completed_watch {
   /// At the end: the entries are the final list's first ones, field by field.
   void compare(const llmjson::result<llmjson::extraction>& final_result,
                std::string_view final_text) const {
+    const std::string_view read = read_of(final_text, opts);
     if (!final_result && final_result.error().kind == llmjson::error_kind::too_large) {
       CHECK(entries.empty());  // only a limit crossed later may take them back (none here)
       return;
@@ -99,9 +111,9 @@ struct completed_watch {
     std::vector<llmjson::candidate> mine, head;
     for (std::size_t k = 0; k < entries.size(); ++k) {
       llmjson::candidate c = entries[k].c;
-      c.text = final_text.substr(c.offset, c.text.size());
-      if (!c.info.empty()) c.info = final_text.substr(entries[k].info_at, c.info.size());
-      if (!c.marker.empty()) c.marker = final_text.substr(entries[k].marker_at, c.marker.size());
+      c.text = read.substr(read_at(c, opts), c.text.size());
+      if (!c.info.empty()) c.info = read.substr(entries[k].info_at, c.info.size());
+      if (!c.marker.empty()) c.marker = read.substr(entries[k].marker_at, c.marker.size());
       mine.push_back(std::move(c));
       head.push_back(all[k]);
     }
@@ -121,6 +133,7 @@ void same_as_extract(std::string_view text, const S& sel, const llmjson::options
   std::size_t at = 0;
   fed f;
   completed_watch w;
+  w.opts = opts;
   for (std::size_t n : chunking(text.size(), kind)) {
     s.feed(text.substr(at, n));
     at += n;
@@ -129,7 +142,7 @@ void same_as_extract(std::string_view text, const S& sel, const llmjson::options
       f.settled_at = c->offset;
       f.settled_after = at;
     }
-    if (const llmjson::candidate* c = s.settled()) CHECK(views_into(*c, s.text()));
+    if (const llmjson::candidate* c = s.settled()) CHECK(views_into(*c, read_of(s.text(), opts)));
     if (watch_completed) w.look(s);
   }
   const auto got = s.finish();
@@ -181,6 +194,7 @@ TEST_CASE("every corpus case: any chunking finishes exactly as extract()", "[str
     opts.policy = pol == "unique" ? llmjson::policy::unique
                   : pol == "last" ? llmjson::policy::last
                                   : llmjson::policy::first;
+    opts.prefill = spec.value("prefill", std::string());
     INFO(e.path().filename().string());
     const json& sel = spec.at("select");
     if (sel.contains("keys")) {
@@ -569,21 +583,26 @@ TEST_CASE("fence bodies: extract()'s one-pass path for long bodies and the engin
   }
 }
 
-TEST_CASE("a string that runs over raw line breaks holds the settlement back (rules v3)",
+TEST_CASE("a string that runs over raw line breaks holds the settlement back (rules v4)",
           "[stream][settled][control]") {
   const llmjson::options answer_start{.start = llmjson::output_start::answer};
   // `{"a": "x` then a line break: the string may still run (its frame is open), so nothing in
-  // it settles, whatever it looks like; its closing quote and brace come later.
+  // it settles, whatever it looks like; its closing quote and brace come later, and then the
+  // frame is the answer, valid with raw controls.
   const std::string head = "Result: {\"a\": \"x\n{\\\"a\\\": 1} and {\\\"b\\\": 2}\n";
   CHECK_FALSE(settles(head, llmjson::any_object{}, answer_start));
-  CHECK_FALSE(settles(head + "\"}", llmjson::any_object{}, answer_start));
-  CHECK_FALSE(settles(head + "\"} then", llmjson::any_object{}, answer_start));  // malformed
-  CHECK(settles(head + "\"} then {\"c\": 3} x", llmjson::any_object{}, answer_start) == 51u);
+  CHECK(settles(head + "\"}", llmjson::any_object{}, answer_start) == 8u);
+  CHECK(settles(head + "\"} then", llmjson::any_object{}, answer_start) == 8u);
+  CHECK(settles(head + "\"} then {\"c\": 3} x", llmjson::any_object{}, answer_start) == 8u);
+  // With a form feed in the string the frame is malformed: the next object settles.
+  const std::string fed = head + "\f\"} then {\"c\": 3} x";
+  CHECK_FALSE(settles(head + "\f\"} then", llmjson::any_object{}, answer_start));
+  CHECK(settles(fed, llmjson::any_object{}, answer_start) == fed.find("{\"c\""));
   // Under v2 a line break ended the string and `{"k": 1}` became a closed object: now it is
   // the string's text up to the quote before `k`, and the frame dies there.
   const std::string v2_piece = "Result: {\"a\": \"x\n{\"k\": 1} tail\"} then {\"c\": 3} x";
   CHECK(settles(v2_piece, llmjson::any_object{}, answer_start) == 38u);
-  for (const std::string& t : {head, head + "\"}", head + "\"} then {\"c\": 3} x", v2_piece,
+  for (const std::string& t : {head, head + "\"}", head + "\"} then {\"c\": 3} x", fed, v2_piece,
                                std::string("x [\"one\n{\"a\": 1} more")}) {
     INFO(t);
     every_chunking(t, llmjson::any_object{}, answer_start);

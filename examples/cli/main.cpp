@@ -56,7 +56,8 @@ constexpr int exit_usage = 2;      // bad flags, unreadable input, invalid schem
 constexpr std::string_view usage_text =
     R"(usage: llmjson [--keys K1,K2,...] [--schema FILE] [--policy first|unique|last] [--no-fallback]
                [--no-reasoning-regions] [--reasoning-tags OPEN,CLOSE]
-               [--starts-in unknown|reasoning|answer] [--early] [--response] [--explain]
+               [--starts-in unknown|reasoning|answer] [--prefill TEXT] [--early] [--response]
+               [--explain]
                [--report] [--pretty] [--normalize] [--max-bytes N]
                [--jsonl [--at P] [--id-at P] [--reasoning-at P] [--first-line N] [--jobs N]]
                [FILE|-]
@@ -109,6 +110,9 @@ stripped analysis...assistantfinal, ...: never the answer):
   --starts-in WHERE  what your prompt leaves at the output's start: reasoning (the template
                      prefilled <think>), answer (no already-open rule), or unknown (the default:
                      a closing marker before any opening one means the prompt opened it)
+  --prefill TEXT     the text you prefilled the model's turn with ({, ```json, <think>): read
+                     before the output as one text, so an answer may start in it; positions
+                     stay in the output (negative in the prefill)
 While the model writes (model-cli | llmjson --early --keys orders):
   --early            read the input as it arrives, and print the answer and exit as soon as it
                      is settled (no more text could change it), without reading the rest. The
@@ -134,7 +138,8 @@ Output:
 
 Notes on stderr ("llmjson: note: ...", exit 0): the answer is the fallback, later candidates
 qualify too (policy first took the first), or the output was cut after the answer (--policy
-unique refuses all three).
+unique refuses these three), or its strings hold raw line breaks or tabs, which JSON forbids
+(printed escaped: the value is the same).
 Exit status: 0 the answer is on stdout; 1 no answer (stderr: "llmjson: KIND: message", KIND one
 of empty, no_json, truncated, no_match, ambiguous, too_large); 2 usage, input or schema error, or
 a stdout that cannot be written, a closed pipe included (with --response: "llmjson: --response:
@@ -202,6 +207,7 @@ struct settings {
   bool no_reasoning_regions = false;
   std::vector<llmjson::marker_pair> reasoning_tags;
   llmjson::output_start starts_in = llmjson::output_start::unknown;
+  std::optional<std::string> prefill;  // --prefill
   bool early = false;
   bool response = false;
   bool jsonl = false;
@@ -270,8 +276,9 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
     }
     const bool takes_value = name == "--keys" || name == "--schema" || name == "--policy" ||
                              name == "--max-bytes" || name == "--reasoning-tags" ||
-                             name == "--starts-in" || name == "--at" || name == "--id-at" ||
-                             name == "--reasoning-at" || name == "--first-line" || name == "--jobs";
+                             name == "--starts-in" || name == "--prefill" || name == "--at" ||
+                             name == "--id-at" || name == "--reasoning-at" ||
+                             name == "--first-line" || name == "--jobs";
     std::string v;
     if (takes_value && has_inline) {
       v = std::string(inline_value);
@@ -330,6 +337,9 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
           v.find(',', comma + 1) != std::string::npos)
         return "--reasoning-tags: '" + v + "' is not OPEN,CLOSE (two non-empty tags, one comma)";
       s.reasoning_tags.push_back({v.substr(0, comma), v.substr(comma + 1)});
+    } else if (name == "--prefill") {
+      if (s.prefill) return "--prefill given twice";
+      s.prefill = v;
     } else if (name == "--starts-in") {
       if (auto problem = parse_enum(name, v, s.starts_in); !problem.empty()) return problem;
     } else if (arg == "--no-reasoning-regions") {
@@ -811,7 +821,9 @@ std::string explain_table(const outcome& o) {
       {"#", "line:col", "source", "bytes", "verdict", "reason"}};
   for (std::size_t i = 0; i < cs.size(); ++i) {
     const llmjson::candidate& c = cs[i];
-    const std::string_view reason = message_of(c);
+    std::string reason(message_of(c));
+    if (c.raw_controls)  // valid once they are escaped (rules §3): said, whatever the verdict
+      reason = "raw line breaks or tabs in strings" + (reason.empty() ? "" : "; " + reason);
     rows.push_back({std::to_string(i + 1), std::to_string(c.line) + ":" + std::to_string(c.column),
                     source_label(c), std::to_string(c.text.size()), std::string(verdict_of(o, i)),
                     reason.empty() ? "-" : one_line(reason)});
@@ -858,7 +870,7 @@ nlohmann::ordered_json report(const outcome& o, bool normalized) {
                             : json(std::string(value_slot));
   r["text"] = o.answer ? json(std::string(o.answer->text())) : json(nullptr);
   const auto& cut = o.truncation();
-  r["truncated"] = cut ? json{{"offset", cut->offset},
+  r["truncated"] = cut ? json{{"offset", cut->position()},
                               {"line", cut->line},
                               {"column", cut->column},
                               {"message", cut->message},
@@ -868,6 +880,8 @@ nlohmann::ordered_json report(const outcome& o, bool normalized) {
                        : json(nullptr);
   r["policy"] = llmjson::to_string(o.answer ? o.answer->policy : o.policy);
   r["fallback"] = o.answer && o.answer->fallback;
+  // The answer's text holds raw line breaks or tabs in strings: `value` has them escaped.
+  r["raw_controls"] = o.answer && o.answer->chosen().raw_controls;
   // Under policy first, the qualifying candidates after the answer: indices into `candidates`.
   r["later_qualifying"] = o.answer ? json(o.answer->later_qualifying) : json::array();
   json list = json::array();
@@ -877,12 +891,13 @@ nlohmann::ordered_json report(const outcome& o, bool normalized) {
     const bool fenced = c.source == llmjson::source::fence || c.in_fence;
     list.push_back({{"line", c.line},
                     {"column", c.column},
-                    {"offset", c.offset},
+                    {"offset", c.position()},
                     {"length", c.text.size()},
                     {"source", llmjson::to_string(c.source)},
                     {"in_fence", c.in_fence},
                     {"info", fenced ? json(std::string(c.info)) : json(nullptr)},
                     {"enclosed", c.enclosed},
+                    {"raw_controls", c.raw_controls},
                     {"verdict", verdict_of(o, i)},
                     {"qualifies", c.qualifies},
                     {"message", std::string(message_of(c))},
@@ -894,7 +909,7 @@ nlohmann::ordered_json report(const outcome& o, bool normalized) {
   for (const llmjson::near_miss& m : near_misses_of(o))
     near.push_back({{"line", m.line},
                     {"column", m.column},
-                    {"offset", m.offset},
+                    {"offset", m.position()},
                     {"length", m.text.size()},
                     {"text", std::string(m.text)},
                     {"message", m.message}});
@@ -974,6 +989,11 @@ std::string notes(const outcome& o) {
   if (const auto& cut = o.answer->truncation)
     out += "llmjson: note: the output was cut after the answer: " + one_line(cut->message) +
            "; --policy unique makes this an error\n";
+  if (const llmjson::candidate& c = o.answer->chosen(); c.raw_controls)
+    out += "llmjson: note: the answer at " + std::to_string(c.line) + ":" +
+           std::to_string(c.column) +
+           " holds raw line breaks or tabs in its strings, which JSON forbids; printed with them "
+           "escaped\n";
   return out;
 }
 
@@ -1068,6 +1088,7 @@ llmjson::options options_of(const settings& s) {
   opts.reasoning_regions = !s.no_reasoning_regions;
   opts.reasoning_markers = s.reasoning_tags;
   opts.start = s.starts_in;
+  opts.prefill = s.prefill.value_or(std::string());
   return opts;
 }
 
@@ -1316,7 +1337,8 @@ bool jsonl_line(const settings& s, const line_layout& layout, const S& sel,
   if (!o.answer) return error_line(llmjson::to_string(failure.kind), failure.message);
   head();
   out += "true,\"value\":" + answer_text(s, *o.answer);
-  if (o.answer->fallback || !o.answer->later_qualifying.empty() || o.answer->truncation) {
+  if (o.answer->fallback || !o.answer->later_qualifying.empty() || o.answer->truncation ||
+      o.answer->chosen().raw_controls) {
     o.qualifies_as = qualifies_as(s);
     std::string note = notes(o);  // "llmjson: note: ...\n" lines
     std::string joined;

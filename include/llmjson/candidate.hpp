@@ -148,6 +148,10 @@ struct near_miss {
   std::size_t line = 1;                        ///< 1-based line of the first byte
   std::size_t column = 1;                      ///< 1-based column of the first byte, in code points
   std::string message;  ///< the first reason it is not JSON: `single quotes are not JSON strings`
+  /// The position in the output, negative when the span starts in the prefill.
+  [[nodiscard]] std::ptrdiff_t position() const noexcept {
+    return static_cast<std::ptrdiff_t>(offset) - static_cast<std::ptrdiff_t>(prefilled);
+  }
 };
 
 /// What the scan of one output found: the candidates in document order, and the cut, if any.

@@ -4,6 +4,7 @@
 #ifndef LLMJSON_DETAIL_SCAN_EXTRACT_INL_HPP_INCLUDED
 #define LLMJSON_DETAIL_SCAN_EXTRACT_INL_HPP_INCLUDED
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -121,7 +122,13 @@ LLMJSON_INLINE error too_large_error(std::optional<std::size_t> size, std::size_
 }
 
 LLMJSON_INLINE std::optional<error> precheck(std::size_t size, bool blank, const options& opts) {
-  if (size > opts.max_input_bytes) return too_large_error(size, opts.max_input_bytes);
+  // The limit counts the text read, the prefill included; `empty` looks at the output alone.
+  const std::size_t prefill = opts.prefill.size();
+  if (size > opts.max_input_bytes || prefill > opts.max_input_bytes - size) {
+    error e = too_large_error(size + prefill, opts.max_input_bytes);
+    if (prefill > 0) e.message.replace(0, 14, "the prefill and the output are ");
+    return e;
+  }
   if (blank) {
     return error{error_kind::empty,
                  0,
@@ -192,10 +199,17 @@ LLMJSON_INLINE result<extraction> choose_judged(scan_result&& scan, llmjson::pol
     return fail(error_kind::truncated, at, std::move(m));
   }
   if (pol == policy::unique && qualifying.size() > 1) {
+    // Qualifying candidates with equal values are one answer (§5): a fence echoed in the
+    // closing sentence. One comparison each with the first: linear in their sizes.
+    const nlohmann::json& first_value = *scan.candidates[qualifying.front()].json;
+    const auto other = std::find_if(qualifying.begin() + 1, qualifying.end(), [&](std::size_t k) {
+      return !(*scan.candidates[k].json == first_value);
+    });
+    if (other == qualifying.end()) return take(qualifying.front(), false);
     std::string m = detail::count_of(qualifying.size(), "candidate") +
-                    " qualify, policy unique takes exactly one: ";
+                    " qualify with different values, policy unique takes exactly one: ";
     detail::append_candidates(m, scan.candidates, [](const candidate& c) { return c.qualifies; });
-    std::size_t at = scan.candidates[qualifying[1]].offset;
+    std::size_t at = scan.candidates[*other].offset;
     return fail(error_kind::ambiguous, at, std::move(m));
   }
   if (!qualifying.empty())

@@ -518,18 +518,23 @@ class frame_scanner {
     // A frame inside one that is still a valid JSON prefix is a part of it, whatever comes.
     if (alive_from_ < frames_.size()) return;
     // A live frame's text was all read by the validator since the chain started (relaxed):
-    // a raw control character it took in a string inside the frame makes it invalid JSON.
-    const bool raw = f.dead_at == alive && validator_.last_raw() != validator::no_raw &&
-                     validator_.last_raw() >= f.open && validator_.last_raw() < i;
-    push_record(f.open, i + 1, f.dead_at == alive && !raw, cut_by::none, !frames_.empty());
+    // a raw control character it took in a string inside the frame makes it invalid JSON, or
+    // valid with raw controls when every one is a LF, CR or tab on its own (§3 Raw controls).
+    auto inside = [&](std::size_t at) { return at != validator::no_raw && at >= f.open && at < i; };
+    const bool alive_closed = f.dead_at == alive;
+    const bool raw = alive_closed && inside(validator_.last_raw());
+    const bool bad = raw && inside(validator_.last_bad_raw());
+    push_record(f.open, i + 1, alive_closed && !bad, cut_by::none, !frames_.empty(), raw && !bad);
   }
 
-  void push_record(std::size_t begin, std::size_t end, bool valid, cut_by why, bool enclosed) {
+  void push_record(std::size_t begin, std::size_t end, bool valid, cut_by why, bool enclosed,
+                   bool raw_controls = false) {
     if (context_index_ == no_context) {
       contexts_.push_back(where_);
       context_index_ = static_cast<std::uint32_t>(contexts_.size() - 1);
     }
-    records_.push_back(record{begin, end, context_index_, source::prose, valid, why, enclosed});
+    records_.push_back(
+        record{begin, end, context_index_, source::prose, valid, why, enclosed, raw_controls});
     note_record();
   }
 

@@ -41,6 +41,9 @@ struct record {
   // bigger, never the fallback (§5 Selection and policies). Whole outputs, parts and fence bodies
   // never are.
   bool enclosed = false;
+  // Valid with raw controls (§3): raw LF, CR or tabs in its strings; its value is read with
+  // them escaped.
+  bool raw = false;
 };
 static_assert(sizeof(record) <= 4 * sizeof(std::size_t), "a record is four words at most");
 

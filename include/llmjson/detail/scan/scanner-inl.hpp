@@ -4,6 +4,7 @@
 #define LLMJSON_DETAIL_SCAN_SCANNER_INL_HPP_INCLUDED
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cstddef>
 #include <functional>
@@ -28,6 +29,7 @@
 #include <llmjson/detail/scan/utf8.hpp>
 #include <llmjson/detail/scan/validator.hpp>
 #include <llmjson/detail/scan/whole.hpp>
+#include <llmjson/json_text.hpp>
 #include <llmjson/options.hpp>
 
 namespace llmjson::detail {
@@ -36,8 +38,10 @@ namespace llmjson::detail {
 /// what surrounds a span, so validating it alone stops at the same byte, for the same reason.
 /// Costs the span's length, once per reported span (reported spans never overlap).
 inline void diagnose(validator& v, std::string_view text, std::size_t max_depth, std::size_t begin,
-                     std::size_t end, std::size_t& offset, std::string& why) {
+                     std::size_t end, std::size_t& offset, std::string& why,
+                     bool raw_whitespace = false) {
   v.reset(text, max_depth);
+  if (raw_whitespace) v.allow_raw_whitespace();
   std::size_t i = begin;
   while (i < end && v.feed(i)) ++i;
   if (!v.failed()) v.finish(end);
@@ -118,7 +122,16 @@ inline void diagnose(const record& r, validator& v, std::string_view text, std::
               " never closes: " + std::string(to_string(r.cut)) + " cuts it";
     return;
   }
-  diagnose(v, text, max_depth, r.begin, r.end, offset, problem);
+  // A closed frame may hold raw LF, CR and tabs (§3 Raw controls): the reason is its defect.
+  diagnose(v, text, max_depth, r.begin, r.end, offset, problem, r.src == source::prose);
+}
+
+/// Turns `offset`, a position in the text read (a prefill of `base` bytes, then the output), into
+/// a position in the output (§2 The text): `offset` from the output's start, or 0 and
+/// `prefilled`, the bytes before it, when it lies in the prefill.
+inline void to_output(std::size_t& offset, std::size_t& prefilled, std::size_t base) noexcept {
+  prefilled = offset < base ? base - offset : 0;
+  offset = offset < base ? 0 : offset - base;
 }
 
 /// The public candidate of a record: views into `text`, positions (`position_of` gives
@@ -139,6 +152,7 @@ candidate make_candidate(std::string_view text, const record& r, const context& 
   c.marker = text.substr(where.marker_at, where.marker_len);
   c.valid = r.valid;
   c.enclosed = r.enclosed;
+  c.raw_controls = r.raw;
   if (!build) return c;  // valid, its value built already
   if (c.valid && c.in_reasoning) {
     // Never the answer (nor the fallback): its value is not built, `json` stays null. Whether
@@ -149,7 +163,9 @@ candidate make_candidate(std::string_view text, const record& r, const context& 
     }
   } else if (c.valid) {
     nlohmann::json value;
-    c.valid = build_value(c.text, value, problem);
+    // With raw controls, the value is that of the text with them escaped (`minify` does).
+    c.valid =
+        r.raw ? build_value(minify(c.text), value, problem) : build_value(c.text, value, problem);
     if (c.valid) c.json = std::make_shared<const nlohmann::json>(std::move(value));
   }
   if (!c.valid) {  // no value: `json` stays null
@@ -162,7 +178,8 @@ candidate make_candidate(std::string_view text, const record& r, const context& 
 /// The fast path: when the whole output (a BOM and white space aside) is one object or array,
 /// its one candidate, checked and built in one nlohmann pass. Nothing otherwise: the engine then
 /// reads the text and decides (the same way: a whole value owns all inside it).
-inline std::optional<scan_result> whole_candidate(std::string_view text, const options& opts) {
+inline std::optional<scan_result> whole_candidate(std::string_view text, const options& opts,
+                                                  std::size_t base = 0) {
   const std::size_t start = bom_length(text);
   std::size_t b = start, e = text.size();
   while (b < e && is_json_ws(text[b])) ++b;
@@ -178,6 +195,7 @@ inline std::optional<scan_result> whole_candidate(std::string_view text, const o
   std::tie(c.line, c.column) = position_finder(text).at(b);
   c.source = source::whole;
   c.valid = true;
+  to_output(c.offset, c.prefilled, base);
   scan_result out;
   out.candidates.push_back(std::move(c));
   return out;
@@ -201,7 +219,7 @@ inline std::string stopped_by(const engine& reader, const options& opts) {
 /// and reasons. Positions take one walk over the text, for the sorted offsets reported. The
 /// first candidates may be made already (`made`, a stream's); they are taken as they are.
 inline scan_result make_scan_result(std::string_view text, engine& reader, const options& opts,
-                                    std::vector<candidate>&& made = {}) {
+                                    std::vector<candidate>&& made = {}, std::size_t base = 0) {
   scan_result out;
   out.message = stopped_by(reader, opts);
   if (!out.message.empty()) return out;
@@ -256,6 +274,8 @@ inline scan_result make_scan_result(std::string_view text, engine& reader, const
     out.candidates.push_back(make_candidate(text, recs[k], reader.contexts[recs[k].ctx], problem_at,
                                             std::move(why), position_of));
   }
+  for (std::size_t k = first_new; k < out.candidates.size(); ++k)
+    to_output(out.candidates[k].offset, out.candidates[k].prefilled, base);
   out.near_miss_count = reader.near.size();
   for (std::size_t k = 0; k < shown_near; ++k) {
     near_miss m;
@@ -264,6 +284,7 @@ inline scan_result make_scan_result(std::string_view text, engine& reader, const
     std::tie(m.line, m.column) = position_of(m.offset);
     std::size_t ignored = 0;
     diagnose(v, text, reader.max_depth(), m.offset, reader.near[k].end, ignored, m.message);
+    to_output(m.offset, m.prefilled, base);
     out.near_misses.push_back(std::move(m));
   }
   if (reader.cut) {
@@ -301,6 +322,7 @@ inline scan_result make_scan_result(std::string_view text, engine& reader, const
                       ") never closes: the output ended before any answer";
         break;
     }
+    to_output(k.offset, k.prefilled, base);
     out.truncation = std::move(k);
   }
   return out;
@@ -313,11 +335,12 @@ namespace llmjson::detail {
 /// A scanner's state: the engine, and for a text fed in pieces the text itself, the candidates
 /// made so far and what makes them (positions found so far, a validator for problems).
 struct scanner::state {
-  explicit state(const options& o) : opts(o), engine(o) {}
+  explicit state(const options& o) : opts(o), engine(o), buf(o.prefill), base(o.prefill.size()) {}
 
   const options& opts;
   detail::engine engine;
-  std::string buf;
+  std::string buf;          // the prefill, then the bytes fed
+  std::size_t base = 0;     // the prefill's length: positions in the output start here
   std::size_t total = 0;    // bytes fed
   std::size_t read = 0;     // bytes the engine has seen
   std::size_t read_at = 0;  // feed asks for a read once the text is this long
@@ -375,11 +398,78 @@ struct scanner::state {
 
 LLMJSON_INLINE void scanner::state_deleter::operator()(state* s) const noexcept { delete s; }
 
+/// The views of a scan of `read` (the prefill, `base` bytes, then `output`) made views into
+/// `output`, the caller's text, which outlives `read`; a candidate or near miss that starts in the
+/// prefill gets a copy of what it shows, which it owns (`storage`).
+inline void views_into_output(scan_result& r, std::string_view read, std::size_t base,
+                              std::string_view output) {
+  const std::less<const char*> before;
+  auto in_read = [&](std::string_view v) {
+    return !v.empty() && !before(v.data(), read.data()) &&
+           before(v.data(), read.data() + read.size());
+  };
+  auto at = [&](std::string_view v) { return static_cast<std::size_t>(v.data() - read.data()); };
+  auto moved = [&](std::string_view v) {
+    return in_read(v) ? output.substr(at(v) - base, v.size()) : v;
+  };
+  for (candidate& c : r.candidates) {
+    const bool own = (in_read(c.text) && at(c.text) < base) ||
+                     (in_read(c.info) && at(c.info) < base) ||
+                     (in_read(c.marker) && at(c.marker) < base);
+    if (!own) {
+      c.text = moved(c.text);
+      c.info = moved(c.info);
+      c.marker = moved(c.marker);
+      continue;
+    }
+    // The three copied in the order they stand in the text read, so that comparing their
+    // places still tells which comes first (a marker after the text closed its region).
+    std::array<std::string_view*, 3> views{&c.text, &c.info, &c.marker};
+    std::sort(views.begin(), views.end(),
+              [&](const std::string_view* a, const std::string_view* b) {
+                return in_read(*a) && (!in_read(*b) || at(*a) < at(*b));
+              });
+    auto storage = std::make_shared<std::string>();
+    storage->reserve(c.text.size() + c.info.size() + c.marker.size());
+    std::array<std::size_t, 3> from{};
+    for (std::size_t k = 0; k < views.size(); ++k) {
+      from[k] = storage->size();
+      *storage += *views[k];
+    }
+    for (std::size_t k = 0; k < views.size(); ++k)
+      *views[k] = std::string_view(*storage).substr(from[k], views[k]->size());
+    c.storage = std::move(storage);
+  }
+  for (near_miss& m : r.near_misses) {
+    if (!in_read(m.text) || at(m.text) >= base) {
+      m.text = moved(m.text);
+      continue;
+    }
+    auto storage = std::make_shared<const std::string>(m.text);
+    m.text = *storage;
+    m.storage = std::move(storage);
+  }
+}
+
 LLMJSON_INLINE scan_result scanner::scan(std::string_view text, const options& opts) {
-  if (std::optional<scan_result> fast = whole_candidate(text, opts)) return std::move(*fast);
+  if (!opts.prefill.empty()) {  // §2 The text: the prefill, then the output, read as one text
+    std::string read;
+    read.reserve(opts.prefill.size() + text.size());
+    read += opts.prefill;
+    read += text;
+    scan_result r = scan(read, opts, opts.prefill.size());
+    views_into_output(r, read, opts.prefill.size(), text);
+    return r;
+  }
+  return scan(text, opts, 0);
+}
+
+LLMJSON_INLINE scan_result scanner::scan(std::string_view text, const options& opts,
+                                         std::size_t base) {
+  if (std::optional<scan_result> fast = whole_candidate(text, opts, base)) return std::move(*fast);
   detail::engine engine(opts);
   engine.advance(text, /*ended=*/true);
-  return make_scan_result(text, engine, opts);
+  return make_scan_result(text, engine, opts, {}, base);
 }
 
 LLMJSON_INLINE scanner::scanner(const options& opts) : s_(new state(opts)) {}
@@ -389,7 +479,7 @@ LLMJSON_INLINE bool scanner::feed(std::string_view chunk) {
   s.retired.clear();  // the views of the storage replaced since the last feed end here
   s.total += chunk.size();
   if (s.over) return false;
-  if (s.total > s.opts.max_input_bytes) {
+  if (s.total > s.opts.max_input_bytes || s.base > s.opts.max_input_bytes - s.total) {
     // Over the limit: the result is too_large whatever comes; the text is not kept.
     s.over = true;
     s.buf = std::string();
@@ -436,7 +526,9 @@ LLMJSON_INLINE bool scanner::unread() const noexcept {
   return !s_->ended && !s_->over && s_->read < s_->buf.size();
 }
 
-LLMJSON_INLINE std::string_view scanner::text() const noexcept { return s_->buf; }
+LLMJSON_INLINE std::string_view scanner::text() const noexcept {
+  return s_->over ? std::string_view() : std::string_view(s_->buf).substr(s_->base);
+}
 
 LLMJSON_INLINE std::size_t scanner::size() const noexcept { return s_->total; }
 
@@ -475,6 +567,7 @@ LLMJSON_INLINE void scanner::make(std::size_t upto) {
     diagnose(r, s.diagnosis, text, s.engine.max_depth(), at, why);
     s.made.push_back(
         make_candidate(text, r, s.engine.contexts[r.ctx], at, std::move(why), position_of));
+    to_output(s.made.back().offset, s.made.back().prefilled, s.base);
   }
 }
 
@@ -489,7 +582,7 @@ LLMJSON_INLINE scan_result scanner::finish(std::size_t& kept, bool keep_made) {
   }
   // The whole-output fast path, as in scan(): the engine has not begun reading the text.
   if (!s.engine.reading()) {
-    if (std::optional<scan_result> fast = whole_candidate(s.buf, s.opts)) {
+    if (std::optional<scan_result> fast = whole_candidate(s.buf, s.opts, s.base)) {
       s.ended = true;
       s.retire();
       return std::move(*fast);
@@ -499,14 +592,14 @@ LLMJSON_INLINE scan_result scanner::finish(std::size_t& kept, bool keep_made) {
   s.ended = true;
   kept = s.made.size();
   if (!keep_made) {
-    scan_result out = make_scan_result(s.buf, s.engine, s.opts, std::move(s.made));
+    scan_result out = make_scan_result(s.buf, s.engine, s.opts, std::move(s.made), s.base);
     s.made = std::vector<candidate>();
     return out;
   }
   // A copy: the views a stream gave of `made` stay valid while the stream lives, whatever
   // becomes of the result.
   std::vector<candidate> copy = s.made;
-  scan_result out = make_scan_result(s.buf, s.engine, s.opts, std::move(copy));
+  scan_result out = make_scan_result(s.buf, s.engine, s.opts, std::move(copy), s.base);
   s.retire();
   return out;
 }

@@ -32,6 +32,8 @@ class scanner {
  public:
   /// Returns every candidate of `text`, with positions, values, what is wrong with the invalid
   /// ones, near misses and the cut: `candidates()`. Views point into `text`.
+  /// With `options::prefill`, the scan reads the prefill, then `text` (§2 The text): positions
+  /// are in `text`, and a candidate that starts in the prefill owns its text.
   static scan_result scan(std::string_view text, const options& opts);
 
   explicit scanner(const options& opts);
@@ -50,7 +52,8 @@ class scanner {
   bool read(bool ended);
   /// Bytes were fed that were not read yet.
   [[nodiscard]] bool unread() const noexcept;
-  /// The text fed so far (empty once `over()`).
+  /// The text fed so far, the prefill aside (empty once `over()`). Candidates' views may start
+  /// in the prefill, just before it: the scanner keeps both in one buffer.
   [[nodiscard]] std::string_view text() const noexcept;
   /// How many bytes were fed.
   [[nodiscard]] std::size_t size() const noexcept;
@@ -80,6 +83,8 @@ class scanner {
   scan_result finish(std::size_t& kept, bool keep_made = true);
 
  private:
+  /// `scan` of a text read whose first `base` bytes are the prefill; views point into `text`.
+  static scan_result scan(std::string_view text, const options& opts, std::size_t base);
   struct state;
   struct state_deleter {
     void operator()(state* s) const noexcept;

@@ -39,7 +39,9 @@ class validator {
     text_ = text;
     max_depth_ = max_depth;
     relaxed_ = false;
+    raw_whitespace_ = false;
     last_raw_ = no_raw;
+    last_bad_raw_ = no_raw;
     stack_.clear();
     keys_.clear();
     dropped_levels_ = 0;
@@ -62,10 +64,18 @@ class validator {
   /// a text is never valid JSON: `last_raw()` says where the last such byte was, so a closed
   /// value that holds one is known to be invalid. Set after `reset`, before the first byte.
   void relax_strings() noexcept { relaxed_ = true; }
+  /// Reads strings as a closed frame is judged (§3 Raw controls): in every string but an
+  /// object's first key, a raw LF, CR or tab on its own is a string byte, so the validator
+  /// stops at the defect that keeps such a frame malformed. Set after `reset`.
+  void allow_raw_whitespace() noexcept { raw_whitespace_ = true; }
   static constexpr std::size_t no_raw = static_cast<std::size_t>(-1);
   /// With `relax_strings`: the offset of the last raw control character taken in a string,
   /// or `no_raw`.
   [[nodiscard]] std::size_t last_raw() const noexcept { return last_raw_; }
+  /// With `relax_strings`: the offset of the last raw control character taken in a string that
+  /// no frame may hold even with raw controls (§3 Raw controls): one other than LF, CR and tab,
+  /// or one right after a backslash; or `no_raw`.
+  [[nodiscard]] std::size_t last_bad_raw() const noexcept { return last_bad_raw_; }
 
   /// Takes `text[i]`. Returns false once the text seen is no valid JSON prefix.
   bool feed(std::size_t i) {
@@ -376,7 +386,14 @@ class validator {
     if (c < 0x20) {
       if (relaxed_ && !strict_string_ && escape_ <= 1) {  // a string byte, or an escaped one
         last_raw_ = i;
+        // Only a raw LF, CR or tab on its own is a frame's leniency (§3 Raw controls).
+        if (escape_ == 1 || (c != '\n' && c != '\r' && c != '\t')) last_bad_raw_ = i;
         escape_ = 0;
+        key_byte(c);
+        return true;
+      }
+      if (raw_whitespace_ && !strict_string_ && escape_ == 0 &&
+          (c == '\n' || c == '\r' || c == '\t')) {
         key_byte(c);
         return true;
       }
@@ -587,9 +604,11 @@ class validator {
   std::size_t comma_ = 0;         // the last comma after a value in a container
   std::string reason_;
   bool quiet_ = false;
-  bool relaxed_ = false;        // relax_strings()
-  bool strict_string_ = false;  // this string is an object's first key
+  bool relaxed_ = false;         // relax_strings()
+  bool raw_whitespace_ = false;  // allow_raw_whitespace()
+  bool strict_string_ = false;   // this string is an object's first key
   std::size_t last_raw_ = no_raw;
+  std::size_t last_bad_raw_ = no_raw;
 };
 
 /// What `[b, e)` holds as one JSON value: a whole value, a valid prefix of one, neither, or

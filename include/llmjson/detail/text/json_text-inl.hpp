@@ -3,6 +3,7 @@
 #ifndef LLMJSON_DETAIL_TEXT_JSON_TEXT_INL_HPP_INCLUDED
 #define LLMJSON_DETAIL_TEXT_JSON_TEXT_INL_HPP_INCLUDED
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -17,13 +18,30 @@ namespace detail {
 
 /// Copies the string token that starts at `json[i]` (a `"`) into `out`, escapes as written, and
 /// returns the index after its closing quote (or `json.size()` when it never closes).
+/// The escape of a raw LF, CR or tab in a string (`n`, `r`, `t`), or 0 for any other byte.
+constexpr char raw_control_escape(char c) noexcept {
+  return c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : '\0';
+}
+
+/// Copies the string token that starts at `json[i]` (a `"`) into `out`, escapes as written (a
+/// raw LF, CR or tab escaped), and returns the index after its closing quote (or `json.size()`
+/// when it never closes).
 inline std::size_t copy_string_token(std::string_view json, std::size_t i, std::string& out) {
-  const std::size_t start = i++;
-  while (i < json.size() && json[i] != '"') i += json[i] == '\\' ? std::size_t{2} : std::size_t{1};
-  if (i < json.size()) ++i;              // the closing quote
-  if (i > json.size()) i = json.size();  // a text that ends in a lone backslash
-  out.append(json.substr(start, i - start));
-  return i;
+  out += json[i++];
+  while (i < json.size() && json[i] != '"') {
+    if (json[i] == '\\') {
+      out += json.substr(i, 2);  // a text that ends in a lone backslash keeps it
+      i += 2;
+    } else if (const char e = raw_control_escape(json[i])) {
+      out += '\\';
+      out += e;
+      ++i;
+    } else {
+      out += json[i++];
+    }
+  }
+  if (i < json.size()) out += json[i++];  // the closing quote
+  return std::min(i, json.size());
 }
 
 }  // namespace detail
@@ -35,12 +53,25 @@ LLMJSON_INLINE std::string minify(std::string_view json) {
   char* w = out.data();
   const char* p = json.data();
   const char* const end = p + json.size();
+  bool grown = false;  // room for every byte left to double (raw controls escaped)
   while (p < end) {
     const char c = *p++;
     if (c == '"') {
       *w++ = c;
       while (p < end && *p != '"') {
         if (*p == '\\' && p + 1 < end) *w++ = *p++;
+        if (const char e = detail::raw_control_escape(*p)) {
+          if (!grown) {  // a raw LF, CR or tab in a string: rare, so room is made once
+            const auto at = static_cast<std::size_t>(w - out.data());
+            out.resize(at + 2 * static_cast<std::size_t>(end - p) + 1);
+            w = out.data() + at;
+            grown = true;
+          }
+          *w++ = '\\';
+          *w++ = e;
+          ++p;
+          continue;
+        }
         *w++ = *p++;
       }
       if (p < end) *w++ = *p++;  // the closing quote
