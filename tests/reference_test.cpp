@@ -30,25 +30,51 @@ using llmjson_tests::read_file;
 
 /// One line per scan: each candidate as `source text`, with ` invalid` and ` reasoning` when
 /// they apply, then `cut@OFFSET` (and ` reasoning`) when the output is truncated.
-std::string describe(std::string_view text, const ref::scan_result& s) {
+/// Texts are spans of the text read (the prefill, then the output); ` raw` marks a candidate valid
+/// with raw controls; the cut is a position in the output (negative in the prefill).
+std::string describe(const ref::scan_result& s) {
   std::string out;
   for (const ref::candidate& c : s.candidates) {
     if (!out.empty()) out += " | ";
-    out += std::string(ref::to_string(c.src)) + " " +
-           std::string(text.substr(c.begin, c.end - c.begin));
+    out += std::string(ref::to_string(c.src)) + " " + std::string(s.span(c));
     if (!c.valid) out += " invalid";
+    if (c.raw_controls) out += " raw";
     if (c.in_reasoning) out += " reasoning";
   }
   if (s.truncation.truncated) {
     if (!out.empty()) out += " | ";
-    out += "cut@" + std::to_string(s.truncation.offset);
+    out += "cut@" + std::to_string(s.position(s.truncation.offset));
     if (s.truncation.reasoning) out += " reasoning";
   }
   return out;
 }
 
 std::string scan(std::string_view text, const ref::options& opts = {}) {
-  return describe(text, ref::candidates(text, opts));
+  return describe(ref::candidates(text, opts));
+}
+
+/// A reference value as nlohmann's, to compare with an `expect` (numbers through their exact
+/// decimal, `digits` e `exponent`, read back as a double).
+nlohmann::json to_nlohmann(const ref::value& v) {
+  switch (v.kind) {
+    case ref::value_kind::null: return nullptr;
+    case ref::value_kind::boolean: return v.boolean;
+    case ref::value_kind::number:
+      return nlohmann::json::parse((v.neg ? "-" : "") + (v.digits.empty() ? "0" : v.digits) + "e" +
+                                   v.exponent);
+    case ref::value_kind::string: return v.str;
+    case ref::value_kind::array: {
+      nlohmann::json a = nlohmann::json::array();
+      for (const ref::value& x : v.items) a.push_back(to_nlohmann(x));
+      return a;
+    }
+    case ref::value_kind::object: {
+      nlohmann::json o = nlohmann::json::object();
+      for (std::size_t k = 0; k < v.keys.size(); ++k) o[v.keys[k]] = to_nlohmann(v.items[k]);
+      return o;
+    }
+  }
+  return nullptr;
 }
 
 /// The outcome of one policy as `error_kind` or the chosen candidate's text (`~` = fallback).
@@ -61,7 +87,7 @@ std::string pick(std::string_view text, ref::policy p, const std::vector<std::st
                                                                 : r.last;
   if (o.error != ref::error_kind::none) return std::string(ref::to_string(o.error));
   const ref::candidate& c = r.scan.candidates[o.index];
-  return (o.fallback ? "~" : "") + std::string(text.substr(c.begin, c.end - c.begin));
+  return (o.fallback ? "~" : "") + std::string(r.scan.span(c));
 }
 
 /// The outcome of one policy, with its message (no_match only).
@@ -117,8 +143,8 @@ TEST_CASE("the reference gives every corpus case its expected answer or error", 
   for (const auto& e : std::filesystem::directory_iterator(LLMJSON_CORPUS_DIR))
     if (e.path().extension() == ".txt") all.push_back(e.path());
   std::sort(all.begin(), all.end());
-  REQUIRE(all.size() == 85);
-  std::size_t by_keys = 0, by_schema = 0;
+  REQUIRE(all.size() >= 91);  // 85 of rules v3, and the v4 cases copied so far
+  std::size_t by_keys = 0, by_schema = 0, prefilled = 0;
   for (const auto& txt : all) {
     auto expect_path = txt;
     expect_path.replace_extension(".expect.json");
@@ -126,10 +152,18 @@ TEST_CASE("the reference gives every corpus case its expected answer or error", 
     const nlohmann::json spec = nlohmann::json::parse(read_file(expect_path));
     const nlohmann::json& sel = spec.at("select");
     INFO("case " << txt.filename().string() << ": " << spec.value("why", ""));
+    // §7: "prefill (optional; absent means none): the text the caller prefilled (section 2), a
+    // non-empty string ... The .txt holds the output alone".
+    ref::options opts;
+    if (spec.contains("prefill")) {
+      opts.prefill = spec["prefill"].get<std::string>();
+      REQUIRE_FALSE(opts.prefill.empty());
+      ++prefilled;
+    }
 
-    const ref::scan_result s = ref::candidates(text);
-    INFO("scan: " << describe(text, s).substr(0, 2000));
-    check_shape(text, s);
+    const ref::scan_result s = ref::candidates(text, opts);
+    INFO("scan: " << describe(s).substr(0, 2000));
+    check_shape(s.text, s);
     // The selector. Keys and "any object" are the reference's own; a schema is llmjson's,
     // used here only as the test's oracle of "qualifies" (the reference has no schema code):
     // what is checked is everything else, the candidates, the cut and the policy.
@@ -138,10 +172,7 @@ TEST_CASE("the reference gives every corpus case its expected answer or error", 
     if (sel.contains("schema")) {
       schema.emplace(sel["schema"]);
       ++by_schema;
-      qualifies = [&](const ref::candidate& c) {
-        const auto v = nlohmann::json::parse(text.substr(c.begin, c.end - c.begin));
-        return (*schema)(v).ok;
-      };
+      qualifies = [&](const ref::candidate& c) { return (*schema)(to_nlohmann(c.val)).ok; };
     } else {
       std::vector<std::string> keys;
       if (sel.contains("keys")) keys = sel["keys"].get<std::vector<std::string>>();
@@ -149,7 +180,7 @@ TEST_CASE("the reference gives every corpus case its expected answer or error", 
       qualifies = [keys](const ref::candidate& c) { return ref::has_any_key(c, keys); };
     }
     const ref::outcome o =
-        ref::select(text, s, policy_named(spec.at("policy").get<std::string>()), qualifies);
+        ref::select(s, policy_named(spec.at("policy").get<std::string>()), qualifies, opts);
     if (!spec.at("error").is_null()) {
       CHECK(std::string(ref::to_string(o.error)) == spec["error"].get<std::string>());
     } else {
@@ -157,12 +188,17 @@ TEST_CASE("the reference gives every corpus case its expected answer or error", 
       const ref::candidate& c = s.candidates[o.index];
       CHECK(c.valid);
       CHECK_FALSE(c.in_reasoning);
-      CHECK(nlohmann::json::parse(text.substr(c.begin, c.end - c.begin)) == spec.at("expect"));
+      // The value: as written, or "as if escaped" when valid with raw controls (§7: "For an
+      // answer valid with raw controls, expect is its value").
+      CHECK(to_nlohmann(c.val) == spec.at("expect"));
+      if (!c.raw_controls) CHECK(nlohmann::json::parse(s.span(c)) == spec.at("expect"));
     }
   }
   std::cout << "reference corpus: " << by_keys << " cases with keys or any object, " << by_schema
-            << " with a schema (llmjson::schema as the selector)\n";
-  CHECK(by_keys + by_schema == 85);
+            << " with a schema (llmjson::schema as the selector), " << prefilled
+            << " with a prefill\n";
+  CHECK(by_keys + by_schema == all.size());
+  CHECK(prefilled >= 2);
 }
 
 // --- §1 Valid JSON ----------------------------------------------------------------------------
@@ -417,9 +453,12 @@ TEST_CASE("reference: the already-open rule", "[reference][rule §2 Already open
   // the region.
   CHECK(scan("x<|start|>{\"a\":1}</think>{\"a\":2}") ==
         "scan {\"a\":1} reasoning | part {\"a\":2}");
-  // <|end|> or <|call|> before any harmony token too; after one, it is a plain cut.
-  CHECK(scan("{\"a\":1} x<|end|>{\"a\":2}") == "scan {\"a\":1} reasoning | part {\"a\":2}");
-  CHECK(scan("{\"a\":1} x<|call|>{\"a\":2}") == "scan {\"a\":1} reasoning | part {\"a\":2}");
+  // <|end|> or <|call|> before any harmony token too, when a harmony-only token follows it (v4);
+  // after another harmony token, it is a plain cut.
+  CHECK(scan("{\"a\":1} x<|end|>{\"a\":2}<|start|>") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  CHECK(scan("{\"a\":1} x<|call|>{\"a\":2}<|return|>") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
   CHECK(scan("{\"a\":1}<|message|>x<|end|>{\"a\":2}") == "part {\"a\":1} | part {\"a\":2}");
   CHECK(scan("{\"a\":1}<|return|>x<|end|>{\"a\":2}") == "part {\"a\":1} | part {\"a\":2}");
   // An opening marker first: no already-open region, the later closer is text.
@@ -639,8 +678,11 @@ TEST_CASE("reference v3: stripped harmony (analysis...assistantfinal)",
         "scan {\"a\":1} | scan {\"a\":2}");
   CHECK(scan("<|start|>analysis {\"a\":1} assistantfinal {\"a\":2}") ==
         "scan {\"a\":1} | scan {\"a\":2}");
-  // With a harmony token, the token rules apply instead (here <|end|>: already open).
+  // With a harmony token, the token rules apply instead (here <|end|>: a cut, and already open
+  // when a harmony-only token follows it, v4).
   CHECK(scan("analysis {\"a\":1} assistantfinal <|end|>{\"a\":2}") ==
+        "scan {\"a\":1} | part {\"a\":2}");
+  CHECK(scan("analysis {\"a\":1} assistantfinal <|end|>{\"a\":2}<|message|>") ==
         "scan {\"a\":1} reasoning | part {\"a\":2}");
 }
 
@@ -666,9 +708,12 @@ TEST_CASE("reference v3: first strings end at a raw control character, later str
   // A brace frame's first string: a line break ends it, the frame is prose-like.
   CHECK(scan("{\"a\nb\": 1} {\"c\":2}") == "scan {\"c\":2}");
   CHECK(scan("body={\"\nnext {\"c\":2}\nbody={\"\n") == "scan {\"c\":2}");
-  // A later string of a JSON-like brace frame holds it: the frame closes malformed, owning all.
-  CHECK(scan("{\"a\": \"x\ny\"} {\"c\":2}") == "scan {\"a\": \"x\ny\"} invalid | scan {\"c\":2}");
+  // A later string of a JSON-like brace frame holds it: the frame closes, owning all; with only
+  // raw LF, CR or tab it is valid with raw controls (v4), otherwise malformed.
+  CHECK(scan("{\"a\": \"x\ny\"} {\"c\":2}") == "scan {\"a\": \"x\ny\"} raw | scan {\"c\":2}");
+  // Anything else keeps it malformed: an unescaped quote, another control character.
   CHECK(scan("{\"a\": \"x\n{\"c\":2}\n\"} tail") == "scan {\"a\": \"x\n{\"c\":2}\n\"} invalid");
+  CHECK(scan("{\"a\": \"x\fy\"} {\"c\":2}") == "scan {\"a\": \"x\fy\"} invalid | scan {\"c\":2}");
   CHECK(scan("{\"a\": \"x\\\ny\"}") == "scan {\"a\": \"x\\\ny\"} invalid");  // after a backslash
   // A nested brace frame's first string is a first string again.
   CHECK(scan("x {\"a\": {\"k\n\": 1}} y") == "scan {\"a\": {\"k\n\": 1}} invalid");
@@ -683,8 +728,12 @@ TEST_CASE("reference v3: first strings end at a raw control character, later str
   CHECK(enclosed("{ see [\"a\nb\"] {\"c\":2} }") == "E");
   // Not its first string: the first byte after `[` is not a quote. The string holds the control
   // character; the frame closes malformed and owns its inside.
-  CHECK(scan("[{\"c\":2}, \"a\nb\"]") == "scan [{\"c\":2}, \"a\nb\"] invalid");
-  CHECK(scan("[\"a\", \"b\tc\", {\"c\":2}]") == "scan [\"a\", \"b\tc\", {\"c\":2}] invalid");
+  CHECK(scan("[{\"c\":2}, \"a\nb\"]") == "scan [{\"c\":2}, \"a\nb\"] raw");
+  CHECK(scan("[\"a\", \"b\tc\", {\"c\":2}]") == "scan [\"a\", \"b\tc\", {\"c\":2}] raw");
+  CHECK(scan("[{\"c\":2}, \"a\x1B"
+             "b\"]") ==
+        "scan [{\"c\":2}, \"a\x1B"
+        "b\"] invalid");
   // Corpus 30-bracket-raw-tabs-log-lines-unique: the payloads are pieces of the malformed array.
   CHECK(pick("L: [\"ok\", \"t\tauth\t{\"user_id\": 4}\"]", ref::policy::unique, {"user_id"}) ==
         "no_json");
@@ -731,14 +780,17 @@ TEST_CASE("reference v3: the segment-end tests read strings as the scan does",
   // Whole output, whole part and fence body: strict. Not a value, not a prefix: scanned.
   CHECK(scan("\"a\nb\"") == "");
   CHECK(scan("{\"a\": \"x\ny") == "cut@0");  // the scan's cut, the whole output is no prefix
-  CHECK(scan("x\n```\n[\"a\", \"b\nc\"]\n```") == "scan [\"a\", \"b\nc\"] invalid");
+  CHECK(scan("x\n```\n[\"a\", \"b\nc\"]\n```") == "scan [\"a\", \"b\nc\"] raw");
 }
 
 TEST_CASE("reference v3: a raw control character in a string, named in the problem",
           "[reference][v3]") {
-  CHECK(problems("{\"a\": \"x\ny\"}  ") == "line 1 col 9: a raw line break in a string");
-  CHECK(problems("x {\"a\": \"x\ry\"}") == "line 1 col 11: a raw line break in a string");
-  CHECK(problems("x [\"a\", \"b\tc\"]") == "line 1 col 11: a raw tab in a string");
+  // v4: raw LF, CR and tab alone make a frame valid with raw controls, with no problem.
+  CHECK(problems("{\"a\": \"x\ny\"}  ") == "");
+  CHECK(problems("x {\"a\": \"x\ry\"}") == "");
+  CHECK(problems("x [\"a\", \"b\tc\"]") == "");
+  CHECK(problems("x {\"a\": \"x\fy\"}") ==
+        "line 1 col 11: a raw control character (U+000C) in a string");
   CHECK(problems(std::string("x {\"a\": \"\x01\"}")) ==
         "line 1 col 10: a raw control character (U+0001) in a string");
   CHECK(problems(std::string("x {\"a\": \"\x1F\"}")) ==
@@ -747,12 +799,14 @@ TEST_CASE("reference v3: a raw control character in a string, named in the probl
         "line 1 col 10: a raw control character (U+0000) in a string");
   // The byte after a backslash, and the first offending byte only.
   CHECK(problems("x {\"a\": \"x\\\ny\"}") == "line 1 col 12: a raw line break in a string");
-  CHECK(problems("x {\"a\": \"x\ny\", \"b\": \"\t\"}") ==
-        "line 1 col 11: a raw line break in a string");
+  // v4: the first byte the raw-controls reading refuses, past the LF it accepts.
+  CHECK(problems("x {\"a\": \"x\ny\", \"b\": \"\f\"}") ==
+        "line 2 col 11: a raw control character (U+000C) in a string");
   // Lines end at LF, lone CR and CR LF; columns count code points; a leading BOM takes none.
-  CHECK(problems("\xC3\xA9\r\n\r{\"a\": \"\xC3\xA9\ry\"}") ==
-        "line 3 col 9: a raw line break in a string");
-  CHECK(problems("\xEF\xBB\xBFx {\"a\": \"\t\"}") == "line 1 col 10: a raw tab in a string");
+  CHECK(problems("\xC3\xA9\r\n\r{\"a\": \"\xC3\xA9\fy\"}") ==
+        "line 3 col 9: a raw control character (U+000C) in a string");
+  CHECK(problems("\xEF\xBB\xBFx {\"a\": \"\f\"}") ==
+        "line 1 col 10: a raw control character (U+000C) in a string");
   // A nested first key: the first offending byte.
   CHECK(problems("x {\"a\": {\"k\n\": 1}}") == "line 1 col 12: a raw line break in a string");
   // Other problems are not given by the reference; an earlier one wins over a control character.
