@@ -3,11 +3,11 @@
 #ifndef LLMJSON_TESTS_REFERENCE_REFERENCE_HPP_INCLUDED
 #define LLMJSON_TESTS_REFERENCE_REFERENCE_HPP_INCLUDED
 
-// Written from tests/corpus/README.md (the rules; cited by section and bullet name, as `§3 Whole
-// parts`), sharing no code with include/: no llmjson header and no nlohmann. It is meant to be read
-// against the rules text, so it is plain and slow on purpose (quadratic in places): every rule is
-// one function whose comment quotes the sentence it implements. Where the text is silent,
-// tests/reference/README.md says what was chosen and why.
+// Written from tests/corpus/README.md, rules v4 (the rules; cited by section and bullet name, as
+// `§3 Whole parts`), sharing no code with include/: no llmjson header and no nlohmann. It is meant
+// to be read against the rules text, so it is plain and slow on purpose (quadratic in places):
+// every rule is one function whose comment quotes the sentence it implements. Where the text is
+// silent, tests/reference/README.md says what was chosen and why.
 //
 // Entry points:
 //   candidates(output, opts)          the candidates (spans in prefill + output, validity, raw
