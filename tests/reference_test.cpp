@@ -30,25 +30,51 @@ using llmjson_tests::read_file;
 
 /// One line per scan: each candidate as `source text`, with ` invalid` and ` reasoning` when
 /// they apply, then `cut@OFFSET` (and ` reasoning`) when the output is truncated.
-std::string describe(std::string_view text, const ref::scan_result& s) {
+/// Texts are spans of the text read (the prefill, then the output); ` raw` marks a candidate valid
+/// with raw controls; the cut is a position in the output (negative in the prefill).
+std::string describe(const ref::scan_result& s) {
   std::string out;
   for (const ref::candidate& c : s.candidates) {
     if (!out.empty()) out += " | ";
-    out += std::string(ref::to_string(c.src)) + " " +
-           std::string(text.substr(c.begin, c.end - c.begin));
+    out += std::string(ref::to_string(c.src)) + " " + std::string(s.span(c));
     if (!c.valid) out += " invalid";
+    if (c.raw_controls) out += " raw";
     if (c.in_reasoning) out += " reasoning";
   }
   if (s.truncation.truncated) {
     if (!out.empty()) out += " | ";
-    out += "cut@" + std::to_string(s.truncation.offset);
+    out += "cut@" + std::to_string(s.position(s.truncation.offset));
     if (s.truncation.reasoning) out += " reasoning";
   }
   return out;
 }
 
 std::string scan(std::string_view text, const ref::options& opts = {}) {
-  return describe(text, ref::candidates(text, opts));
+  return describe(ref::candidates(text, opts));
+}
+
+/// A reference value as nlohmann's, to compare with an `expect` (numbers through their exact
+/// decimal, `digits` e `exponent`, read back as a double).
+nlohmann::json to_nlohmann(const ref::value& v) {
+  switch (v.kind) {
+    case ref::value_kind::null: return nullptr;
+    case ref::value_kind::boolean: return v.boolean;
+    case ref::value_kind::number:
+      return nlohmann::json::parse((v.neg ? "-" : "") + (v.digits.empty() ? "0" : v.digits) + "e" +
+                                   v.exponent);
+    case ref::value_kind::string: return v.str;
+    case ref::value_kind::array: {
+      nlohmann::json a = nlohmann::json::array();
+      for (const ref::value& x : v.items) a.push_back(to_nlohmann(x));
+      return a;
+    }
+    case ref::value_kind::object: {
+      nlohmann::json o = nlohmann::json::object();
+      for (std::size_t k = 0; k < v.keys.size(); ++k) o[v.keys[k]] = to_nlohmann(v.items[k]);
+      return o;
+    }
+  }
+  return nullptr;
 }
 
 /// The outcome of one policy as `error_kind` or the chosen candidate's text (`~` = fallback).
@@ -61,7 +87,7 @@ std::string pick(std::string_view text, ref::policy p, const std::vector<std::st
                                                                 : r.last;
   if (o.error != ref::error_kind::none) return std::string(ref::to_string(o.error));
   const ref::candidate& c = r.scan.candidates[o.index];
-  return (o.fallback ? "~" : "") + std::string(text.substr(c.begin, c.end - c.begin));
+  return (o.fallback ? "~" : "") + std::string(r.scan.span(c));
 }
 
 /// The outcome of one policy, with its message (no_match only).
@@ -117,8 +143,8 @@ TEST_CASE("the reference gives every corpus case its expected answer or error", 
   for (const auto& e : std::filesystem::directory_iterator(LLMJSON_CORPUS_DIR))
     if (e.path().extension() == ".txt") all.push_back(e.path());
   std::sort(all.begin(), all.end());
-  REQUIRE(all.size() == 85);
-  std::size_t by_keys = 0, by_schema = 0;
+  REQUIRE(all.size() >= 91);  // 85 of rules v3, and the v4 cases copied so far
+  std::size_t by_keys = 0, by_schema = 0, prefilled = 0;
   for (const auto& txt : all) {
     auto expect_path = txt;
     expect_path.replace_extension(".expect.json");
@@ -126,10 +152,18 @@ TEST_CASE("the reference gives every corpus case its expected answer or error", 
     const nlohmann::json spec = nlohmann::json::parse(read_file(expect_path));
     const nlohmann::json& sel = spec.at("select");
     INFO("case " << txt.filename().string() << ": " << spec.value("why", ""));
+    // §7: "prefill (optional; absent means none): the text the caller prefilled (section 2), a
+    // non-empty string ... The .txt holds the output alone".
+    ref::options opts;
+    if (spec.contains("prefill")) {
+      opts.prefill = spec["prefill"].get<std::string>();
+      REQUIRE_FALSE(opts.prefill.empty());
+      ++prefilled;
+    }
 
-    const ref::scan_result s = ref::candidates(text);
-    INFO("scan: " << describe(text, s).substr(0, 2000));
-    check_shape(text, s);
+    const ref::scan_result s = ref::candidates(text, opts);
+    INFO("scan: " << describe(s).substr(0, 2000));
+    check_shape(s.text, s);
     // The selector. Keys and "any object" are the reference's own; a schema is llmjson's,
     // used here only as the test's oracle of "qualifies" (the reference has no schema code):
     // what is checked is everything else, the candidates, the cut and the policy.
@@ -138,10 +172,7 @@ TEST_CASE("the reference gives every corpus case its expected answer or error", 
     if (sel.contains("schema")) {
       schema.emplace(sel["schema"]);
       ++by_schema;
-      qualifies = [&](const ref::candidate& c) {
-        const auto v = nlohmann::json::parse(text.substr(c.begin, c.end - c.begin));
-        return (*schema)(v).ok;
-      };
+      qualifies = [&](const ref::candidate& c) { return (*schema)(to_nlohmann(c.val)).ok; };
     } else {
       std::vector<std::string> keys;
       if (sel.contains("keys")) keys = sel["keys"].get<std::vector<std::string>>();
@@ -149,7 +180,7 @@ TEST_CASE("the reference gives every corpus case its expected answer or error", 
       qualifies = [keys](const ref::candidate& c) { return ref::has_any_key(c, keys); };
     }
     const ref::outcome o =
-        ref::select(text, s, policy_named(spec.at("policy").get<std::string>()), qualifies);
+        ref::select(s, policy_named(spec.at("policy").get<std::string>()), qualifies, opts);
     if (!spec.at("error").is_null()) {
       CHECK(std::string(ref::to_string(o.error)) == spec["error"].get<std::string>());
     } else {
@@ -157,12 +188,17 @@ TEST_CASE("the reference gives every corpus case its expected answer or error", 
       const ref::candidate& c = s.candidates[o.index];
       CHECK(c.valid);
       CHECK_FALSE(c.in_reasoning);
-      CHECK(nlohmann::json::parse(text.substr(c.begin, c.end - c.begin)) == spec.at("expect"));
+      // The value: as written, or "as if escaped" when valid with raw controls (§7: "For an
+      // answer valid with raw controls, expect is its value").
+      CHECK(to_nlohmann(c.val) == spec.at("expect"));
+      if (!c.raw_controls) CHECK(nlohmann::json::parse(s.span(c)) == spec.at("expect"));
     }
   }
   std::cout << "reference corpus: " << by_keys << " cases with keys or any object, " << by_schema
-            << " with a schema (llmjson::schema as the selector)\n";
-  CHECK(by_keys + by_schema == 85);
+            << " with a schema (llmjson::schema as the selector), " << prefilled
+            << " with a prefill\n";
+  CHECK(by_keys + by_schema == all.size());
+  CHECK(prefilled >= 2);
 }
 
 // --- §1 Valid JSON ----------------------------------------------------------------------------
@@ -417,9 +453,12 @@ TEST_CASE("reference: the already-open rule", "[reference][rule §2 Already open
   // the region.
   CHECK(scan("x<|start|>{\"a\":1}</think>{\"a\":2}") ==
         "scan {\"a\":1} reasoning | part {\"a\":2}");
-  // <|end|> or <|call|> before any harmony token too; after one, it is a plain cut.
-  CHECK(scan("{\"a\":1} x<|end|>{\"a\":2}") == "scan {\"a\":1} reasoning | part {\"a\":2}");
-  CHECK(scan("{\"a\":1} x<|call|>{\"a\":2}") == "scan {\"a\":1} reasoning | part {\"a\":2}");
+  // <|end|> or <|call|> before any harmony token too, when a harmony-only token follows it (v4);
+  // after another harmony token, it is a plain cut.
+  CHECK(scan("{\"a\":1} x<|end|>{\"a\":2}<|start|>") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  CHECK(scan("{\"a\":1} x<|call|>{\"a\":2}<|return|>") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
   CHECK(scan("{\"a\":1}<|message|>x<|end|>{\"a\":2}") == "part {\"a\":1} | part {\"a\":2}");
   CHECK(scan("{\"a\":1}<|return|>x<|end|>{\"a\":2}") == "part {\"a\":1} | part {\"a\":2}");
   // An opening marker first: no already-open region, the later closer is text.
@@ -639,8 +678,11 @@ TEST_CASE("reference v3: stripped harmony (analysis...assistantfinal)",
         "scan {\"a\":1} | scan {\"a\":2}");
   CHECK(scan("<|start|>analysis {\"a\":1} assistantfinal {\"a\":2}") ==
         "scan {\"a\":1} | scan {\"a\":2}");
-  // With a harmony token, the token rules apply instead (here <|end|>: already open).
+  // With a harmony token, the token rules apply instead (here <|end|>: a cut, and already open
+  // when a harmony-only token follows it, v4).
   CHECK(scan("analysis {\"a\":1} assistantfinal <|end|>{\"a\":2}") ==
+        "scan {\"a\":1} | part {\"a\":2}");
+  CHECK(scan("analysis {\"a\":1} assistantfinal <|end|>{\"a\":2}<|message|>") ==
         "scan {\"a\":1} reasoning | part {\"a\":2}");
 }
 
@@ -666,9 +708,12 @@ TEST_CASE("reference v3: first strings end at a raw control character, later str
   // A brace frame's first string: a line break ends it, the frame is prose-like.
   CHECK(scan("{\"a\nb\": 1} {\"c\":2}") == "scan {\"c\":2}");
   CHECK(scan("body={\"\nnext {\"c\":2}\nbody={\"\n") == "scan {\"c\":2}");
-  // A later string of a JSON-like brace frame holds it: the frame closes malformed, owning all.
-  CHECK(scan("{\"a\": \"x\ny\"} {\"c\":2}") == "scan {\"a\": \"x\ny\"} invalid | scan {\"c\":2}");
+  // A later string of a JSON-like brace frame holds it: the frame closes, owning all; with only
+  // raw LF, CR or tab it is valid with raw controls (v4), otherwise malformed.
+  CHECK(scan("{\"a\": \"x\ny\"} {\"c\":2}") == "scan {\"a\": \"x\ny\"} raw | scan {\"c\":2}");
+  // Anything else keeps it malformed: an unescaped quote, another control character.
   CHECK(scan("{\"a\": \"x\n{\"c\":2}\n\"} tail") == "scan {\"a\": \"x\n{\"c\":2}\n\"} invalid");
+  CHECK(scan("{\"a\": \"x\fy\"} {\"c\":2}") == "scan {\"a\": \"x\fy\"} invalid | scan {\"c\":2}");
   CHECK(scan("{\"a\": \"x\\\ny\"}") == "scan {\"a\": \"x\\\ny\"} invalid");  // after a backslash
   // A nested brace frame's first string is a first string again.
   CHECK(scan("x {\"a\": {\"k\n\": 1}} y") == "scan {\"a\": {\"k\n\": 1}} invalid");
@@ -683,8 +728,12 @@ TEST_CASE("reference v3: first strings end at a raw control character, later str
   CHECK(enclosed("{ see [\"a\nb\"] {\"c\":2} }") == "E");
   // Not its first string: the first byte after `[` is not a quote. The string holds the control
   // character; the frame closes malformed and owns its inside.
-  CHECK(scan("[{\"c\":2}, \"a\nb\"]") == "scan [{\"c\":2}, \"a\nb\"] invalid");
-  CHECK(scan("[\"a\", \"b\tc\", {\"c\":2}]") == "scan [\"a\", \"b\tc\", {\"c\":2}] invalid");
+  CHECK(scan("[{\"c\":2}, \"a\nb\"]") == "scan [{\"c\":2}, \"a\nb\"] raw");
+  CHECK(scan("[\"a\", \"b\tc\", {\"c\":2}]") == "scan [\"a\", \"b\tc\", {\"c\":2}] raw");
+  CHECK(scan("[{\"c\":2}, \"a\x1B"
+             "b\"]") ==
+        "scan [{\"c\":2}, \"a\x1B"
+        "b\"] invalid");
   // Corpus 30-bracket-raw-tabs-log-lines-unique: the payloads are pieces of the malformed array.
   CHECK(pick("L: [\"ok\", \"t\tauth\t{\"user_id\": 4}\"]", ref::policy::unique, {"user_id"}) ==
         "no_json");
@@ -731,14 +780,17 @@ TEST_CASE("reference v3: the segment-end tests read strings as the scan does",
   // Whole output, whole part and fence body: strict. Not a value, not a prefix: scanned.
   CHECK(scan("\"a\nb\"") == "");
   CHECK(scan("{\"a\": \"x\ny") == "cut@0");  // the scan's cut, the whole output is no prefix
-  CHECK(scan("x\n```\n[\"a\", \"b\nc\"]\n```") == "scan [\"a\", \"b\nc\"] invalid");
+  CHECK(scan("x\n```\n[\"a\", \"b\nc\"]\n```") == "scan [\"a\", \"b\nc\"] raw");
 }
 
 TEST_CASE("reference v3: a raw control character in a string, named in the problem",
           "[reference][v3]") {
-  CHECK(problems("{\"a\": \"x\ny\"}  ") == "line 1 col 9: a raw line break in a string");
-  CHECK(problems("x {\"a\": \"x\ry\"}") == "line 1 col 11: a raw line break in a string");
-  CHECK(problems("x [\"a\", \"b\tc\"]") == "line 1 col 11: a raw tab in a string");
+  // v4: raw LF, CR and tab alone make a frame valid with raw controls, with no problem.
+  CHECK(problems("{\"a\": \"x\ny\"}  ") == "");
+  CHECK(problems("x {\"a\": \"x\ry\"}") == "");
+  CHECK(problems("x [\"a\", \"b\tc\"]") == "");
+  CHECK(problems("x {\"a\": \"x\fy\"}") ==
+        "line 1 col 11: a raw control character (U+000C) in a string");
   CHECK(problems(std::string("x {\"a\": \"\x01\"}")) ==
         "line 1 col 10: a raw control character (U+0001) in a string");
   CHECK(problems(std::string("x {\"a\": \"\x1F\"}")) ==
@@ -747,12 +799,14 @@ TEST_CASE("reference v3: a raw control character in a string, named in the probl
         "line 1 col 10: a raw control character (U+0000) in a string");
   // The byte after a backslash, and the first offending byte only.
   CHECK(problems("x {\"a\": \"x\\\ny\"}") == "line 1 col 12: a raw line break in a string");
-  CHECK(problems("x {\"a\": \"x\ny\", \"b\": \"\t\"}") ==
-        "line 1 col 11: a raw line break in a string");
+  // v4: the first byte the raw-controls reading refuses, past the LF it accepts.
+  CHECK(problems("x {\"a\": \"x\ny\", \"b\": \"\f\"}") ==
+        "line 2 col 11: a raw control character (U+000C) in a string");
   // Lines end at LF, lone CR and CR LF; columns count code points; a leading BOM takes none.
-  CHECK(problems("\xC3\xA9\r\n\r{\"a\": \"\xC3\xA9\ry\"}") ==
-        "line 3 col 9: a raw line break in a string");
-  CHECK(problems("\xEF\xBB\xBFx {\"a\": \"\t\"}") == "line 1 col 10: a raw tab in a string");
+  CHECK(problems("\xC3\xA9\r\n\r{\"a\": \"\xC3\xA9\fy\"}") ==
+        "line 3 col 9: a raw control character (U+000C) in a string");
+  CHECK(problems("\xEF\xBB\xBFx {\"a\": \"\f\"}") ==
+        "line 1 col 10: a raw control character (U+000C) in a string");
   // A nested first key: the first offending byte.
   CHECK(problems("x {\"a\": {\"k\n\": 1}}") == "line 1 col 12: a raw line break in a string");
   // Other problems are not given by the reference; an earlier one wins over a control character.
@@ -808,4 +862,290 @@ TEST_CASE("reference v3: no_match has one message shape, fallback off or impossi
   // Other outcomes carry no message.
   CHECK(outcome_of("{\"a\": 1} x", p::first, {"zz"}).message.empty());
   CHECK(outcome_of("x {\"a\": 1", p::first, {"zz"}).message.empty());
+}
+
+// --- Rules v4 -----------------------------------------------------------------------------------
+
+namespace {
+
+ref::options with_prefill(std::string prefill) {
+  ref::options o;
+  o.prefill = std::move(prefill);
+  return o;
+}
+
+ref::options with_off(ref::reasoning_format f) {
+  ref::options o;
+  o.reasoning_off = {f};
+  return o;
+}
+
+ref::value value_of(std::string_view json) { return ref::value_reader(json, 0).read(); }
+
+}  // namespace
+
+TEST_CASE("reference v4: a frame valid with raw controls",
+          "[reference][v4][rule §3 Raw controls]") {
+  // Raw LF, CR, tab in strings other than an object's first key: a candidate, value as if escaped.
+  CHECK(scan("x {\"note\": \"line one\nline two\"} y") ==
+        "scan {\"note\": \"line one\nline two\"} raw");
+  CHECK(scan("x {\"a\": \"1\r2\", \"b\": [\"\t\"]} y") ==
+        "scan {\"a\": \"1\r2\", \"b\": [\"\t\"]} raw");
+  CHECK(scan("x {\"a\": {\"k\": 1, \"k\ttwo\": 2}} y") ==
+        "scan {\"a\": {\"k\": 1, \"k\ttwo\": 2}} raw");  // a later key may hold one
+  const ref::scan_result s = ref::candidates("x {\"note\": \"one\ntwo\r\tthree\"} y");
+  REQUIRE(s.candidates.size() == 1);
+  CHECK(s.candidates[0].valid);
+  CHECK(s.candidates[0].keys == std::vector<std::string>{"note"});
+  CHECK(ref::same_value(s.candidates[0].val, value_of("{\"note\": \"one\\ntwo\\r\\tthree\"}")));
+  CHECK(to_nlohmann(s.candidates[0].val) == nlohmann::json{{"note", "one\ntwo\r\tthree"}});
+  CHECK(pick("x {\"a\": \"1\n2\"} y", ref::policy::first, {"a"}) == "{\"a\": \"1\n2\"}");
+  // Other raw control characters, one right after a backslash, one in the first key of an object
+  // inside it, an unescaped quote, a trailing comma: malformed, owning everything inside.
+  CHECK(scan("x {\"a\": \"1\f2\"} y") == "scan {\"a\": \"1\f2\"} invalid");
+  CHECK(scan(std::string("x {\"a\": \"1\0002\"} y", 16)) ==
+        std::string("scan {\"a\": \"1\0002\"} invalid", 25));
+  CHECK(scan("x {\"a\": \"\x1B[0m\"} y") == "scan {\"a\": \"\x1B[0m\"} invalid");
+  CHECK(scan("x {\"a\": \"1\\\n2\"} y") == "scan {\"a\": \"1\\\n2\"} invalid");
+  CHECK(scan("x {\"a\": {\"k\ny\": {\"b\":1}}} y") ==
+        "scan {\"a\": {\"k\ny\": {\"b\":1}}} invalid");
+  CHECK(scan("x {\"a\": \"1\n\" \"2\"} y") == "scan {\"a\": \"1\n\" \"2\"} invalid");
+  CHECK(scan("x {\"a\": \"1\n2\",} y") == "scan {\"a\": \"1\n2\",} invalid");
+  CHECK(scan("x {\"a\": \"\n{\\\"b\\\": 1}\f\"} y") ==
+        "scan {\"a\": \"\n{\\\"b\\\": 1}\f\"} invalid");
+  // The frame's own first string: prose-like, no frame (v3, unchanged).
+  CHECK(scan("x {\"k\ny\": 1} y") == "");
+  // The whole output, a whole part and a fence body stay strict: the scan then reads them.
+  CHECK(scan("{\"a\": \"1\n2\"}") == "scan {\"a\": \"1\n2\"} raw");
+  CHECK(scan("<think>t</think>{\"a\": \"1\n2\"}") == "scan {\"a\": \"1\n2\"} raw");
+  CHECK(scan("```json\n{\"a\": \"1\n2\"}\n```") == "scan {\"a\": \"1\n2\"} raw");
+  CHECK(scan("```json\n{\"a\": \"1\\n2\"}\n```") == "fence {\"a\": \"1\\n2\"}");
+  // A bare string or number as a whole part with a raw control: no value, no frame.
+  CHECK(scan("<think>t</think>\"1\n2\"") == "");
+  // Fence lines cut first: a frame a fence line cuts is no candidate, never valid with raw
+  // controls.
+  CHECK(scan("x {\"a\": \"1\n```\n2\"} y") == "scan {\"a\": \"1\n invalid");
+  CHECK(scan("x {\"a\": \"1\n~~~\n2\"} y\n~~~\nz") == "scan {\"a\": \"1\n invalid");
+  // Cut by the end of the text: truncated (v3, unchanged).
+  CHECK(scan("x {\"a\": \"1\n2") == "cut@2");
+}
+
+TEST_CASE("reference v4: unique counts equal values once", "[reference][v4][rule §5 unique]") {
+  CHECK(pick("{\"a\":1} and {\"a\":1}", ref::policy::unique) == "{\"a\":1}");
+  CHECK(pick("x {\"a\":1} {\"a\":1.0} {\"a\":10e-1} {\"a\":0.1E+1}", ref::policy::unique) ==
+        "{\"a\":1}");
+  CHECK(pick("x {\"a\":1.0} {\"a\":1}", ref::policy::unique) == "{\"a\":1.0}");  // the first
+  CHECK(pick("x {\"a\":1,\"b\":[2]} {\"b\":[2],\"a\":1}", ref::policy::unique) ==
+        "{\"a\":1,\"b\":[2]}");  // key order aside
+  CHECK(pick("x {\"a\":\"\\u0031\"} {\"a\":\"1\"}", ref::policy::unique) ==
+        "{\"a\":\"\\u0031\"}");  // strings after unescaping
+  CHECK(pick("x {\"a\":\"1\n2\"} {\"a\":\"1\\n2\"}", ref::policy::unique) == "{\"a\":\"1\n2\"}");
+  CHECK(pick("x {\"a\":-0} {\"a\":0.0e5}", ref::policy::unique) == "{\"a\":-0}");
+  // Different values: ambiguous.
+  CHECK(pick("x {\"a\":1} {\"a\":true}", ref::policy::unique) == "ambiguous");
+  CHECK(pick("x {\"a\":1} {\"a\":\"1\"}", ref::policy::unique) == "ambiguous");
+  CHECK(pick("x {\"a\":[1,2]} {\"a\":[2,1]}", ref::policy::unique) == "ambiguous");
+  CHECK(pick("x {\"a\":1} {\"a\":1,\"b\":null}", ref::policy::unique) == "ambiguous");
+  CHECK(pick("x {\"a\":1} {\"a\":1} {\"a\":2}", ref::policy::unique) == "ambiguous");
+  CHECK(pick("x {\"a\":0.1} {\"a\":0.10000000000000001}", ref::policy::unique) == "ambiguous");
+  CHECK(pick("x {\"a\":12345678901234567890} {\"a\":12345678901234567891}", ref::policy::unique) ==
+        "ambiguous");
+  // Only qualifying candidates count; last is unchanged.
+  CHECK(pick("x {\"a\":1} {\"b\":2} {\"a\":1.0}", ref::policy::unique, {"a"}) == "{\"a\":1}");
+  CHECK(pick("x {\"a\":1} {\"a\":1.0}", ref::policy::last) == "{\"a\":1.0}");
+  // The value model: exact decimals, exponents of any size.
+  CHECK(ref::same_value(value_of("100"), value_of("1e2")));
+  CHECK(ref::same_value(value_of("1E+2"), value_of("100.000")));
+  CHECK(ref::same_value(value_of("-0.0"), value_of("0")));
+  CHECK(
+      ref::same_value(value_of("1e-99999999999999999999"), value_of("10e-100000000000000000000")));
+  CHECK_FALSE(ref::same_value(value_of("1e-99999999999999999999"), value_of("0")));
+  CHECK_FALSE(ref::same_value(value_of("-1"), value_of("1")));
+  CHECK_FALSE(ref::same_value(value_of("1"), value_of("true")));
+  CHECK_FALSE(ref::same_value(value_of("null"), value_of("false")));
+  CHECK(ref::same_value(value_of("\"\\ud83d\\ude00\""), value_of("\"\xF0\x9F\x98\x80\"")));
+  const ref::value n = value_of("-12.3400e-3");
+  CHECK(n.neg);
+  CHECK(n.digits == "1234");
+  CHECK(n.exponent == "-5");
+}
+
+TEST_CASE("reference v4: the new tag pairs", "[reference][v4][rule §2 Reasoning regions]") {
+  CHECK(scan("<thought>d {\"a\":1}</thought>{\"a\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  CHECK(scan("<Thought>d {\"a\":1}</THOUGHT>{\"a\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  CHECK(scan("<longcat_think>d {\"a\":1}</longcat_think>{\"a\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  CHECK(scan("<|channel>thought d {\"a\":1}<channel|>{\"a\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  // Already open, and unclosed.
+  CHECK(scan("d {\"a\":1}</thought>{\"a\":2}") == "scan {\"a\":1} reasoning | part {\"a\":2}");
+  CHECK(scan("d {\"a\":1}</longcat_think>{\"a\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  CHECK(scan("d {\"a\":1}<channel|>{\"a\":2}") == "scan {\"a\":1} reasoning | part {\"a\":2}");
+  CHECK(scan("x <thought>{\"a\":1}") == "scan {\"a\":1} reasoning | cut@2 reasoning");
+  CHECK(scan("x <|channel>thought{\"a\":1}") == "scan {\"a\":1} reasoning | cut@2 reasoning");
+  // A `<|channel>` not followed by `thought` is text; neither Gemma marker is a harmony token.
+  CHECK(scan("x <|channel>final {\"a\":1} y") == "scan {\"a\":1}");
+  CHECK(scan("<think>t</think>{\"a\":1}<channel|>{\"b\":2}") == "scan {\"a\":1} | scan {\"b\":2}");
+  CHECK(scan("<think>t</think>{\"a\":1}<|channel>{\"b\":2}") == "scan {\"a\":1} | scan {\"b\":2}");
+  CHECK(scan("<think>t</think>{\"a\":1}<|channel|>final<|message|>{\"b\":2}") ==
+        "part {\"a\":1} | part {\"b\":2}");
+}
+
+TEST_CASE("reference v4: phrase pairs at the start of the text",
+          "[reference][v4][rule §2 Phrase pairs]") {
+  const std::string answer = " {\"a\":1} ";
+  for (const char* open : {"Here is my thought process:", "Here's my thought process:"})
+    for (const char* close : {"Here is my response:", "Here's my response:"})
+      CHECK(scan(std::string(open) + answer + close + " {\"a\":2}") ==
+            "scan {\"a\":1} reasoning | part {\"a\":2}");
+  CHECK(scan("Here are my reasoning steps:\n{\"a\":1}\n[BEGIN FINAL RESPONSE]\n{\"a\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  CHECK(scan("Thinking...\n{\"a\":1}\n...done thinking.\n\n{\"a\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  // After the BOM and JSON white space only; byte for byte.
+  CHECK(scan("\xEF\xBB\xBF \r\n\tThinking... {\"a\":1} ...done thinking. {\"a\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  CHECK(scan("x Thinking... {\"a\":1} ...done thinking. {\"a\":2}") ==
+        "scan {\"a\":1} | scan {\"a\":2}");
+  CHECK(scan("thinking... {\"a\":1} ...done thinking. {\"a\":2}") ==
+        "scan {\"a\":1} | scan {\"a\":2}");
+  CHECK(scan("Thinking... {\"a\":1} ...Done thinking. {\"a\":2}") ==
+        "scan {\"a\":1} reasoning | scan {\"a\":2} reasoning | cut@0 reasoning");
+  CHECK(scan("here is my thought process: {\"a\":1} Here is my response: {\"a\":2}") ==
+        "scan {\"a\":1} | scan {\"a\":2}");
+  // A closing phrase alone is text.
+  CHECK(scan("{\"a\":1} ...done thinking. {\"a\":2}") == "scan {\"a\":1} | scan {\"a\":2}");
+  // Unclosed: truncated, the cut at the opening phrase.
+  CHECK(scan("\n\nThinking...\n{\"a\":1}") == "scan {\"a\":1} reasoning | cut@2 reasoning");
+  CHECK(pick("Here is my thought process: {\"a\":1}", ref::policy::first) == "truncated");
+  // The closing phrase comes after the opening one (reference README, 25).
+  CHECK(scan("Thinking...done thinking. {\"a\":1}") ==
+        "scan {\"a\":1} reasoning | cut@0 reasoning");
+  // Inside, no other marker counts; the already-open rule does not apply; the caller's start
+  // does not matter.
+  CHECK(scan("Thinking... <think> {\"a\":1} ...done thinking. {\"a\":2}") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  CHECK(scan("Thinking... t ...done thinking. {\"a\":1} </think> {\"a\":2}") ==
+        "scan {\"a\":1} | scan {\"a\":2}");
+  ref::options starts_in_reasoning;
+  starts_in_reasoning.start = ref::output_start::reasoning;
+  CHECK(scan("Thinking... t ...done thinking. {\"a\":1}", starts_in_reasoning) == "part {\"a\":1}");
+  // Apriel's [END FINAL RESPONSE] cuts, each one, outside regions, after an Apriel region only.
+  CHECK(scan("Here are my reasoning steps: t [BEGIN FINAL RESPONSE] {\"a\":1}[END FINAL "
+             "RESPONSE]{\"a\":2}[END FINAL RESPONSE]{\"a\":3}") ==
+        "part {\"a\":1} | part {\"a\":2} | part {\"a\":3}");
+  CHECK(scan("Here are my reasoning steps: t [BEGIN FINAL RESPONSE] {\"a\":1}[end final "
+             "response]{\"a\":2}") == "scan {\"a\":1} | scan {\"a\":2}");
+  CHECK(scan("Here are my reasoning steps: t [BEGIN FINAL RESPONSE] {\"a\":1}<think>[END FINAL "
+             "RESPONSE]</think>{\"a\":2}") == "part {\"a\":1} | part {\"a\":2}");
+  CHECK(scan("<think>t</think>{\"a\":1}[END FINAL RESPONSE]{\"a\":2}") ==
+        "scan {\"a\":1} | scan {\"a\":2}");
+}
+
+TEST_CASE("reference v4: harmony's <|end|> opens nothing without a harmony-only token after it",
+          "[reference][v4][rule §2 Already open]") {
+  CHECK(scan("{\"name\": \"Ada\"}<|end|>") == "part {\"name\": \"Ada\"}");
+  CHECK(pick("{\"name\": \"Ada\"}<|end|>", ref::policy::first) == "{\"name\": \"Ada\"}");
+  CHECK(scan("{\"a\":1}<|end|>{\"a\":2}<|end|>") == "part {\"a\":1} | part {\"a\":2}");
+  for (const char* token :
+       {"<|start|>", "<|channel|>final", "<|message|>", "<|constrain|>", "<|return|>"})
+    CHECK(scan(std::string("{\"a\":1}<|end|>{\"a\":2}") + token) ==
+          "scan {\"a\":1} reasoning | part {\"a\":2}");
+  CHECK(scan("{\"a\":1}<|call|> {\"a\":2} <|START|>") ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  // A second <|end|> is no harmony-only token, and after the first it no longer counts.
+  CHECK(scan("{\"a\":1}<|end|>{\"a\":2}<|end|>{\"a\":3}") ==
+        "part {\"a\":1} | part {\"a\":2} | part {\"a\":3}");
+  // A later tag closer still does.
+  CHECK(scan("{\"a\":1}<|end|>{\"a\":2}</think>{\"a\":3}") ==
+        "scan {\"a\":1} reasoning | scan {\"a\":2} reasoning | part {\"a\":3}");
+}
+
+TEST_CASE("reference v4: the prefill, then the output, as one text",
+          "[reference][v4][rule §2 The text]") {
+  // Spans in the text read; positions in the output, negative in the prefill.
+  const ref::scan_result s = ref::candidates("\"a\": 1}", with_prefill("{"));
+  CHECK(s.text == "{\"a\": 1}");
+  REQUIRE(s.candidates.size() == 1);
+  CHECK(s.position(s.candidates[0].begin) == -1);
+  CHECK(describe(s) == "whole {\"a\": 1}");
+  CHECK(scan("{\"a\":1}\n```", with_prefill("```json\n")) == "fence {\"a\":1}");
+  CHECK(ref::candidates("{\"a\":1}\n```", with_prefill("```json\n")).candidates[0].begin == 8);
+  CHECK(scan("d {\"a\":1}</think>{\"a\":2}", with_prefill("<think>")) ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  CHECK(scan("d {\"a\":1}\n[BEGIN FINAL RESPONSE]\n{\"a\":2}[END FINAL RESPONSE]",
+             with_prefill("Here are my reasoning steps:\n")) ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
+  CHECK(scan("\"a\": [1,", with_prefill("{")) == "cut@-1");
+  CHECK(scan("\"a\": \"x\ny\"} z", with_prefill("w {")) == "scan {\"a\": \"x\ny\"} raw");
+  CHECK(ref::candidates("\"a\": 1}", with_prefill("x {")).candidates[0].begin == 2);
+  CHECK(scan("x", with_prefill("<think>")) == "cut@-7 reasoning");
+  // empty looks at the output alone; too_large at both.
+  CHECK(pick("", ref::policy::first, {}, with_prefill("{\"a\":1}")) == "empty");
+  CHECK(pick(" \n\f", ref::policy::first, {}, with_prefill("{")) == "empty");
+  CHECK(pick("}", ref::policy::first, {}, with_prefill("{\"a\":1")) == "{\"a\":1}");
+  ref::options limited = with_prefill("{");
+  limited.max_input_bytes = 7;
+  CHECK(pick("\"a\": 1}", ref::policy::first, {}, limited) == "too_large");
+  limited.max_input_bytes = 8;
+  CHECK(pick("\"a\": 1}", ref::policy::first, {}, limited) == "{\"a\": 1}");
+  // One leading BOM of the text read: the prefill's, or the output's when the prefill is empty.
+  CHECK(scan("\"a\":1}", with_prefill("\xEF\xBB\xBF{")) == "whole {\"a\":1}");
+  CHECK(pick("\xEF\xBB\xBF", ref::policy::first, {}, with_prefill("\xEF\xBB\xBF")) == "no_json");
+  CHECK(pick("\xEF\xBB\xBF", ref::policy::first, {}) == "empty");
+  CHECK(pick("\xEF\xBB\xBF", ref::policy::first, {}, with_prefill("x")) == "no_json");
+  CHECK(scan("\xEF\xBB\xBF{\"a\":1}", with_prefill("x ")) == "scan {\"a\":1}");
+}
+
+TEST_CASE("reference v4: a reasoning format switched off is text",
+          "[reference][v4][rule §2 Reasoning regions]") {
+  using f = ref::reasoning_format;
+  struct sample {
+    f format;
+    std::string text;  // with the format on: {"a":1} is reasoning, {"a":2} an answer part
+  };
+  const std::vector<sample> samples = {
+      {f::think, "<think>{\"a\":1}</think>{\"a\":2}"},
+      {f::thinking, "<thinking>{\"a\":1}</thinking>{\"a\":2}"},
+      {f::reasoning, "<reasoning>{\"a\":1}</reasoning>{\"a\":2}"},
+      {f::think_brackets, "[THINK]{\"a\":1}[/THINK]{\"a\":2}"},
+      {f::command_r, "<|START_THINKING|>{\"a\":1}<|END_THINKING|>{\"a\":2}"},
+      {f::begin_of_thought, "<|begin_of_thought|>{\"a\":1}<|end_of_thought|>{\"a\":2}"},
+      {f::seed_think, "<seed:think>{\"a\":1}</seed:think>{\"a\":2}"},
+      {f::kimi, "\xE2\x97\x81think\xE2\x96\xB7{\"a\":1}\xE2\x97\x81/think\xE2\x96\xB7{\"a\":2}"},
+      {f::scratchpad, "<scratchpad>{\"a\":1}</scratchpad>{\"a\":2}"},
+      {f::thought, "<thought>{\"a\":1}</thought>{\"a\":2}"},
+      {f::longcat_think, "<longcat_think>{\"a\":1}</longcat_think>{\"a\":2}"},
+      {f::gemma4_channel, "<|channel>thought{\"a\":1}<channel|>{\"a\":2}"},
+      {f::details, "<details type=\"reasoning\">{\"a\":1}</details>{\"a\":2}"},
+      {f::harmony, "<|channel|>analysis{\"a\":1}<|end|>{\"a\":2}"},
+      {f::stripped_harmony, "analysis{\"a\":1}assistantfinal{\"a\":2}"},
+      {f::granite, "Here is my thought process:{\"a\":1}Here is my response:{\"a\":2}"},
+      {f::apriel, "Here are my reasoning steps:{\"a\":1}[BEGIN FINAL RESPONSE]{\"a\":2}"},
+      {f::ollama, "Thinking...{\"a\":1}...done thinking.{\"a\":2}"}};
+  REQUIRE(samples.size() == ref::reasoning_format_count);
+  for (const sample& x : samples) {
+    INFO("format " << static_cast<unsigned>(x.format) << ": " << x.text);
+    CHECK(scan(x.text) == "scan {\"a\":1} reasoning | part {\"a\":2}");
+    CHECK(scan(x.text, with_off(x.format)) == "scan {\"a\":1} | scan {\"a\":2}");
+  }
+  // Off, a format's closer no longer ends a region already open, nor the prompt's.
+  CHECK(scan("{\"a\":1}</think>{\"a\":2}", with_off(f::think)) ==
+        "scan {\"a\":1} | scan {\"a\":2}");
+  ref::options prompt = with_off(f::think);
+  prompt.start = ref::output_start::reasoning;
+  CHECK(scan("{\"a\":1}</think>{\"a\":2}", prompt) ==
+        "scan {\"a\":1} reasoning | scan {\"a\":2} reasoning | cut@0 reasoning");
+  // Harmony off: all seven tokens are text (no cut either); apriel off: no END cut.
+  CHECK(scan("{\"a\":1}<|end|>{\"a\":2}<|start|>", with_off(f::harmony)) ==
+        "scan {\"a\":1} | scan {\"a\":2}");
+  CHECK(scan("Here are my reasoning steps: t [BEGIN FINAL RESPONSE] {\"a\":1}[END FINAL "
+             "RESPONSE]{\"a\":2}",
+             with_off(f::apriel)) == "scan {\"a\":1} | scan {\"a\":2}");
+  // The others stay on.
+  CHECK(scan("<think>{\"a\":1}</think>{\"a\":2}", with_off(f::thought)) ==
+        "scan {\"a\":1} reasoning | part {\"a\":2}");
 }

@@ -3,18 +3,20 @@
 #ifndef LLMJSON_TESTS_REFERENCE_REFERENCE_HPP_INCLUDED
 #define LLMJSON_TESTS_REFERENCE_REFERENCE_HPP_INCLUDED
 
-// Written from tests/corpus/README.md (the rules; cited by section and bullet name, as `§3 Whole
-// parts`), sharing no code with include/: no llmjson header and no nlohmann. It is meant to be read
-// against the rules text, so it is plain and slow on purpose (quadratic in places): every rule is
-// one function whose comment quotes the sentence it implements. Where the text is silent,
-// tests/reference/README.md says what was chosen and why.
+// Written from tests/corpus/README.md, rules v4 (the rules; cited by section and bullet name, as
+// `§3 Whole parts`), sharing no code with include/: no llmjson header and no nlohmann. It is meant
+// to be read against the rules text, so it is plain and slow on purpose (quadratic in places):
+// every rule is one function whose comment quotes the sentence it implements. Where the text is
+// silent, tests/reference/README.md says what was chosen and why.
 //
 // Entry points:
-//   candidates(text, opts)            the candidates (spans, validity, reasoning) and the cut
+//   candidates(output, opts)          the candidates (spans in prefill + output, validity, raw
+//                                     controls, reasoning, values) and the cut
 //   select(scan, policy, qualifies)   one policy's outcome, for any selector
-//   extract(text, keys, opts)         both, for a key selector, under every policy
+//   extract(output, keys, opts)       both, for a key selector, under every policy
 //   check_json(text, b, e)            §1 Valid JSON on its own: complete, prefix or invalid
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdlib>
@@ -22,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace llmjson_ref {
@@ -47,18 +50,74 @@ struct marker_pair {
   std::string close;
 };
 
+/// The built-in reasoning formats, each of which a caller can switch off (its markers are then
+/// text): the tag pairs in the order §2 lists them, Open WebUI's block, harmony (its seven tokens
+/// and its regions), stripped harmony, and the three phrase pairs (`apriel` includes the cut at
+/// `[END FINAL RESPONSE]`). The same names, in the same order, as llmjson's.
+enum class reasoning_format : unsigned char {
+  think,
+  thinking,
+  reasoning,
+  think_brackets,
+  command_r,
+  begin_of_thought,
+  seed_think,
+  kimi,
+  scratchpad,
+  thought,
+  longcat_think,
+  gemma4_channel,
+  details,
+  harmony,
+  stripped_harmony,
+  granite,
+  apriel,
+  ollama,
+};
+
+inline constexpr std::size_t reasoning_format_count = 18;
+
 struct options {
   bool reasoning_regions = true;     ///< off: "the whole output is then one part"
   std::vector<marker_pair> markers;  ///< the caller's pairs, searched after the built-in ones
   output_start start = output_start::unknown;
   std::size_t max_input_bytes = std::size_t{64} << 20;  ///< §6 Errors, too_large
+  /// §2 The text: "the prefill, then the output"; "Only `empty` (section 6) and positions look at
+  /// the output alone."
+  std::string prefill;
+  std::vector<reasoning_format> reasoning_off;  ///< built-in formats switched off
 };
 
-/// One candidate: a byte span [begin, end) of the caller's text (a leading BOM counts).
+/// What kind of JSON value a `value` is.
+enum class value_kind { null, boolean, number, string, array, object };
+
+/// A JSON value, to compare candidates "as JSON values" (§5 unique: "key order aside, `12` equals
+/// `12.0`, `true` is not `1`"). A number is an exact decimal: `(neg ? -1 : 1) * digits *
+/// 10^exponent`, `digits` without leading or trailing zeros, `exponent` a decimal integer written
+/// out in full (`-3`, `0`, `12`, never bounded); zero is `digits` "" with `neg` false and
+/// `exponent` "0". So `1e2`, `100` and `100.0` are one number, `0.1` and `0.10000000000000001`
+/// two (reference README, 22).
+struct value {
+  value_kind kind = value_kind::null;
+  bool boolean = false;
+  bool neg = false;
+  std::string digits;
+  std::string exponent = "0";
+  std::string str;                ///< a string, unescaped
+  std::vector<value> items;       ///< an array's elements; an object's member values
+  std::vector<std::string> keys;  ///< an object's keys, unescaped, in order (items match them)
+};
+
+/// One candidate: a byte span [begin, end) of the text read (scan_result::text: the prefill, then
+/// the output; a leading BOM counts). Its position in the output is `begin - prefill size`.
 struct candidate {
   std::size_t begin = 0;
   std::size_t end = 0;
-  bool valid = false;         ///< valid JSON with a value (no number beyond a double)
+  bool valid = false;  ///< valid JSON with a value (no number beyond a double)
+  /// §3 Raw controls: a scan frame "valid with raw controls" (then `valid` too): its strings hold
+  /// raw LF, CR or tab, and it is valid JSON once they are escaped.
+  bool raw_controls = false;
+  value val;                  ///< valid: its value (with raw controls: "as if escaped")
   bool in_reasoning = false;  ///< found in a reasoning region: listed, never selected
   source src = source::scan;
   bool is_object = false;         ///< valid and an object
@@ -73,7 +132,7 @@ struct candidate {
   std::string message;
 };
 
-/// §4 Truncation: whether the output is truncated, and where.
+/// §4 Truncation: whether the output is truncated, and where (in the text read).
 struct cut {
   bool truncated = false;
   std::size_t offset = 0;
@@ -83,6 +142,16 @@ struct cut {
 struct scan_result {
   std::vector<candidate> candidates;  ///< in document order
   cut truncation;
+  std::string text;         ///< the text read: the prefill, then the output
+  std::size_t prefill = 0;  ///< the prefill's size: the output starts at text[prefill]
+  /// A position in the output (§2 The text: "the prefill's bytes come before offset 0, its last
+  /// byte at −1") of an offset in the text read.
+  std::ptrdiff_t position(std::size_t offset) const {
+    return static_cast<std::ptrdiff_t>(offset) - static_cast<std::ptrdiff_t>(prefill);
+  }
+  std::string_view span(const candidate& c) const {
+    return std::string_view(text).substr(c.begin, c.end - c.begin);
+  }
 };
 
 enum class error_kind { none, empty, no_json, truncated, no_match, ambiguous, too_large };
@@ -115,7 +184,8 @@ inline constexpr std::size_t max_depth = 512;
 // §1 Valid JSON
 // ------------------------------------------------------------------------------------------------
 
-/// "One leading UTF-8 BOM is removed before anything else; lengths and limits count bytes."
+/// "One leading UTF-8 BOM of the text read (section 2: the prefill, then the output) is removed
+/// before anything else; lengths and limits count bytes."
 inline std::size_t after_bom(std::string_view text) {
   return text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
 }
@@ -135,6 +205,7 @@ struct json_verdict {
   bool empty = false;           ///< only JSON white space (then status is prefix: "" is a prefix)
   std::size_t stop = 0;         ///< invalid: the byte where the text stopped being a valid prefix
   bool stop_control = false;    ///< invalid: `stop` is a raw control character in a string
+  bool raw_controls = false;    ///< complete, read for raw controls: it holds a raw LF, CR or tab
   std::size_t value_begin = 0;  ///< complete: the value, without the white space around it
   std::size_t value_end = 0;
   bool overflow = false;  ///< complete: "holds a number a double cannot represent"
@@ -155,12 +226,21 @@ class json_reader {
  public:
   enum class step { ok, more, bad };
 
-  /// `lenient`: §3 The scan's reading for the segment-end tests, where "in every string but an
-  /// object's first key, a raw control character is an ordinary string byte, alone or right
-  /// after a backslash (the pair then stands for that character); an object's first key is read
-  /// strictly". Everywhere else strings are read strictly (RFC 8259).
-  json_reader(std::string_view text, std::size_t begin, std::size_t end, bool lenient = false)
-      : text_(text), pos_(begin), end_(end), lenient_(lenient) {}
+  /// How strings other than an object's first key are read (an object's first key is always read
+  /// strictly):
+  /// - `strict`: RFC 8259, a raw control character is invalid;
+  /// - `scanned`: §3 The scan's reading for the segment-end tests, where "in every string but an
+  ///   object's first key, a raw control character is an ordinary string byte, alone or right
+  ///   after a backslash (the pair then stands for that character)";
+  /// - `raw_controls`: §3 Raw controls, whether a closed frame's "text would be valid JSON (section
+  ///   1) once each raw LF, CR and tab inside a string that is not an object's first key is written
+  ///   as its escape": those three are string bytes (standing for themselves), and "another raw
+  ///   control character ..., one right after a backslash" stays invalid.
+  enum class reading { strict, scanned, raw_controls };
+
+  json_reader(std::string_view text, std::size_t begin, std::size_t end,
+              reading how = reading::strict)
+      : text_(text), pos_(begin), end_(end), how_(how) {}
 
   json_verdict run() {
     json_verdict v;
@@ -189,6 +269,7 @@ class json_reader {
     }
     v.status = json_status::complete;
     v.overflow = overflow_;
+    v.raw_controls = saw_raw_;
     v.is_object = text_[v.value_begin] == '{';
     v.keys = std::move(top_keys_);
     return v;
@@ -198,7 +279,8 @@ class json_reader {
   std::string_view text_;
   std::size_t pos_;
   std::size_t end_;
-  bool lenient_ = false;
+  reading how_ = reading::strict;
+  bool saw_raw_ = false;  ///< raw_controls: a raw LF, CR or tab was read as a string byte
   std::size_t stop_ = 0;
   bool stop_control_ = false;
   bool overflow_ = false;
@@ -225,7 +307,7 @@ class json_reader {
     switch (text_[pos_]) {
       case '{': return object(depth);
       case '[': return array(depth);
-      case '"': return string(nullptr, !lenient_);
+      case '"': return string(nullptr, how_);
       case 't': return literal("true");
       case 'f': return literal("false");
       case 'n': return literal("null");
@@ -250,7 +332,9 @@ class json_reader {
     for (bool first_key = true;; first_key = false) {
       if (text_[pos_] != '"') return bad();
       std::string key;
-      step s = string(&key, first_key || !lenient_);  // "an object's first key is read strictly"
+      // "an object's first key is read strictly" (§3 The scan), and in §3 Raw controls only
+      // strings "that [are] not an object's first key" may hold the three raw characters.
+      step s = string(&key, first_key ? reading::strict : how_);
       if (s != step::ok) return s;
       for (const std::string& k : keys)
         if (k == key) return bad_at(pos_ - 1);  // the repeated key's closing quote
@@ -350,6 +434,8 @@ class json_reader {
     return -1;
   }
 
+ public:
+  /// Appends code point `cp` to `out` as UTF-8 (also used by value_reader).
   static void append_utf8(std::string* out, unsigned long cp) {
     if (!out) return;
     auto put = [&](unsigned long b) { out->push_back(static_cast<char>(b)); };
@@ -370,6 +456,7 @@ class json_reader {
     }
   }
 
+ private:
   // "strings are valid UTF-8": one multi-byte sequence (RFC 3629: no overlong forms, no
   // surrogates, nothing above U+10FFFF), checked byte by byte so a cut sequence is a prefix.
   step utf8_sequence(std::string* out) {
@@ -412,16 +499,30 @@ class json_reader {
   // at its second hex digit, the first byte that makes it one.
   // `strict`: a raw control character (byte < 0x20) anywhere in the string (alone, after a
   // backslash, among the hex digits of \u, after a high surrogate) is the first bad byte, and
-  // is named as such (`stop_control`). Not strict (§3 The scan's segment-end reading): a raw
+  // is named as such (`stop_control`). `scanned` (§3 The scan's segment-end reading): a raw
   // control character is an ordinary string byte, alone or right after a backslash.
-  step string(std::string* out, bool strict) {
+  // `raw_controls`: a raw LF, CR or tab alone is an ordinary string byte; any other raw control
+  // character, and one of those three anywhere else (after a backslash, in a \u escape, after a
+  // high surrogate), is the first bad byte, as in `strict`.
+  step string(std::string* out, reading how) {
     ++pos_;  // the opening quote
+    const bool strict = how != reading::scanned;
     bool want_low = false;
     unsigned long high = 0;
     auto raw_control = [&] { return byte() < 0x20; };
+    auto raw_allowed = [&] {
+      return how == reading::raw_controls && !want_low &&
+             (byte() == '\n' || byte() == '\r' || byte() == '\t');
+    };
     for (;;) {
       if (at_end()) return step::more;
       const unsigned char c = byte();
+      if (raw_allowed()) {  // §3 Raw controls: "as if escaped", so it stands for itself
+        saw_raw_ = true;
+        if (out) out->push_back(static_cast<char>(c));
+        ++pos_;
+        continue;
+      }
       if (strict && raw_control()) return bad_control();
       if (want_low && c != '\\') return bad();
       if (c == '"') {
@@ -508,7 +609,15 @@ inline json_verdict check_json(std::string_view text, std::size_t b, std::size_t
 /// an ordinary string byte, alone or right after a backslash (the pair then stands for that
 /// character); an object's first key is read strictly".
 inline json_verdict check_json_as_scanned(std::string_view text, std::size_t b, std::size_t e) {
-  return json_reader(text, b, e, true).run();
+  return json_reader(text, b, e, json_reader::reading::scanned).run();
+}
+
+/// §3 Raw controls: "When it closes and its text would be valid JSON (section 1) once each raw
+/// LF, CR and tab inside a string that is not an object's first key is written as its escape
+/// (`\n`, `\r`, `\t`), the frame is valid with raw controls". Complete with `raw_controls` set:
+/// valid with raw controls; complete without it: valid JSON as written.
+inline json_verdict check_json_raw_controls(std::string_view text, std::size_t b, std::size_t e) {
+  return json_reader(text, b, e, json_reader::reading::raw_controls).run();
 }
 
 /// "A valid JSON prefix is a proper prefix of some valid JSON text": a complete value is one too
@@ -518,34 +627,296 @@ inline bool is_valid_prefix(const json_verdict& v) {
 }
 
 // ------------------------------------------------------------------------------------------------
+// §5 unique: values, "compared as JSON values"
+// ------------------------------------------------------------------------------------------------
+
+/// Decimal integers as text (`-12`, `0`, `340`), for exponents of any size: a sign and digits.
+struct decimal_integer {
+  bool neg = false;
+  std::string mag = "0";  ///< no leading zeros; "0" for zero (never negative)
+};
+
+inline decimal_integer to_decimal_integer(std::string_view text) {
+  decimal_integer d;
+  std::size_t i = 0;
+  if (i < text.size() && (text[i] == '-' || text[i] == '+')) d.neg = text[i++] == '-';
+  while (i + 1 < text.size() && text[i] == '0') ++i;
+  d.mag = i < text.size() ? std::string(text.substr(i)) : "0";
+  if (d.mag == "0") d.neg = false;
+  return d;
+}
+
+/// -1, 0, 1 as |a| is below, equal to or above |b|.
+inline int compare_magnitudes(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/// |a| + |b|, schoolbook.
+inline std::string add_magnitudes(const std::string& a, const std::string& b) {
+  std::string out;
+  int carry = 0;
+  for (std::size_t k = 0; k < a.size() || k < b.size() || carry; ++k) {
+    int d = carry;
+    if (k < a.size()) d += a[a.size() - 1 - k] - '0';
+    if (k < b.size()) d += b[b.size() - 1 - k] - '0';
+    out.insert(out.begin(), static_cast<char>('0' + d % 10));
+    carry = d / 10;
+  }
+  return out;
+}
+
+/// |a| - |b| for |a| >= |b|, schoolbook, without leading zeros.
+inline std::string subtract_magnitudes(const std::string& a, const std::string& b) {
+  std::string out;
+  int borrow = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    int d = (a[a.size() - 1 - k] - '0') - borrow;
+    if (k < b.size()) d -= b[b.size() - 1 - k] - '0';
+    borrow = d < 0 ? 1 : 0;
+    out.insert(out.begin(), static_cast<char>('0' + (d + 10) % 10));
+  }
+  const std::size_t nz = out.find_first_not_of('0');
+  return nz == std::string::npos ? "0" : out.substr(nz);
+}
+
+/// a + b, written out as text (`-3`, `0`, `12`).
+inline std::string add_integers(const decimal_integer& a, const decimal_integer& b) {
+  decimal_integer r;
+  if (a.neg == b.neg) {
+    r.neg = a.neg;
+    r.mag = add_magnitudes(a.mag, b.mag);
+  } else if (compare_magnitudes(a.mag, b.mag) >= 0) {
+    r.neg = a.neg;
+    r.mag = subtract_magnitudes(a.mag, b.mag);
+  } else {
+    r.neg = b.neg;
+    r.mag = subtract_magnitudes(b.mag, a.mag);
+  }
+  if (r.mag == "0") r.neg = false;
+  return (r.neg ? "-" : "") + r.mag;
+}
+
+/// A JSON number's exact value (the literal is valid JSON): sign, significant digits and the
+/// exponent of the last one. `12`, `12.0`, `1.2e1` and `120e-1` all give digits "12", exponent 0.
+inline void read_number(std::string_view lit, value& v) {
+  v.kind = value_kind::number;
+  std::size_t i = 0;
+  const bool neg = i < lit.size() && lit[i] == '-';
+  if (neg) ++i;
+  std::string digits;
+  long long shift = 0;  // the exponent of the last digit, before the literal's own exponent
+  while (i < lit.size() && lit[i] >= '0' && lit[i] <= '9') digits.push_back(lit[i++]);
+  if (i < lit.size() && lit[i] == '.') {
+    ++i;
+    while (i < lit.size() && lit[i] >= '0' && lit[i] <= '9') {
+      digits.push_back(lit[i++]);
+      --shift;
+    }
+  }
+  decimal_integer exp;
+  if (i < lit.size() && (lit[i] == 'e' || lit[i] == 'E'))
+    exp = to_decimal_integer(lit.substr(i + 1));
+  const std::size_t lead = digits.find_first_not_of('0');
+  if (lead == std::string::npos) {  // zero, whatever its sign or exponent
+    v.neg = false;
+    v.digits.clear();
+    v.exponent = "0";
+    return;
+  }
+  digits.erase(0, lead);
+  while (digits.back() == '0') {
+    digits.pop_back();
+    ++shift;
+  }
+  v.neg = neg;
+  v.digits = digits;
+  v.exponent = add_integers(exp, to_decimal_integer(std::to_string(shift)));
+}
+
+/// Reads the value at `pos` of a text known to be one (complete under the strict or the raw
+/// controls reading): plain, with no error handling, raw control characters in strings taken as
+/// themselves ("as if escaped").
+class value_reader {
+ public:
+  explicit value_reader(std::string_view text, std::size_t pos) : text_(text), pos_(pos) {}
+
+  value read() {
+    skip_ws();
+    value v;
+    const char c = text_[pos_];
+    if (c == '{') {
+      v.kind = value_kind::object;
+      ++pos_;
+      skip_ws();
+      while (text_[pos_] != '}') {
+        v.keys.push_back(string());
+        skip_ws();
+        ++pos_;  // ':'
+        v.items.push_back(read());
+        skip_ws();
+        if (text_[pos_] == ',') ++pos_;
+        skip_ws();
+      }
+      ++pos_;
+    } else if (c == '[') {
+      v.kind = value_kind::array;
+      ++pos_;
+      skip_ws();
+      while (text_[pos_] != ']') {
+        v.items.push_back(read());
+        skip_ws();
+        if (text_[pos_] == ',') ++pos_;
+        skip_ws();
+      }
+      ++pos_;
+    } else if (c == '"') {
+      v.kind = value_kind::string;
+      v.str = string();
+    } else if (c == 't' || c == 'f') {
+      v.kind = value_kind::boolean;
+      v.boolean = c == 't';
+      pos_ += v.boolean ? 4 : 5;
+    } else if (c == 'n') {
+      pos_ += 4;
+    } else {
+      const std::size_t b = pos_;
+      while (pos_ < text_.size() &&
+             std::string_view("+-.eE0123456789").find(text_[pos_]) != std::string_view::npos)
+        ++pos_;
+      read_number(text_.substr(b, pos_ - b), v);
+    }
+    return v;
+  }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_;
+
+  void skip_ws() {
+    while (pos_ < text_.size() && is_json_ws(text_[pos_])) ++pos_;
+  }
+
+  unsigned long hex4() {
+    unsigned long u = 0;
+    for (int k = 0; k < 4; ++k) {
+      const char h = text_[pos_++];
+      u = u * 16 + static_cast<unsigned long>(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
+    }
+    return u;
+  }
+
+  std::string string() {
+    std::string out;
+    ++pos_;
+    for (;;) {
+      const char c = text_[pos_++];
+      if (c == '"') return out;
+      if (c != '\\') {
+        out.push_back(c);
+        continue;
+      }
+      const char e = text_[pos_++];
+      switch (e) {
+        case 'b': out.push_back('\b'); break;
+        case 'f': out.push_back('\f'); break;
+        case 'n': out.push_back('\n'); break;
+        case 'r': out.push_back('\r'); break;
+        case 't': out.push_back('\t'); break;
+        case 'u': {
+          unsigned long cp = hex4();
+          if (cp >= 0xD800 && cp <= 0xDBFF) {  // a pair: valid JSON holds no lone surrogate
+            pos_ += 2;                         // the `\u` of the low one
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (hex4() - 0xDC00);
+          }
+          json_reader::append_utf8(&out, cp);
+          break;
+        }
+        default: out.push_back(e); break;  // `"`, `\`, `/`
+      }
+    }
+  }
+};
+
+/// §5 unique: "compared as JSON values, as section 7 compares `expect` (key order aside, `12`
+/// equals `12.0`, `true` is not `1`)"; strings after unescaping, byte for byte.
+inline bool same_value(const value& a, const value& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case value_kind::null: return true;
+    case value_kind::boolean: return a.boolean == b.boolean;
+    case value_kind::number:
+      return a.neg == b.neg && a.digits == b.digits && a.exponent == b.exponent;
+    case value_kind::string: return a.str == b.str;
+    case value_kind::array:
+      if (a.items.size() != b.items.size()) return false;
+      for (std::size_t k = 0; k < a.items.size(); ++k)
+        if (!same_value(a.items[k], b.items[k])) return false;
+      return true;
+    case value_kind::object:
+      if (a.keys.size() != b.keys.size()) return false;
+      for (std::size_t k = 0; k < a.keys.size(); ++k) {  // keys are unique: one match at most
+        bool found = false;
+        for (std::size_t m = 0; m < b.keys.size() && !found; ++m)
+          found = a.keys[k] == b.keys[m] && same_value(a.items[k], b.items[m]);
+        if (!found) return false;
+      }
+      return true;
+  }
+  return false;
+}
+
+// ------------------------------------------------------------------------------------------------
 // §2 Reasoning regions and §2 Parts
 // ------------------------------------------------------------------------------------------------
+
+/// A built-in tag pair and the format that names it (options::reasoning_off).
+struct builtin_pair {
+  reasoning_format format;
+  std::string_view open;
+  std::string_view close;
+};
 
 /// "Tag pairs: <think>...</think>, <thinking>...</thinking>, <reasoning>...</reasoning>,
 /// [THINK]...[/THINK], <|START_THINKING|>...<|END_THINKING|>,
 /// <|begin_of_thought|>...<|end_of_thought|>, <seed:think>...</seed:think>, ◁think▷...◁/think▷,
-/// <scratchpad>...</scratchpad>." Then Open WebUI's block, `<details` (its opening marker runs
-/// through a `>`, see details_opener_length) ... `</details>`, at index `details_pair`.
-inline std::vector<marker_pair> builtin_pairs() {
-  return {{"<think>", "</think>"},
-          {"<thinking>", "</thinking>"},
-          {"<reasoning>", "</reasoning>"},
-          {"[THINK]", "[/THINK]"},
-          {"<|START_THINKING|>", "<|END_THINKING|>"},
-          {"<|begin_of_thought|>", "<|end_of_thought|>"},
-          {"<seed:think>", "</seed:think>"},
-          {"\xE2\x97\x81think\xE2\x96\xB7", "\xE2\x97\x81/think\xE2\x96\xB7"},
-          {"<scratchpad>", "</scratchpad>"},
-          {"<details", "</details>"}};
+/// <scratchpad>...</scratchpad>, <thought>...</thought> ..., <longcat_think>...</longcat_think>
+/// ..., and Gemma 4's <|channel>thought...<channel|>." Then Open WebUI's block, `<details` (its
+/// opening marker runs through a `>`, see details_opener_length) ... `</details>`, last.
+/// "Gemma 4's opening tag is the bytes `<|channel>` and `thought`, together": one marker, so
+/// "a `<|channel>` not followed by `thought` is text".
+inline std::vector<builtin_pair> builtin_pairs() {
+  using f = reasoning_format;
+  return {{f::think, "<think>", "</think>"},
+          {f::thinking, "<thinking>", "</thinking>"},
+          {f::reasoning, "<reasoning>", "</reasoning>"},
+          {f::think_brackets, "[THINK]", "[/THINK]"},
+          {f::command_r, "<|START_THINKING|>", "<|END_THINKING|>"},
+          {f::begin_of_thought, "<|begin_of_thought|>", "<|end_of_thought|>"},
+          {f::seed_think, "<seed:think>", "</seed:think>"},
+          {f::kimi, "\xE2\x97\x81think\xE2\x96\xB7", "\xE2\x97\x81/think\xE2\x96\xB7"},
+          {f::scratchpad, "<scratchpad>", "</scratchpad>"},
+          {f::thought, "<thought>", "</thought>"},
+          {f::longcat_think, "<longcat_think>", "</longcat_think>"},
+          {f::gemma4_channel, "<|channel>thought", "<channel|>"},
+          {f::details, "<details", "</details>"}};
 }
 
-/// The index of Open WebUI's pair in builtin_pairs(): its opening marker is not a fixed string,
-/// and it "never starts already open".
-inline constexpr std::size_t details_pair = 9;
+/// A tag pair in use: a built-in one that is on, or the caller's. `details`: Open WebUI's, whose
+/// opening marker is not a fixed string and which "never starts already open".
+struct known_pair {
+  std::string open;
+  std::string close;
+  bool details = false;
+};
 
 /// The harmony tokens: "<|start|>, <|channel|>, <|message|>, <|constrain|>, <|end|>, <|call|> and
 /// <|return|>".
 enum class harmony { none, start, channel, message, constrain, end, call, ret };
+
+inline constexpr harmony harmony_tokens[] = {harmony::start,     harmony::channel, harmony::message,
+                                             harmony::constrain, harmony::end,     harmony::call,
+                                             harmony::ret};
 
 inline std::string_view harmony_text(harmony h) {
   switch (h) {
@@ -561,6 +932,39 @@ inline std::string_view harmony_text(harmony h) {
   return {};
 }
 
+/// "After an Apriel region, `[END FINAL RESPONSE]` ends the final response: each one, byte for
+/// byte, outside regions, cuts the text as a harmony token does".
+inline constexpr std::string_view apriel_end = "[END FINAL RESPONSE]";
+
+/// The markers in use for one text: the pairs (built-in that are on, then the caller's), whether
+/// harmony's tokens count, and whether `[END FINAL RESPONSE]` cuts (after an Apriel region).
+struct markers {
+  std::vector<known_pair> pairs;
+  std::size_t builtin_count = 0;
+  bool harmony = true;
+  bool apriel_end_cuts = false;
+};
+
+/// options::reasoning_off: "a format switched off: its markers are text".
+inline bool format_on(const options& opts, reasoning_format f) {
+  for (reasoning_format off : opts.reasoning_off)
+    if (off == f) return false;
+  return true;
+}
+
+inline markers markers_in_use(const options& opts) {
+  markers m;
+  for (const builtin_pair& p : builtin_pairs())
+    if (format_on(opts, p.format))
+      m.pairs.push_back(
+          {std::string(p.open), std::string(p.close), p.format == reasoning_format::details});
+  m.builtin_count = m.pairs.size();
+  for (const marker_pair& p : opts.markers)
+    if (!p.open.empty() && !p.close.empty()) m.pairs.push_back({p.open, p.close, false});
+  m.harmony = format_on(opts, reasoning_format::harmony);
+  return m;
+}
+
 inline char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
 
 /// "Their markers are found by a plain left-to-right search of the text, ASCII letters matched
@@ -570,6 +974,11 @@ inline bool marker_at(std::string_view text, std::size_t i, std::string_view mar
   for (std::size_t k = 0; k < marker.size(); ++k)
     if (ascii_lower(text[i + k]) != ascii_lower(marker[k])) return false;
   return true;
+}
+
+/// "phrases are matched byte for byte, case included".
+inline bool phrase_at(std::string_view text, std::size_t i, std::string_view phrase) {
+  return i <= text.size() && text.substr(i, phrase.size()) == phrase;
 }
 
 /// Open WebUI's opening marker at `i`: "the bytes from a `<details` through the first `>` after
@@ -596,7 +1005,8 @@ inline std::size_t find_marker(std::string_view text, std::size_t from, std::str
 
 /// One marker found at a position.
 struct marker_match {
-  enum kind_t { none, open, close, token } kind = none;
+  /// token: a harmony token (`tok`); cut: `[END FINAL RESPONSE]` after an Apriel region.
+  enum kind_t { none, open, close, token, cut } kind = none;
   std::size_t pair = 0;  ///< open/close: index in the list of pairs (built-in first)
   harmony tok = harmony::none;
   std::size_t length = 0;
@@ -605,9 +1015,8 @@ struct marker_match {
 /// The marker at position `i`. Where §2 Reasoning regions is silent (reference README, 6): when
 /// several markers match at one position, the longest match wins; then built-in before the
 /// caller's. Within the list, a pair's open comes before its close, and the harmony tokens
-/// (built-in) come right after the built-in pairs.
-inline marker_match match_at(std::string_view text, std::size_t i,
-                             const std::vector<marker_pair>& pairs, std::size_t builtin_count) {
+/// (built-in) come right after the built-in pairs, then `[END FINAL RESPONSE]` when it cuts.
+inline marker_match match_at(std::string_view text, std::size_t i, const markers& ms) {
   marker_match best;
   auto consider = [&](marker_match m, std::string_view s) {
     if (marker_at(text, i, s) && s.size() > best.length) {
@@ -617,20 +1026,21 @@ inline marker_match match_at(std::string_view text, std::size_t i,
   };
   auto consider_pairs = [&](std::size_t from, std::size_t to) {
     for (std::size_t p = from; p < to; ++p) {
-      if (p == details_pair) {  // built-in: its opening marker's length depends on the text
+      if (ms.pairs[p].details) {  // its opening marker's length depends on the text
         const std::size_t n = details_opener_length(text, i);
         if (n > best.length) best = {marker_match::open, p, harmony::none, n};
       } else {
-        consider({marker_match::open, p, harmony::none, 0}, pairs[p].open);
+        consider({marker_match::open, p, harmony::none, 0}, ms.pairs[p].open);
       }
-      consider({marker_match::close, p, harmony::none, 0}, pairs[p].close);
+      consider({marker_match::close, p, harmony::none, 0}, ms.pairs[p].close);
     }
   };
-  consider_pairs(0, builtin_count);
-  for (harmony h : {harmony::start, harmony::channel, harmony::message, harmony::constrain,
-                    harmony::end, harmony::call, harmony::ret})
-    consider({marker_match::token, 0, h, 0}, harmony_text(h));
-  consider_pairs(builtin_count, pairs.size());
+  consider_pairs(0, ms.builtin_count);
+  if (ms.harmony)
+    for (harmony h : harmony_tokens) consider({marker_match::token, 0, h, 0}, harmony_text(h));
+  if (ms.apriel_end_cuts && phrase_at(text, i, apriel_end) && apriel_end.size() > best.length)
+    best = {marker_match::cut, 0, harmony::none, apriel_end.size()};
+  consider_pairs(ms.builtin_count, ms.pairs.size());
   return best;
 }
 
@@ -676,50 +1086,64 @@ inline layout one_part(std::size_t b, std::size_t e) { return {{{b, e, false}}, 
 /// <|call|> ends it too, whichever comes first (as `options::start` says in
 /// include/llmjson/options.hpp). Returns {start of the closer, its length}, or nothing when no
 /// closer comes.
-inline std::optional<std::pair<std::size_t, std::size_t>> first_closer(
-    std::string_view text, std::size_t from, const std::vector<marker_pair>& pairs) {
+inline std::optional<std::pair<std::size_t, std::size_t>> first_closer(std::string_view text,
+                                                                       std::size_t from,
+                                                                       const markers& ms) {
   for (std::size_t i = from; i < text.size(); ++i) {
     std::size_t longest = 0;
-    for (std::size_t p = 0; p < pairs.size(); ++p)
-      if (p != details_pair && marker_at(text, i, pairs[p].close) &&
-          pairs[p].close.size() > longest)
-        longest = pairs[p].close.size();
-    for (harmony h : {harmony::end, harmony::call})
-      if (marker_at(text, i, harmony_text(h)) && harmony_text(h).size() > longest)
-        longest = harmony_text(h).size();
+    for (const known_pair& p : ms.pairs)
+      if (!p.details && marker_at(text, i, p.close) && p.close.size() > longest)
+        longest = p.close.size();
+    if (ms.harmony)
+      for (harmony h : {harmony::end, harmony::call})
+        if (marker_at(text, i, harmony_text(h)) && harmony_text(h).size() > longest)
+          longest = harmony_text(h).size();
     if (longest) return std::make_pair(i, longest);
   }
   return std::nullopt;
 }
 
-/// The already-open rule (options start == unknown). "Unless stripped harmony applies, a closing
-/// tag of a tag pair (not `</details>`) that comes before any opening marker, or a harmony
-/// <|end|> or <|call|> that comes before any opening marker and before any other harmony token,
-/// ends a region that starts at the beginning of the text (the chat template opened it in the
-/// prompt; the region has no opening marker); the first such marker counts." (§2 Already open)
-/// The opening markers are the opening tags (Open WebUI's included) and `<|channel|>` with a
-/// name other than `final`; the other harmony tokens are not, but a harmony <|end|>/<|call|>
-/// after them no longer counts. "A `</details>` outside a region is text" (read whole:
-/// reference README, 5).
+/// The already-open rule's harmony condition: the <|end|> or <|call|> "is followed, somewhere
+/// after it, by one of <|start|>, <|channel|>, <|message|>, <|constrain|> or <|return|>" (found
+/// as markers are, anywhere after it).
+inline bool harmony_only_token_follows(std::string_view text, std::size_t from) {
+  for (harmony h :
+       {harmony::start, harmony::channel, harmony::message, harmony::constrain, harmony::ret})
+    if (find_marker(text, from, harmony_text(h)) != std::string_view::npos) return true;
+  return false;
+}
+
+/// The already-open rule (options start == unknown). "Unless stripped harmony or a phrase pair
+/// applies, a closing tag of a tag pair (not `</details>`) that comes before any opening marker,
+/// or a harmony <|end|> or <|call|> that comes before any opening marker and before any other
+/// harmony token and is followed, somewhere after it, by one of <|start|>, <|channel|>,
+/// <|message|>, <|constrain|> or <|return|>, ends a region that starts at the beginning of the
+/// text (the chat template opened it in the prompt; the region has no opening marker); the first
+/// such marker counts." (§2 Already open) The opening markers are the opening tags (Open WebUI's
+/// included) and `<|channel|>` with a name other than `final`; the other harmony tokens are not,
+/// but a harmony <|end|>/<|call|> after them no longer counts, nor after an <|end|>/<|call|>
+/// that did not count ("A second <|end|> or <|call|> is no such token"). "A `</details>` outside
+/// a region is text" (read whole: reference README, 5).
 /// Returns {start of the closer, its length}, or nothing.
-inline std::optional<std::pair<std::size_t, std::size_t>> already_open_closer(
-    std::string_view text, std::size_t from, const std::vector<marker_pair>& pairs,
-    std::size_t builtin_count) {
+inline std::optional<std::pair<std::size_t, std::size_t>> already_open_closer(std::string_view text,
+                                                                              std::size_t from,
+                                                                              const markers& ms) {
   bool harmony_seen = false;
   for (std::size_t i = from; i < text.size();) {
-    const marker_match m = match_at(text, i, pairs, builtin_count);
+    const marker_match m = match_at(text, i, ms);
     if (m.kind == marker_match::none) {
       ++i;
       continue;
     }
     if (m.kind == marker_match::open) return std::nullopt;
-    if (m.kind == marker_match::close && m.pair == details_pair) {
+    if (m.kind == marker_match::close && ms.pairs[m.pair].details) {
       i += m.length;
       continue;
     }
     if (m.kind == marker_match::close) return std::make_pair(i, m.length);
     if (m.tok == harmony::channel && !channel_is_final(text, i + m.length)) return std::nullopt;
-    if ((m.tok == harmony::end || m.tok == harmony::call) && !harmony_seen)
+    if ((m.tok == harmony::end || m.tok == harmony::call) && !harmony_seen &&
+        harmony_only_token_follows(text, i + m.length))
       return std::make_pair(i, m.length);
     harmony_seen = true;
     i += m.length;
@@ -732,7 +1156,7 @@ inline std::optional<std::pair<std::size_t, std::size_t>> already_open_closer(
 /// Reasoning regions) Its part is the text between the two markers (§2 Parts). Returns where
 /// the closing tag starts, or npos.
 inline std::size_t tag_region_end(std::string_view text, std::size_t after_open,
-                                  const marker_pair& pair) {
+                                  const known_pair& pair) {
   return find_marker(text, after_open, pair.close);
 }
 
@@ -762,8 +1186,7 @@ inline std::pair<std::size_t, std::size_t> harmony_region_end(std::string_view t
 /// the region's part, or nothing when the rule does not apply.
 inline std::optional<std::pair<std::size_t, std::size_t>> stripped_harmony(std::string_view text,
                                                                            std::size_t b) {
-  for (harmony h : {harmony::start, harmony::channel, harmony::message, harmony::constrain,
-                    harmony::end, harmony::call, harmony::ret})
+  for (harmony h : harmony_tokens)
     if (find_marker(text, b, harmony_text(h)) != std::string_view::npos) return std::nullopt;
   std::size_t i = b;
   while (i < text.size() && is_json_ws(text[i])) ++i;
@@ -775,39 +1198,102 @@ inline std::optional<std::pair<std::size_t, std::size_t>> stripped_harmony(std::
   return std::make_pair(inside, at);
 }
 
+/// A phrase pair's region at the start of the text.
+struct phrase_region {
+  std::size_t open = 0;                        ///< where the opening phrase starts
+  std::size_t inside = 0;                      ///< the region's part starts here
+  std::size_t close = std::string_view::npos;  ///< where the closing phrase starts, or npos
+  std::size_t after = 0;                       ///< after the closing phrase
+  bool apriel = false;                         ///< `[END FINAL RESPONSE]` cuts after it
+};
+
+/// "Phrase pairs: IBM Granite 3.2's `Here is my thought process:`…`Here is my response:` (either
+/// phrase may also be written `Here's`: `Here's my thought process:`, `Here's my response:`);
+/// ServiceNow Apriel's `Here are my reasoning steps:`…`[BEGIN FINAL RESPONSE]`; and the transcript
+/// that `ollama run` prints, `Thinking...`…`...done thinking.`. An opening phrase counts only where
+/// the text begins — after the BOM and any JSON white space — and never elsewhere; phrases are
+/// matched byte for byte, case included ... When the text begins with an opening phrase, the text
+/// from it through the first closing phrase of the same pair after it (found wherever it stands)
+/// is one reasoning region, its markers the two phrases; when no closing phrase follows, the
+/// region runs to the end of the text and the output is truncated". The closing phrase is looked
+/// for from the end of the opening one ("after it": reference README, 25).
+inline std::optional<phrase_region> phrase_pair(std::string_view text, std::size_t b,
+                                                const options& opts) {
+  struct phrases {
+    reasoning_format format;
+    std::vector<std::string_view> open, close;
+  };
+  const phrases all[] = {
+      {reasoning_format::granite,
+       {"Here is my thought process:", "Here's my thought process:"},
+       {"Here is my response:", "Here's my response:"}},
+      {reasoning_format::apriel, {"Here are my reasoning steps:"}, {"[BEGIN FINAL RESPONSE]"}},
+      {reasoning_format::ollama, {"Thinking..."}, {"...done thinking."}}};
+  std::size_t i = b;
+  while (i < text.size() && is_json_ws(text[i])) ++i;
+  for (const phrases& p : all) {
+    if (!format_on(opts, p.format)) continue;
+    for (std::string_view open : p.open) {
+      if (!phrase_at(text, i, open)) continue;
+      phrase_region r;
+      r.open = i;
+      r.inside = r.after = i + open.size();
+      r.apriel = p.format == reasoning_format::apriel;
+      for (std::string_view close : p.close) {
+        const std::size_t at = text.find(close, r.inside);
+        if (at != std::string_view::npos && (r.close == std::string_view::npos || at < r.close)) {
+          r.close = at;
+          r.after = at + close.size();
+        }
+      }
+      return r;
+    }
+  }
+  return std::nullopt;
+}
+
 /// §2 Reasoning regions and §2 Parts: cuts [b, e) into answer parts and regions.
-/// "Outside regions, the harmony tokens ... cut the text too, and belong to no part." "Any other
-/// closing tag outside a region is text." "A region that never closes runs to the end of the
-/// text, and the output is truncated".
+/// "Outside regions, the harmony tokens ... cut the text too, and belong to no part; so does
+/// `[END FINAL RESPONSE]` after an Apriel region." "Any other closing tag outside a region is
+/// text." "A region that never closes runs to the end of the text, and the output is truncated".
 inline layout split_parts(std::string_view text, std::size_t b, const options& opts) {
   const std::size_t e = text.size();
   if (!opts.reasoning_regions) return one_part(b, e);  // §2 Parts: "switch regions off"
-  std::vector<marker_pair> pairs = builtin_pairs();
-  const std::size_t builtin_count = pairs.size();
-  for (const marker_pair& p : opts.markers)
-    if (!p.open.empty() && !p.close.empty()) pairs.push_back(p);
+  markers ms = markers_in_use(opts);
 
   layout out;
   std::size_t pos = b;
-  // "Stripped harmony is read from the output, not the prompt: whenever regions are on and it
-  // applies, it decides the start of the text, whatever the caller says of the prompt." "When
-  // this rule applies, the already-open rule does not (nothing comes before this region)."
-  // "A region's part is its text between its opening and its closing marker".
+  // "Stripped harmony and the phrase pairs are read from the text, not the prompt: whenever
+  // regions are on and one applies, it decides the start of the text, whatever the caller says
+  // of the prompt." "When this rule applies, the already-open rule does not (nothing comes
+  // before this region)." "A region's part is its text between its opening and its closing
+  // marker".
   std::optional<std::pair<std::size_t, std::size_t>> opened;
-  if (const auto stripped = stripped_harmony(text, b)) {
+  std::optional<std::pair<std::size_t, std::size_t>> stripped;
+  if (format_on(opts, reasoning_format::stripped_harmony)) stripped = stripped_harmony(text, b);
+  if (stripped) {
     out.parts.push_back({stripped->first, stripped->second, true});
     pos = stripped->second + std::string_view("assistantfinal").size();
+  } else if (const auto phrase = phrase_pair(text, b, opts)) {
+    if (phrase->close == std::string_view::npos) {  // "the region runs to the end of the text"
+      out.parts.push_back({phrase->inside, e, true});
+      out.unclosed_region = phrase->open;
+      return out;
+    }
+    out.parts.push_back({phrase->inside, phrase->close, true});
+    pos = phrase->after;
+    ms.apriel_end_cuts = phrase->apriel;
   } else if (opts.start == output_start::reasoning) {
     // The region the prompt opened, if any (§2 Parts: its part runs "from the start of the text
     // when it has no opening marker", after the BOM, to the start of its closing marker).
-    opened = first_closer(text, b, pairs);
+    opened = first_closer(text, b, ms);
     if (!opened) {  // §2 Parts: "or the whole output when there is none": a region never closed
       out.parts.push_back({b, e, true});
       out.unclosed_region = b;
       return out;
     }
   } else if (opts.start == output_start::unknown) {
-    opened = already_open_closer(text, b, pairs, builtin_count);
+    opened = already_open_closer(text, b, ms);
   }
   if (opened) {
     out.parts.push_back({b, opened->first, true});
@@ -817,7 +1303,7 @@ inline layout split_parts(std::string_view text, std::size_t b, const options& o
   std::size_t answer_from = pos;  // the answer part being read
   auto end_answer_part = [&](std::size_t at) { out.parts.push_back({answer_from, at, false}); };
   for (std::size_t i = pos; i < e;) {
-    const marker_match m = match_at(text, i, pairs, builtin_count);
+    const marker_match m = match_at(text, i, ms);
     if (m.kind == marker_match::none) {
       ++i;
     } else if (m.kind == marker_match::close) {
@@ -825,14 +1311,14 @@ inline layout split_parts(std::string_view text, std::size_t b, const options& o
     } else if (m.kind == marker_match::open) {
       end_answer_part(i);
       const std::size_t inside = i + m.length;
-      const std::size_t close = tag_region_end(text, inside, pairs[m.pair]);
+      const std::size_t close = tag_region_end(text, inside, ms.pairs[m.pair]);
       if (close == std::string_view::npos) {
         out.parts.push_back({inside, e, true});
         out.unclosed_region = i;
         return out;
       }
       out.parts.push_back({inside, close, true});
-      i = answer_from = close + pairs[m.pair].close.size();
+      i = answer_from = close + ms.pairs[m.pair].close.size();
     } else if (m.tok == harmony::channel && !channel_is_final(text, i + m.length)) {
       end_answer_part(i);
       const std::size_t inside = after_channel_name(text, i + m.length);
@@ -844,7 +1330,7 @@ inline layout split_parts(std::string_view text, std::size_t b, const options& o
       }
       out.parts.push_back({inside, stop, true});
       i = answer_from = stop + taken;
-    } else {  // any other harmony token (and <|channel|>final) cuts the text
+    } else {  // any other harmony token (and <|channel|>final), or [END FINAL RESPONSE], cuts
       end_answer_part(i);
       i = answer_from = i + m.length;
     }
@@ -988,9 +1474,11 @@ inline std::string control_problem(std::string_view text, std::size_t at) {
          control_name(static_cast<unsigned char>(text[at])) + " in a string";
 }
 
-/// A candidate found so far, before the output-wide fields are known. "Everywhere else (the
-/// whole output, whole parts, fence bodies, and whether a closed frame is valid JSON) a raw
-/// control character in a string is invalid": the strict reading.
+/// A candidate found so far, before the output-wide fields are known. "Only frames are read so:
+/// the whole output, a whole part and a fence body stay strict": those (`src` other than scan)
+/// are read strictly; a closed frame of the scan is read for raw controls (§3 Raw controls: "a
+/// candidate like a valid frame, whose value is that JSON's value"). The problem text names the
+/// first bad byte of the reading used, when it is a raw control character (reference README, 24).
 inline candidate make_candidate(std::string_view text, std::size_t b, std::size_t e, source src,
                                 bool in_reasoning) {
   candidate c;
@@ -998,11 +1486,14 @@ inline candidate make_candidate(std::string_view text, std::size_t b, std::size_
   c.end = e;
   c.src = src;
   c.in_reasoning = in_reasoning;
-  const json_verdict v = check_json(text, b, e);
+  const json_verdict v =
+      src == source::scan ? check_json_raw_controls(text, b, e) : check_json(text, b, e);
   c.valid = v.status == json_status::complete && !v.overflow;
   if (c.valid) {
+    c.raw_controls = v.raw_controls;
     c.is_object = v.is_object;
     c.keys = v.keys;
+    c.val = value_reader(text, v.value_begin).read();
   }
   if (v.status == json_status::invalid && v.stop_control) c.message = control_problem(text, v.stop);
   return c;
@@ -1188,11 +1679,11 @@ class segment_scan {
     found_ = std::move(kept);
   }
 
-  /// "A frame that closes and is valid JSON (section 1) is a candidate; candidates found inside
-  /// it are dropped (they are parts of it). A JSON-like frame that closes but is not valid is
-  /// malformed: it is reported with the reason and position, and everything inside it is dropped
-  /// — a malformed answer's pieces are never answers of their own. A prose-like frame ... that
-  /// closes keeps the candidates inside it."
+  /// "A frame that closes and is valid JSON (section 1), or valid with raw controls, is a
+  /// candidate; candidates found inside it are dropped (they are parts of it). A JSON-like frame
+  /// that closes but is neither is malformed: it is reported with the reason and position, and
+  /// everything inside it is dropped — a malformed answer's pieces are never answers of their
+  /// own. A prose-like frame ... that closes keeps the candidates inside it."
   void close_top(std::size_t i) {
     const frame f = frames_.back();
     frames_.pop_back();
@@ -1360,12 +1851,15 @@ inline bool whole_output(std::string_view text, collector& c, scan_result& out) 
   return false;
 }
 
-/// The candidates of `text` in document order, and the cut (sections 2-4).
-/// "Unless the whole output is one valid JSON value, whole or cut (section 3), the text is first
-/// cut at reasoning regions". "Candidates are taken in document order, and the same span counts
-/// once."
-inline scan_result candidates(std::string_view text, const options& opts = {}) {
+/// The candidates of `output` in document order, and the cut (sections 2-4), spans in the text
+/// read. §2 The text: "The rules read one text: the prefill, then the output." "Unless the whole
+/// output is one valid JSON value, whole or cut (section 3), the text is first cut at reasoning
+/// regions". "Candidates are taken in document order, and the same span counts once."
+inline scan_result candidates(std::string_view output, const options& opts = {}) {
   scan_result out;
+  out.text = opts.prefill + std::string(output);
+  out.prefill = opts.prefill.size();
+  const std::string_view text = out.text;
   collector c(text, out);
   if (whole_output(text, c, out)) return out;
   const layout parts = split_parts(text, after_bom(text), opts);
@@ -1398,10 +1892,12 @@ inline bool has_any_key(const candidate& c, const std::vector<std::string>& keys
   return false;
 }
 
-/// "empty: the output is empty or holds only ASCII white space (space, tab, LF, CR, form feed,
-/// vertical tab) after the BOM."
-inline bool is_empty_output(std::string_view text) {
-  for (std::size_t i = after_bom(text); i < text.size(); ++i) {
+/// "empty: the output (the prefill aside) is empty or holds only ASCII white space (space, tab, LF,
+/// CR, form feed, vertical tab) after the BOM." The BOM is the text read's (§1): the output's own
+/// leading BOM only when the prefill is empty (reference README, 26).
+inline bool is_empty_output(const scan_result& scan) {
+  const std::string_view text = scan.text;
+  for (std::size_t i = std::max(after_bom(text), scan.prefill); i < text.size(); ++i) {
     const char c = text[i];
     if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') return false;
   }
@@ -1411,12 +1907,13 @@ inline bool is_empty_output(std::string_view text) {
 /// Sections 4-6 for one policy. `qualifies` is the selector, called on valid candidates outside
 /// reasoning regions only: "Candidates inside reasoning regions, and invalid candidates, are
 /// left out of everything below."
-inline outcome select(std::string_view text, const scan_result& scan, policy pol,
+inline outcome select(const scan_result& scan, policy pol,
                       const std::function<bool(const candidate&)>& qualifies,
                       const options& opts = {}) {
-  // "too_large: the output is longer than the configured limit" (not scanned: checked first).
-  if (text.size() > opts.max_input_bytes) return {error_kind::too_large, 0, false, {}};
-  if (is_empty_output(text)) return {error_kind::empty, 0, false, {}};
+  // "too_large: the text read (prefill and output) is longer than the configured limit" (checked
+  // first).
+  if (scan.text.size() > opts.max_input_bytes) return {error_kind::too_large, 0, false, {}};
+  if (is_empty_output(scan)) return {error_kind::empty, 0, false, {}};
   std::vector<std::size_t> eligible, qualifying;
   std::optional<std::size_t> fallback;
   std::size_t answer_text = 0;  // candidates outside reasoning regions, valid or not
@@ -1454,11 +1951,15 @@ inline outcome select(std::string_view text, const scan_result& scan, policy pol
       return no_match();
     case policy::unique:
       // "policies unique and last return truncated whatever else qualifies"; "unique: exactly
-      // one qualifying candidate, else an error."
+      // one qualifying value, else an error. ... Qualifying candidates whose values are equal
+      // ... count as one, and the answer is the first of them". "ambiguous: policy unique, two or
+      // more candidates with different values qualify."
       if (truncated) return fail(error_kind::truncated);
       if (eligible.empty()) return fail(error_kind::no_json);
       if (qualifying.empty()) return no_match();
-      if (qualifying.size() > 1) return fail(error_kind::ambiguous);
+      for (std::size_t i : qualifying)
+        if (!same_value(scan.candidates[i].val, scan.candidates[qualifying.front()].val))
+          return fail(error_kind::ambiguous);
       return chosen(qualifying.front(), false);
     case policy::last:
       if (truncated) return fail(error_kind::truncated);
@@ -1470,16 +1971,16 @@ inline outcome select(std::string_view text, const scan_result& scan, policy pol
 }
 
 /// The candidates, the cut and every policy's outcome for a key selector (an empty list: any
-/// object qualifies).
-inline result extract(std::string_view text, const std::vector<std::string>& keys,
+/// object qualifies), on `output` (after `opts.prefill`).
+inline result extract(std::string_view output, const std::vector<std::string>& keys,
                       const options& opts = {}) {
   result r;
-  r.scan = candidates(text, opts);
+  r.scan = candidates(output, opts);
   auto by_keys = [&](const candidate& c) { return has_any_key(c, keys); };
-  r.first = select(text, r.scan, policy::first, by_keys, opts);
-  r.first_no_fallback = select(text, r.scan, policy::first_no_fallback, by_keys, opts);
-  r.unique = select(text, r.scan, policy::unique, by_keys, opts);
-  r.last = select(text, r.scan, policy::last, by_keys, opts);
+  r.first = select(r.scan, policy::first, by_keys, opts);
+  r.first_no_fallback = select(r.scan, policy::first_no_fallback, by_keys, opts);
+  r.unique = select(r.scan, policy::unique, by_keys, opts);
+  r.last = select(r.scan, policy::last, by_keys, opts);
   return r;
 }
 
