@@ -854,7 +854,7 @@ TEST_CASE("every other string runs to its quote: raw control characters are its 
     s = llmjson::candidates(u);
     REQUIRE(s.candidates.size() == 1);
     CHECK_FALSE(s.candidates[0].valid);
-    CHECK(s.candidates[0].message == "line 2 col 14: a raw control character (U+000C) in a string");
+    CHECK(s.candidates[0].message == "line 2 col 15: a raw control character (U+000C) in a string");
   }
   SECTION("the reason names the first offending byte, its line and column, and its name") {
     CHECK(first_problem_of("x {\"a\": \"\xC3\xA9\fb\"}") ==

@@ -70,8 +70,14 @@ def same_json(a, b):
 TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[^ \t\r\n"]')
 
 
+RAW_ESCAPES = {b"\n": b"\\n", b"\r": b"\\r", b"\t": b"\\t"}
+
+
 def tokens_of(data):
-    return b"".join(TOKEN.findall(data))
+    """The tokens joined, a raw LF, CR or tab inside a string escaped (an answer valid with raw
+    controls is printed so, rules v4 section 3)."""
+    return b"".join(re.sub(rb"[\n\r\t]", lambda m: RAW_ESCAPES[m.group(0)], t) if t[:1] == b'"' else t
+                    for t in TOKEN.findall(data))
 
 
 def parse_json(data):
@@ -119,6 +125,8 @@ class Flags:
     def __enter__(self):
         select = self.case["select"]
         args = ["--policy", self.case["policy"]]
+        if "prefill" in self.case:
+            args += ["--prefill", self.case["prefill"]]
         if "keys" in select:
             keys = select["keys"]
             if any("," in k for k in keys):
@@ -171,10 +179,14 @@ def group_corpus(c, a):
             check_plain(c, name, case, rc, out, err)
             if case["error"] is None:
                 # The answer is the chosen span as the model wrote it, minified: byte for byte.
+                # Offsets count in the output; the prefill's bytes come before 0.
+                read = case.get("prefill", "").encode("utf-8") + data
+                base = len(read) - len(data)
                 rep = parse_json(c.run(flags + ["--report", path])[1])[1]
                 chosen = [x for x in rep["candidates"] if x["verdict"] in ("chosen", "fallback")]
                 if c.check(len(chosen) == 1, name + ": the report has no chosen candidate"):
-                    span = data[chosen[0]["offset"]:chosen[0]["offset"] + chosen[0]["length"]]
+                    at = base + chosen[0]["offset"]
+                    span = read[at:at + chosen[0]["length"]]
                     c.check(out == tokens_of(span) + b"\n",
                             "%s: stdout %r is not the answer's tokens %r" % (name, out[:200], tokens_of(span)[:200]))
                     c.check(rep["text"].encode("utf-8") == span, name + ": the report's text is not the span")
@@ -183,7 +195,9 @@ def group_corpus(c, a):
                     lines = err.split(b"\n")[:-1]
                     want = [b"llmjson: note: no candidate "] * rep["fallback"] + \
                            [later_note(rep)] * bool(rep["later_qualifying"]) + \
-                           [b"llmjson: note: the output was cut after the answer: "] * (rep["truncated"] is not None)
+                           [b"llmjson: note: the output was cut after the answer: "] * (rep["truncated"] is not None) + \
+                           [b"llmjson: note: the answer at "] * rep["raw_controls"]
+                    c.check(rep["raw_controls"] == chosen[0]["raw_controls"], name + ": raw_controls")
                     c.check(len(lines) == len(want) and all(l.startswith(w) for l, w in zip(lines, want)),
                             "%s: stderr %r, expected notes %r" % (name, err[:300], want))
                 rc, pretty, _ = c.run(flags + ["--pretty", path])
@@ -245,6 +259,7 @@ def printable(s):
 
 
 def check_report_against_explain(c, name, args, stdin=b""):
+    prefill = args[args.index("--prefill") + 1] if "--prefill" in args else ""
     plain_rc, plain_out, plain_err = c.run(args, stdin)
     rc, out, err = c.run(["--report", "--explain"] + args, stdin)
     ok, rep = parse_json(out)
@@ -264,7 +279,8 @@ def check_report_against_explain(c, name, args, stdin=b""):
     # The notes come first: one for a fallback, one for a cut after the answer, as the report says.
     want = [b"llmjson: note: no candidate "] * bool(rep["fallback"]) + \
            [later_note(rep)] * bool(rep["later_qualifying"]) + \
-           [b"llmjson: note: the output was cut after the answer: "] * (rc == 0 and rep["truncated"] is not None)
+           [b"llmjson: note: the output was cut after the answer: "] * (rc == 0 and rep["truncated"] is not None) + \
+           [b"llmjson: note: the answer at "] * bool(rep["raw_controls"])
     notes = err.split(b"\n")[:len(want)]
     c.check(all(n.startswith(w) for n, w in zip(notes, want)) and len(notes) == len(want),
             "%s: notes %r, expected %r" % (name, notes, want))
@@ -297,11 +313,15 @@ def check_report_against_explain(c, name, args, stdin=b""):
         c.check(row[3] == str(cand["length"]), where + ": bytes %s vs length %d" % (row[3], cand["length"]))
         c.check(row[4] == cand["verdict"], where + ": verdict %s vs %s" % (row[4], cand["verdict"]))
         c.check(cand["qualifies"] == (cand["verdict"] in ("chosen", "qualifies")), where + ": qualifies vs verdict")
-        reason = cand["message"] or "-"
+        reason = cand["message"]
+        if cand["raw_controls"]:  # valid once they are escaped: the table says so
+            reason = "raw line breaks or tabs in strings" + ("; " + reason if reason else "")
+        reason = reason or "-"
         if printable(reason):
             c.check(row[5] == reason, where + ": reason %r vs %r" % (row[5], reason))
         for k in ("offset", "length", "line", "column"):
-            c.check(isinstance(cand[k], int) and cand[k] >= (0 if k in ("offset", "length") else 1), where + ": bad " + k)
+            least = (-len(prefill) if k == "offset" else 0) if k in ("offset", "length") else 1
+            c.check(isinstance(cand[k], int) and cand[k] >= least, where + ": bad " + k)
         # Only scan candidates are ever enclosed, and an enclosed one is never the fallback.
         c.check(isinstance(cand["enclosed"], bool)
                 and not (cand["enclosed"] and (cand["source"] != "prose" or cand["verdict"] == "fallback")),
@@ -375,11 +395,11 @@ def group_report_matches_explain(c, a):
     c.check(rc == 0 and ok and rep["value"] == {"a": 1} and rep["truncated"] is not None
             and rep["truncated"]["line"] == 2 and rep["truncated"]["column"] == 7,
             "answer then a cut: %r" % out[:300])
-    # Raw line breaks in a string (rules v3): the malformed owner names the first one, and a
-    # piece inside a frame is never the fallback.
+    # Raw line breaks in a string (rules v4) are read as escaped: the malformed owner names its
+    # real defect, the quote before k; and a piece inside a frame is never the fallback.
     rc, out, err = c.run(["--explain"], b'Here:\n{"name": "a.py", "code": "import os\nX = {"k": 1}\n"}\n')
     c.check(rc == 1 and err.startswith(b"llmjson: no_json: no JSON value in the output; 1 malformed candidate: "
-                                       b"2:1 prose: malformed: line 2 col 36: a raw line break in a string\n"),
+                                       b"2:1 prose: malformed: line 3 col 7: invalid literal k, expected ',' or '}'\n"),
             "a raw line break on stderr: %r" % err)
     rc, out, err = c.run(["--explain", "--keys", "user_id"], b"It returned {'h': {\"a\": 1}} twice.")
     c.check(rc == 1 and err.startswith(b"llmjson: no_match: 1 candidate, none qualifies: 1:19 prose: has none of "
@@ -1454,6 +1474,47 @@ def group_signals(c, a):
     os.unlink(big)
 
 
+def group_rules_v4(c, a):
+    """What rules v4 adds to the tool: the answer valid with raw controls, printed escaped and
+    noted in every mode, and --prefill."""
+    raw = b'Result: {"cmd": "make\n\tall"} done\n'
+    rc, out, err = c.run(["-"], raw)
+    c.check(rc == 0 and out == b'{"cmd":"make\\n\\tall"}\n', "raw controls: stdout %r" % out)
+    c.check(err.startswith(b"llmjson: note: the answer at 1:9 holds raw line breaks or tabs")
+            and err.count(b"\n") == 1, "raw controls: stderr %r" % err)
+    rc, out, _ = c.run(["--pretty", "-"], raw)
+    c.check(rc == 0 and out == b'{\n  "cmd": "make\\n\\tall"\n}\n', "raw controls --pretty: %r" % out)
+    rc, out, _ = c.run(["--report", "-"], raw)
+    ok, rep = parse_json(out)
+    c.check(ok and rep["raw_controls"] and rep["value"] == {"cmd": "make\n\tall"}
+            and rep["candidates"][0]["raw_controls"], "raw controls --report: %r" % out[:300])
+    rc, out, err = c.run(["--explain", "-"], raw)
+    c.check(b"raw line breaks or tabs in strings" in err, "raw controls --explain: %r" % err)
+    rc, lines, _ = jsonl_run(c, [], [json.dumps(raw.decode()).encode()])
+    ok, rec = parse_json(lines[0]) if lines else (False, None)
+    c.check(rc == 0 and ok and rec["value"] == {"cmd": "make\n\tall"} and "raw line breaks" in rec["note"]
+            and b'"value":{"cmd":"make\\n\\tall"}' in lines[0], "raw controls --jsonl: %r" % lines)
+    # A form feed keeps it malformed.
+    rc, out, err = c.run(["-"], b'Result: {"cmd": "a\fb"}\n')
+    c.check(rc == 1 and b"U+000C" in err, "form feed: %r %r" % (rc, err))
+    # --prefill: read before the output; positions stay in the output.
+    rc, out, err = c.run(["--prefill", "{", "-"], b'"a": [1, 2]}\nDone.')
+    c.check(rc == 0 and out == b'{"a":[1,2]}\n' and err == b"", "--prefill {: %r %r" % (out, err))
+    rc, out, _ = c.run(["--prefill", "{", "--report", "-"], b'"a": [1, 2]}\nDone.')
+    ok, rep = parse_json(out)
+    c.check(ok and rep["candidates"][0]["offset"] == -1 and rep["text"] == '{"a": [1, 2]}', "--prefill --report: %r" % out)
+    rc, out, err = c.run(["--prefill=<think>", "-"], b'draft {"a": 0}</think>{"a": 1}')
+    c.check(rc == 0 and out == b'{"a":1}\n', "--prefill=<think>: %r %r" % (out, err))
+    rc, out, err = c.run(["--prefill", "{", "--early", "-"], b'"a": 1} and more')
+    c.check(rc == 0 and out == b'{"a":1}\n', "--prefill --early: %r %r" % (out, err))
+    rc, lines, _ = jsonl_run(c, ["--prefill", "{"], [b'"\\"a\\": 1}"'])
+    c.check(rc == 0 and lines and b'"value":{"a":1}' in lines[0], "--prefill --jsonl: %r" % lines)
+    rc, out, err = c.run(["--prefill", "{", "--prefill", "[", "-"], b"1]")
+    c.check(rc == 2 and b"--prefill given twice" in err, "--prefill twice: %r %r" % (rc, err))
+    rc, out, err = c.run(["--prefill", "{", "-"], b" \n")
+    c.check(rc == 1 and err.startswith(b"llmjson: empty:"), "--prefill, blank output: %r" % err)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", required=True)
@@ -1476,6 +1537,7 @@ def main():
         "response": lambda: group_response(c, a),
         "jsonl": lambda: group_jsonl(c, a),
         "signals": lambda: group_signals(c, a),
+        "rules_v4": lambda: group_rules_v4(c, a),
     }
     if a.group not in groups:
         ap.error("unknown group " + a.group)
