@@ -411,7 +411,10 @@ TEST_CASE("stripped harmony does not apply without all of its conditions",
   // means the tokens were not stripped: the usual rules read the text.
   CHECK(scan("analysis {\"a\": 1} assistantfinal {\"b\": 2}<|return|>") ==
         std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
+  // (An <|end|> that no token only harmony uses follows ends no region the prompt opened.)
   CHECK(scan("analysis {\"a\": 1} assistantfinal {\"b\": 2}<|end|>") ==
+        std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
+  CHECK(scan("analysis {\"a\": 1} assistantfinal {\"b\": 2}<|end|><|start|>") ==
         std::vector<seen>{thought("{\"a\": 1}", "<|end|>"), thought("{\"b\": 2}", "<|end|>")});
   CHECK(scan("analysis {\"a\": 1} assistantfinal <think><|constrain|></think>{\"b\": 2}") ==
         std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
