@@ -906,6 +906,11 @@ TEST_CASE("options::reasoning_off: a built-in format switched off is text",
           std::vector<seen>{thought("{\"a\": 1}", "</thinking>"),
                             thought("{\"b\": 2}", "</thinking>"), answer("{\"c\": 3}")});
   }
+  SECTION("a value that names no format switches nothing off") {
+    llmjson::options odd;
+    odd.reasoning_off = {static_cast<rf>(18), static_cast<rf>(200)};
+    for (rf f : all) CHECK(scan(text_of(f), odd) == scan(text_of(f)));
+  }
   SECTION("the caller's markers still count with every format off") {
     llmjson::options mine;
     mine.reasoning_off = every;

@@ -94,9 +94,10 @@ constexpr bool marker_at(std::string_view text, std::size_t i, std::string_view 
   return true;
 }
 
-/// A built-in format's bit in a set of them.
+/// A built-in format's bit in a set of them (none for a value that names no format).
 [[nodiscard]] constexpr std::uint32_t format_bit(reasoning_format f) noexcept {
-  return 1U << static_cast<unsigned>(f);
+  const auto k = static_cast<unsigned>(f);
+  return k < 32 ? 1U << k : 0U;
 }
 
 /// What a marker is. `end_cut`: Apriel's `[END FINAL RESPONSE]`, which only cuts.
@@ -187,9 +188,9 @@ class marker_set {
   /// `<details ...>`, Apriel's `[END FINAL RESPONSE]`, then the caller's tags. `decided` is false
   /// when the bytes so far cannot tell yet (a marker, or a longer one, may still be completed by
   /// text that has not come), unless `ended`; a channel's name must be there too (to tell `final`,
-  /// and to show it), and a
-  /// `<details`'s `>`. `details`: whether `<details ...>` counts here (it does not where only
-  /// closing markers matter: it would only hold the search back). `end_cut`: whether Apriel's
+  /// and to show it), and a `<details`'s `>`. `details`: whether `<details ...>` counts here (it
+  /// does not where only closing markers matter: it would only hold the search back). `end_cut`:
+  /// whether Apriel's
   /// `[END FINAL RESPONSE]` counts (after an Apriel region; matched byte for byte).
   [[nodiscard]] marker_match here(std::string_view text, std::size_t i, bool ended,
                                   bool details = true, bool end_cut = false) const noexcept {
@@ -354,7 +355,7 @@ class marker_set {
   [[nodiscard]] static marker_match phrase_close(std::size_t p, std::string_view text,
                                                  std::size_t i, bool ended) noexcept {
     const auto& closes = phrase_pairs[p].closes;
-    char firsts[2] = {closes[0][0], closes[1].empty() ? closes[0][0] : closes[1][0]};
+    const char firsts[2] = {closes[0][0], closes[1].empty() ? closes[0][0] : closes[1][0]};
     const byte_finder first(std::string_view(firsts, 2));
     for (; (i = first.next(text, i, text.size())) < text.size(); ++i) {
       bool open = false;
