@@ -69,6 +69,29 @@ inline std::vector<reasoning_form> reasoning_forms() {
                  "<details type=\"reasoning\" done=\"true\">\n" + body + "</details>\n" + answer,
                  {},
                  "<details type=\"reasoning\" done=\"true\">"});
+  // Rules v4.
+  out.push_back({"<Thought>", "<Thought>\n" + body + "</Thought>\n" + answer, {}, "<Thought>"});
+  out.push_back({"Gemma 4's channel",
+                 "<|channel>thought\n" + body + "<channel|>" + answer,
+                 {},
+                 "<|channel>thought"});
+  out.push_back({"Granite's phrases",
+                 "Here is my thought process:\n" + body + "Here's my response:\n" + answer,
+                 {},
+                 "Here is my thought process:"});
+  out.push_back({"Apriel's phrases",
+                 "Here are my reasoning steps:\n" + body + "[BEGIN FINAL RESPONSE]\n" + answer +
+                     "\n[END FINAL RESPONSE]\n<|end|>",
+                 {},
+                 "Here are my reasoning steps:"});
+  out.push_back({"Ollama's transcript",
+                 "Thinking...\n" + body + "...done thinking.\n\n" + answer,
+                 {},
+                 "Thinking..."});
+  out.push_back({"already open (a harmony <|end|>, then a harmony-only token)",
+                 body + "<|end|><|start|>assistant<|channel|>final<|message|>" + answer,
+                 {},
+                 "<|end|>"});
   llmjson::options custom;
   custom.reasoning_markers = {{"<notes>", "</notes>"}};
   out.push_back({"custom markers", "<notes>" + body + "</notes>" + answer, custom, "<notes>"});

@@ -63,6 +63,9 @@ TEST_CASE("each built-in marker pair opens a region whose candidates never quali
       {"<seed:think>", "</seed:think>"},
       {"\xE2\x97\x81think\xE2\x96\xB7", "\xE2\x97\x81/think\xE2\x96\xB7"},
       {"<scratchpad>", "</scratchpad>"},
+      {"<thought>", "</thought>"},
+      {"<longcat_think>", "</longcat_think>"},
+      {"<|channel>thought", "<channel|>"},
   };
   for (const auto& [open, close] : pairs) {
     INFO(open);
@@ -411,7 +414,10 @@ TEST_CASE("stripped harmony does not apply without all of its conditions",
   // means the tokens were not stripped: the usual rules read the text.
   CHECK(scan("analysis {\"a\": 1} assistantfinal {\"b\": 2}<|return|>") ==
         std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
+  // (An <|end|> that no token only harmony uses follows ends no region the prompt opened.)
   CHECK(scan("analysis {\"a\": 1} assistantfinal {\"b\": 2}<|end|>") ==
+        std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
+  CHECK(scan("analysis {\"a\": 1} assistantfinal {\"b\": 2}<|end|><|start|>") ==
         std::vector<seen>{thought("{\"a\": 1}", "<|end|>"), thought("{\"b\": 2}", "<|end|>")});
   CHECK(scan("analysis {\"a\": 1} assistantfinal <think><|constrain|></think>{\"b\": 2}") ==
         std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
@@ -560,8 +566,356 @@ TEST_CASE("hostile 1 MB inputs of markers stay linear", "[regions][hostile]") {
     CHECK(first(repeat("<details type=\"x\"", mb) + "{\"a\": 1}") == R"({"a":1})");
     CHECK(first(repeat("<details type=\"reasoning\"", mb) + "{\"a\": 1}") == R"({"a":1})");
   }
+  SECTION("rules v4: phrase pairs, near misses of their closing phrases") {
+    const std::string t = "Thinking..." + repeat("...done thinkin ", mb);
+    auto s = llmjson::candidates(t);
+    REQUIRE(s.truncation);
+    CHECK(s.truncation->reasoning);
+    const std::string g = "Here is my thought process:" + repeat("Here is my respons", mb) +
+                          "Here's my response:{\"a\": 1}";
+    CHECK(first(g) == R"({"a":1})");
+    // Closing phrases with no opening one are text; Apriel's cuts, each.
+    CHECK(first(repeat("Here is my response:", mb) + "{\"a\": 1}") == R"({"a":1})");
+    CHECK(first("Here are my reasoning steps:[BEGIN FINAL RESPONSE]" +
+                repeat("[END FINAL RESPONSE]", mb) + "{\"a\": 1}") == R"({"a":1})");
+    CHECK(first(repeat("Thinking...", mb) + "{\"a\": 1}") == "error truncated");
+  }
+  SECTION("rules v4: Gemma's markers") {
+    CHECK(first(repeat("<|channel>", mb) + "{\"a\": 1}") == R"({"a":1})");
+    CHECK(first(repeat("<|channel>though", mb) + "{\"a\": 1}") == R"({"a":1})");
+    const std::string open = repeat("<|channel>thought", mb);
+    auto s = llmjson::candidates(open);
+    REQUIRE(s.truncation);
+    CHECK(s.truncation->reasoning);
+    CHECK(first(repeat("<channel|>", mb) + "{\"a\": 1}") == R"({"a":1})");
+  }
+  SECTION("rules v4: an <|end|> that no harmony-only token follows") {
+    CHECK(first("{\"d\": 0}<|end|>" + repeat("<|end|><|sta", mb) + "{\"a\": 1}") == R"({"d":0})");
+    CHECK(first("{\"d\": 0}<|end|>" + repeat("<|end|><|sta", mb) + "<|start|>{\"a\": 1}") ==
+          R"({"a":1})");
+  }
   SECTION("harmony tokens cutting parts everywhere") {
     const std::string t = repeat("<|start|>{\"a\": [", mb) + "<|start|>{\"ok\": true}";
     CHECK(first(t) == R"({"ok":true})");
+  }
+}
+
+TEST_CASE("rules v4: <thought>, <longcat_think> and Gemma 4's channel, in any case",
+          "[regions][rule §2 Reasoning regions]") {
+  // Marco-o1 writes <Thought>; ASCII letters match in any case, as every tag pair's do.
+  CHECK(scan("<Thought>{\"a\": 1}</THOUGHT><Output>{\"a\": 2}</Output>") ==
+        std::vector<seen>{thought("{\"a\": 1}", "<Thought>"), answer("{\"a\": 2}")});
+  CHECK(scan("<LongCat_Think>{\"a\": 1}</longcat_THINK>{\"a\": 2}") ==
+        std::vector<seen>{thought("{\"a\": 1}", "<LongCat_Think>"), answer("{\"a\": 2}")});
+  CHECK(scan("<|CHANNEL>Thought\n{\"a\": 1}\n<Channel|>{\"a\": 2}") ==
+        std::vector<seen>{thought("{\"a\": 1}", "<|CHANNEL>Thought"), answer("{\"a\": 2}")});
+  // Gemma's opening tag is `<|channel>` and `thought` together: without `thought` it is text.
+  CHECK(scan("<|channel>final{\"a\": 1}") == std::vector<seen>{answer("{\"a\": 1}")});
+  CHECK(scan("<|channel> thought{\"a\": 1}") == std::vector<seen>{answer("{\"a\": 1}")});
+  // ... and it is no harmony token: it opens no harmony message and cancels no stripped harmony.
+  CHECK(scan("<|channel>analysis{\"a\": 1}") == std::vector<seen>{answer("{\"a\": 1}")});
+  CHECK(scan("analysis {\"a\": 1} assistantfinal {\"b\": 2}<|channel>x<channel|>") ==
+        std::vector<seen>{thought("{\"a\": 1}", "analysis"), answer("{\"b\": 2}")});
+  // Harmony's <|channel|> is neither Gemma marker: `<|channel|>thought` is a harmony channel
+  // named thought, which <channel|> does not end.
+  CHECK(scan("<|channel|>thought{\"a\": 1}<channel|>{\"b\": 2}<|end|>{\"c\": 3}") ==
+        std::vector<seen>{thought("{\"a\": 1}", "<|channel|>thought"),
+                          thought("{\"b\": 2}", "<|channel|>thought"), answer("{\"c\": 3}")});
+  // Nor does a harmony token end Gemma's region.
+  CHECK(scan("<|channel>thought{\"a\": 1}<|end|>{\"b\": 2}<channel|>{\"c\": 3}") ==
+        std::vector<seen>{thought("{\"a\": 1}", "<|channel>thought"),
+                          thought("{\"b\": 2}", "<|channel>thought"), answer("{\"c\": 3}")});
+}
+
+TEST_CASE("rules v4: the new closing tags alone end a region the prompt opened",
+          "[regions][rule §2 Already open]") {
+  for (std::string close : {"</thought>", "</longcat_think>", "<channel|>", "<CHANNEL|>"}) {
+    INFO(close);
+    CHECK(scan("{\"a\": 1}" + close + "{\"b\": 2}") ==
+          std::vector<seen>{thought("{\"a\": 1}", close), answer("{\"b\": 2}")});
+  }
+  // After an opening marker, they are text.
+  CHECK(scan("<think>x</think>{\"a\": 1}<channel|>{\"b\": 2}") ==
+        std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
+}
+
+TEST_CASE("rules v4: phrase pairs at the start of the text, byte for byte",
+          "[regions][rule §2 Phrase pairs]") {
+  SECTION("Granite: Here is / Here's, in every combination") {
+    for (std::string open : {"Here is my thought process:", "Here's my thought process:"})
+      for (std::string close : {"Here is my response:", "Here's my response:"}) {
+        INFO(open << " " << close);
+        const std::string text = open + "\nDraft {\"a\": 1}\n" + close + "\n{\"a\": 2}";
+        CHECK(scan(text) == std::vector<seen>{thought("{\"a\": 1}", open), answer("{\"a\": 2}")});
+        CHECK(first(text) == R"({"a":2})");
+      }
+  }
+  SECTION("Apriel and Ollama") {
+    CHECK(scan("Here are my reasoning steps:\n{\"a\": 1}\n[BEGIN FINAL RESPONSE]\n{\"a\": 2}") ==
+          std::vector<seen>{thought("{\"a\": 1}", "Here are my reasoning steps:"),
+                            answer("{\"a\": 2}")});
+    CHECK(scan("Thinking...\n{\"a\": 1}\n...done thinking.\n\n{\"a\": 2}") ==
+          std::vector<seen>{thought("{\"a\": 1}", "Thinking..."), answer("{\"a\": 2}")});
+  }
+  SECTION("after the BOM and JSON white space only") {
+    CHECK(scan("\xEF\xBB\xBF \r\n\tThinking...{\"a\": 1}...done thinking.{\"a\": 2}") ==
+          std::vector<seen>{thought("{\"a\": 1}", "Thinking..."), answer("{\"a\": 2}")});
+    // A form feed is no JSON white space; a word before the phrase makes it text.
+    CHECK(scan("\fThinking...{\"a\": 1}...done thinking.{\"a\": 2}") ==
+          std::vector<seen>{answer("{\"a\": 1}"), answer("{\"a\": 2}")});
+    CHECK(scan("Sure. Here is my thought process: {\"a\": 1} Here is my response: {\"a\": 2}") ==
+          std::vector<seen>{answer("{\"a\": 1}"), answer("{\"a\": 2}")});
+    // Not at the start of a later line, a part, or after a region either.
+    CHECK(scan("<think>x</think>Thinking...{\"a\": 1}...done thinking.{\"a\": 2}") ==
+          std::vector<seen>{answer("{\"a\": 1}"), answer("{\"a\": 2}")});
+    CHECK(scan("{\"a\": 1}\nThinking...{\"a\": 2}") ==
+          std::vector<seen>{answer("{\"a\": 1}"), answer("{\"a\": 2}")});
+  }
+  SECTION("case, spacing and punctuation count: ordinary words are text") {
+    for (std::string text :
+         {"here is my thought process: {\"a\": 1} Here is my response: {\"a\": 2}",
+          "Here is my Thought Process: {\"a\": 1} Here is my response: {\"a\": 2}",
+          "Here’s my thought process: {\"a\": 1} Here’s my response: {\"a\": 2}",
+          "Here is my thought process {\"a\": 1} Here is my response: {\"a\": 2}",
+          "THINKING...{\"a\": 1}...done thinking.{\"a\": 2}",
+          "Thinking.. {\"a\": 1}...done thinking.{\"a\": 2}",
+          "here are my reasoning steps: {\"a\": 1} [BEGIN FINAL RESPONSE] {\"a\": 2}"}) {
+      INFO(text);
+      CHECK(scan(text) == std::vector<seen>{answer("{\"a\": 1}"), answer("{\"a\": 2}")});
+    }
+    // A closing phrase in another case does not close the region.
+    auto s =
+        llmjson::candidates(std::string_view("Thinking...{\"a\": 1}...Done thinking.{\"a\": 2}"));
+    REQUIRE(s.truncation);
+    CHECK(s.truncation->reasoning);
+  }
+  SECTION("a closing phrase with no opening one at the start is text") {
+    for (std::string close : {"Here is my response:", "Here's my response:",
+                              "[BEGIN FINAL RESPONSE]", "...done thinking."}) {
+      INFO(close);
+      CHECK(scan("{\"a\": 1}\n" + close + "\n{\"a\": 2}") ==
+            std::vector<seen>{answer("{\"a\": 1}"), answer("{\"a\": 2}")});
+      CHECK(scan(close + "\n{\"a\": 2}") == std::vector<seen>{answer("{\"a\": 2}")});
+    }
+  }
+  SECTION("only the same pair's closing phrase closes it; inside, no other marker counts") {
+    const std::string text =
+        "Here is my thought process: {\"a\": 1} [BEGIN FINAL RESPONSE] ...done thinking. </think> "
+        "<|end|><|start|> {\"a\": 2} Here's my response: {\"a\": 3}";
+    CHECK(scan(text) == std::vector<seen>{thought("{\"a\": 1}", "Here is my thought process:"),
+                                          thought("{\"a\": 2}", "Here is my thought process:"),
+                                          answer("{\"a\": 3}")});
+  }
+  SECTION("the text after the region is read as usual, without the already-open rule") {
+    CHECK(scan("Thinking...x...done thinking.<think>{\"a\": 1}</think>{\"a\": 2}") ==
+          std::vector<seen>{thought("{\"a\": 1}", "<think>"), answer("{\"a\": 2}")});
+    CHECK(scan("Thinking...x...done thinking.{\"a\": 1}</think>{\"a\": 2}") ==
+          std::vector<seen>{answer("{\"a\": 1}"), answer("{\"a\": 2}")});
+    CHECK(scan("Thinking...x...done thinking.{\"a\": 1}<|end|><|start|>{\"a\": 2}") ==
+          std::vector<seen>{answer("{\"a\": 1}"), answer("{\"a\": 2}")});
+    // A second opening phrase is text.
+    CHECK(scan("Thinking...x...done thinking.Thinking...{\"a\": 1}") ==
+          std::vector<seen>{answer("{\"a\": 1}")});
+  }
+  SECTION("whatever options::start says") {
+    for (auto start : {llmjson::output_start::reasoning, llmjson::output_start::answer}) {
+      llmjson::options opts;
+      opts.start = start;
+      CHECK(scan("Thinking...{\"a\": 1}...done thinking.{\"a\": 2}", opts) ==
+            std::vector<seen>{thought("{\"a\": 1}", "Thinking..."), answer("{\"a\": 2}")});
+    }
+  }
+  SECTION("no closing phrase: the region runs to the end and the output is truncated") {
+    const std::string text = "\n Here's my thought process:\nMaybe {\"a\": 1} or";
+    auto s = llmjson::candidates(text);
+    REQUIRE(s.truncation);
+    CHECK(s.truncation->reasoning);
+    CHECK(s.truncation->marker == "Here's my thought process:");
+    CHECK(s.truncation->offset == 2);
+    CHECK(s.truncation->line == 2);
+    CHECK(s.truncation->message ==
+          "the reasoning opened at 2:2 (Here's my thought process:) never closes: the output "
+          "ended before any answer");
+    REQUIRE(s.candidates.size() == 1);
+    CHECK(s.candidates[0].in_reasoning);
+    CHECK(first(text) == "error truncated");
+    // Only the opening phrase, or a part of it: the first is a cut, the second text.
+    auto only = llmjson::candidates(std::string_view("Thinking..."));
+    REQUIRE(only.truncation);
+    CHECK(only.truncation->reasoning);
+    CHECK_FALSE(llmjson::candidates(std::string_view("Thinking..")).truncation);
+  }
+  SECTION("after an Apriel region, [END FINAL RESPONSE] cuts the text, byte for byte") {
+    const std::string head = "Here are my reasoning steps: x [BEGIN FINAL RESPONSE]\n";
+    // A part boundary: nothing crosses it.
+    CHECK(first(head + "{\"t\": \"a [END FINAL RESPONSE] b\"}") == "error no_json");
+    CHECK(scan(head + "{\"a\": 1}\n[END FINAL RESPONSE]\n{\"b\": 2}[END FINAL RESPONSE]") ==
+          std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
+    // In another case, without an Apriel region, or inside a later region: text.
+    CHECK(first(head + "{\"t\": \"a [end final response] b\"}") ==
+          R"({"t":"a [end final response] b"})");
+    CHECK(first("Thinking... x ...done thinking.\n{\"t\": \"a [END FINAL RESPONSE] b\"}") ==
+          R"({"t":"a [END FINAL RESPONSE] b"})");
+    CHECK(first("x {\"t\": \"a [END FINAL RESPONSE] b\"}") ==
+          R"({"t":"a [END FINAL RESPONSE] b"})");
+    CHECK(scan(head + "<think>{\"t\": \"[END FINAL RESPONSE]\"}</think>{\"a\": 1}") ==
+          std::vector<seen>{thought("{\"t\": \"[END FINAL RESPONSE]\"}", "<think>"),
+                            answer("{\"a\": 1}")});
+    // Not inside the Apriel region itself either.
+    CHECK(scan("Here are my reasoning steps: {\"t\": \"[END FINAL RESPONSE]\"} [BEGIN FINAL "
+               "RESPONSE] {\"a\": 1}") ==
+          std::vector<seen>{
+              thought("{\"t\": \"[END FINAL RESPONSE]\"}", "Here are my reasoning steps:"),
+              answer("{\"a\": 1}")});
+  }
+}
+
+TEST_CASE(
+    "rules v4: a harmony <|end|> or <|call|> ends an already-open region only before a "
+    "token only harmony uses",
+    "[regions][rule §2 Already open][harmony]") {
+  // Phi-3 ends its turn with <|end|>: no region, and the <|end|> still cuts.
+  CHECK(scan("{\"a\": 1}<|end|>") == std::vector<seen>{answer("{\"a\": 1}")});
+  CHECK(first("{\"name\": \"Ada\"}<|end|>") == R"({"name":"Ada"})");
+  CHECK(scan("{\"a\": [1, <|end|> 2]}") == std::vector<seen>{answer("{\"a\": [1, ")});
+  // A runaway turn repeats it: a second <|end|> or a <|call|> is no harmony-only token.
+  CHECK(scan("{\"a\": 1}<|end|>{\"b\": 2}<|end|><|call|>") ==
+        std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
+  // Followed by one of <|start|>, <|channel|>, <|message|>, <|constrain|>, <|return|>: a region.
+  // (`<|channel|>final`: a <|channel|> with another name would open a message of reasoning.)
+  for (std::string later : {"<|start|>", "<|channel|>final", "<|message|>", "<|constrain|>",
+                            "<|return|>", "<|RETURN|>"})
+    for (std::string end : {"<|end|>", "<|call|>"}) {
+      INFO(end << " ... " << later);
+      CHECK(scan("{\"d\": 0}" + end + "{\"a\": 1}" + later + "{\"b\": 2}") ==
+            std::vector<seen>{thought("{\"d\": 0}", end), answer("{\"a\": 1}"),
+                              answer("{\"b\": 2}")});
+    }
+  CHECK(first("x<|end|><|start|>assistant<|channel|>final<|message|>{\"a\": 1}") == R"({"a":1})");
+  CHECK(scan("x {\"d\": 0}<|end|><|start|>assistant<|channel|>final<|message|>{\"a\": 1}") ==
+        std::vector<seen>{thought("{\"d\": 0}", "<|end|>"), answer("{\"a\": 1}")});
+  // Somewhere after it: inside a later region too.
+  CHECK(scan("{\"d\": 0}<|end|>{\"a\": 1}<think><|return|></think>") ==
+        std::vector<seen>{thought("{\"d\": 0}", "<|end|>"), answer("{\"a\": 1}")});
+  // Gemma's markers are no harmony tokens.
+  CHECK(scan("{\"a\": 1}<|end|><|channel>x<channel|>") ==
+        std::vector<seen>{thought("{\"a\": 1}", "<channel|>")});
+  // The first such marker counts: with no harmony-only token after the <|end|>, a later
+  // closing tag does; with one, the <|end|> does and the closing tag is text.
+  CHECK(scan("{\"a\": 1}<|end|>{\"b\": 2}</think>{\"c\": 3}") ==
+        std::vector<seen>{thought("{\"a\": 1}", "</think>"), thought("{\"b\": 2}", "</think>"),
+                          answer("{\"c\": 3}")});
+  CHECK(scan("{\"a\": 1}<|end|>{\"b\": 2}</think>{\"c\": 3}<|start|>") ==
+        std::vector<seen>{thought("{\"a\": 1}", "<|end|>"), answer("{\"b\": 2}"),
+                          answer("{\"c\": 3}")});
+  // Only before any other harmony token, as in v3.
+  CHECK(scan("<|message|>{\"a\": 1}<|end|><|start|>{\"a\": 2}") ==
+        std::vector<seen>{answer("{\"a\": 1}"), answer("{\"a\": 2}")});
+}
+
+namespace {
+
+/// A text in which `f` makes `{"d": 0}` reasoning and leaves `{"a": 1}` answer text.
+std::string text_of(llmjson::reasoning_format f) {
+  using rf = llmjson::reasoning_format;
+  auto tags = [](std::string open, std::string close) {
+    return open + "{\"d\": 0}" + close + "{\"a\": 1}";
+  };
+  switch (f) {
+    case rf::think: return tags("<think>", "</think>");
+    case rf::thinking: return tags("<thinking>", "</thinking>");
+    case rf::reasoning: return tags("<reasoning>", "</reasoning>");
+    case rf::think_brackets: return tags("[THINK]", "[/THINK]");
+    case rf::command_r: return tags("<|START_THINKING|>", "<|END_THINKING|>");
+    case rf::begin_of_thought: return tags("<|begin_of_thought|>", "<|end_of_thought|>");
+    case rf::seed_think: return tags("<seed:think>", "</seed:think>");
+    case rf::kimi: return tags("\xE2\x97\x81think\xE2\x96\xB7", "\xE2\x97\x81/think\xE2\x96\xB7");
+    case rf::scratchpad: return tags("<scratchpad>", "</scratchpad>");
+    case rf::thought: return tags("<Thought>", "</Thought>");
+    case rf::longcat_think: return tags("<longcat_think>", "</longcat_think>");
+    case rf::gemma4_channel: return tags("<|channel>thought", "<channel|>");
+    case rf::details: return tags("<details type=\"reasoning\">", "</details>");
+    case rf::harmony:
+      return tags("<|channel|>analysis<|message|>",
+                  "<|end|><|start|>assistant<|channel|>final<|message|>");
+    case rf::stripped_harmony: return tags("analysis ", " assistantfinal ");
+    case rf::granite: return tags("Here is my thought process: ", " Here's my response: ");
+    case rf::apriel: return tags("Here are my reasoning steps: ", " [BEGIN FINAL RESPONSE] ");
+    case rf::ollama: return tags("Thinking... ", " ...done thinking. ");
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("options::reasoning_off: a built-in format switched off is text",
+          "[regions][rule §2 Parts]") {
+  using rf = llmjson::reasoning_format;
+  const auto& all = llmjson::enumerators<rf>;
+  CHECK(all.size() == 18);
+  const std::vector<rf> every(all.begin(), all.end());
+  for (rf f : all) {
+    INFO(to_string(f));
+    const std::string text = text_of(f);
+    const std::vector<seen> read = scan(text);
+    REQUIRE(read.size() == 2);
+    CHECK(read[0].reasoning);
+    CHECK_FALSE(read[1].reasoning);
+    // Off: its markers are text.
+    llmjson::options off;
+    off.reasoning_off = {f};
+    CHECK(scan(text, off) == std::vector<seen>{answer("{\"d\": 0}"), answer("{\"a\": 1}")});
+    // Every other format off: it alone still reads the text.
+    llmjson::options alone;
+    for (rf g : all)
+      if (g != f) alone.reasoning_off.push_back(g);
+    CHECK(scan(text, alone) == read);
+    // All off, twice over: nothing is reasoning.
+    llmjson::options none;
+    none.reasoning_off = every;
+    none.reasoning_off.push_back(f);
+    CHECK(scan(text, none) == std::vector<seen>{answer("{\"d\": 0}"), answer("{\"a\": 1}")});
+  }
+  SECTION("harmony off: its seven tokens cut nothing, and no <|end|> ends a region") {
+    llmjson::options off;
+    off.reasoning_off = {rf::harmony};
+    // (On, the part after <|start|> is a string that never closes.)
+    CHECK(first("x {\"a\": \"<|start|>\"}") == "error truncated");
+    CHECK(first("x {\"a\": \"<|start|>\"}", off) == R"({"a":"<|start|>"})");
+    CHECK(scan("{\"a\": 1}<|end|><|start|>{\"b\": 2}", off) ==
+          std::vector<seen>{answer("{\"a\": 1}"), answer("{\"b\": 2}")});
+    // options::start reasoning: only tag pairs' closers end the region the prompt opened.
+    off.start = llmjson::output_start::reasoning;
+    CHECK(scan("{\"a\": 1}<|end|>{\"b\": 2}</think>{\"c\": 3}", off) ==
+          std::vector<seen>{thought("{\"a\": 1}", "</think>"), thought("{\"b\": 2}", "</think>"),
+                            answer("{\"c\": 3}")});
+  }
+  SECTION("apriel off: [END FINAL RESPONSE] is text too") {
+    const std::string text =
+        "Here are my reasoning steps: {\"d\": 0} [BEGIN FINAL RESPONSE] {\"a\": \"[END FINAL "
+        "RESPONSE]\"}";
+    CHECK(first(text) == "error truncated");  // the part after the cut: `"}`
+    llmjson::options off;
+    off.reasoning_off = {rf::apriel};
+    CHECK(first(text, off) == R"({"d":0})");
+  }
+  SECTION("a tag pair off: its closer is no already-open closer") {
+    llmjson::options off;
+    off.reasoning_off = {rf::think};
+    CHECK(scan("{\"a\": 1}</think>{\"b\": 2}</thinking>{\"c\": 3}", off) ==
+          std::vector<seen>{thought("{\"a\": 1}", "</thinking>"),
+                            thought("{\"b\": 2}", "</thinking>"), answer("{\"c\": 3}")});
+  }
+  SECTION("a value that names no format switches nothing off") {
+    llmjson::options odd;
+    odd.reasoning_off = {static_cast<rf>(18), static_cast<rf>(200)};
+    for (rf f : all) CHECK(scan(text_of(f), odd) == scan(text_of(f)));
+  }
+  SECTION("the caller's markers still count with every format off") {
+    llmjson::options mine;
+    mine.reasoning_off = every;
+    mine.reasoning_markers = {{"<think>", "</think>"}};
+    CHECK(scan(text_of(rf::think), mine) ==
+          std::vector<seen>{thought("{\"d\": 0}", "<think>"), answer("{\"a\": 1}")});
   }
 }

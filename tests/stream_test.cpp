@@ -680,3 +680,113 @@ TEST_CASE("settled early, the later qualifying candidates are finish()'s, as ext
   CHECK(r->candidates[r->later_qualifying[1]].text == "{\"a\": 4}");
   every_chunking(text, llmjson::any_key({"a"}), answer_start);
 }
+
+namespace {
+
+/// Feeds `text` in two pieces, split at every byte (syncing between them), and compares
+/// finish() with extract().
+template <class S>
+void every_split(std::string_view text, const S& sel, const llmjson::options& opts) {
+  const auto expected = llmjson::extract(text, sel, opts);
+  for (std::size_t k = 0; k <= text.size(); ++k) {
+    llmjson::stream<S> s(sel, opts);
+    s.feed(text.substr(0, k));
+    s.sync();
+    s.feed(text.substr(k));
+    const auto got = s.finish();
+    INFO("split at " << k << ": " << llmjson_test::differs(got, expected));
+    CHECK(llmjson_test::differs(got, expected).empty());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("rules v4 regions: every split at every byte, every chunking, as extract()",
+          "[stream][regions]") {
+  std::vector<std::string> texts{
+      "<Thought>{\"a\": 1}</THOUGHT>{\"a\": 2}",
+      "<longcat_think>{\"a\": 1}</longcat_think>{\"a\": 2}",
+      "<|channel>thought\n{\"a\": 1}\n<channel|>{\"a\": 2}",
+      "<|channel>final{\"a\": 1}<|channel>though",
+      "{\"a\": 1}<channel|>{\"a\": 2}",
+      "{\"a\": 1}</longcat_think>{\"a\": 2}</thought>",
+      "Here is my thought process:\n{\"a\": 1}\nHere's my response:\n{\"a\": 2}",
+      "Here's my thought process: {\"a\": 1} Here is my response: {\"a\": 2}",
+      " \n\xEF\xBB\xBFHere is my thought process: {\"a\": 1}",
+      "\xEF\xBB\xBF \n Here's my thought process: {\"a\": 1} Here's my respons",
+      "here is my thought process: {\"a\": 1} Here is my response: {\"a\": 2}",
+      "Here is my response: {\"a\": 1} Here is my thought process: {\"a\": 2}",
+      "Here are my reasoning steps:\n{\"a\": 1}\n[BEGIN FINAL RESPONSE]\n{\"a\": 2}\n[END FINAL "
+      "RESPONSE]\n<|end|>{\"a\": 3}",
+      "Here are my reasoning steps: [BEGIN FINAL RESPONSE] {\"t\": \"[END FINAL RESPONSE]\"} "
+      "[END FINAL RESPONS",
+      "Thinking...\n{\"a\": 1}\n...done thinking.\n\n{\"a\": 2}</think>{\"a\": 3}",
+      "Thinking...\n{\"a\": 1} ...done thinking",
+      "Thinking..",
+      "Thinking",
+      "Here",
+      "Thinking...x...done thinking.<think>{\"a\": 1}</think>{\"a\": 2}",
+      "{\"a\": 1}<|end|>",
+      "{\"a\": 1}<|end|>{\"a\": 2}<|end|><|call|>{\"a\": 3}<|sta",
+      "{\"a\": 1}<|end|>{\"a\": 2}<|end|><|start|>{\"a\": 3}",
+      "x {\"d\": 0}<|end|><|start|>assistant<|channel|>final<|message|>{\"a\": 1}",
+      "{\"a\": 1}<|call|>{\"b\": 2}</think>{\"c\": 3}",
+      "{\"a\": 1}<|end|>{\"b\": 2}</think>{\"c\": 3}<|return|>",
+      "{\"a\": 1}<|end|><think><|constrain|></think>{\"b\": 2}",
+      "analysis {\"a\": 1} assistantfinal {\"b\": 2}<|end|>",
+      "analysis {\"a\": 1} assistantfinal {\"b\": 2}<|end|><|message|>",
+  };
+  // The v4 corpus cases of these rules.
+  for (const char* name :
+       {"31-apriel-reasoning-steps-final-response", "31-gemma4-channel-thought-then-answer",
+        "31-granite-thought-process-response-phrases", "31-longcat-think-close-tag-only",
+        "31-marco-o1-thought-tags-mixed-case", "31-ollama-thinking-done-thinking-transcript",
+        "31-ollama-thinking-never-done-truncated", "31-phi3-trailing-end-token-after-fence"})
+    texts.push_back(
+        read_file(std::filesystem::path(LLMJSON_CORPUS_DIR) / (std::string(name) + ".txt")));
+  std::vector<llmjson::options> all_opts(5);
+  all_opts[1].start = llmjson::output_start::reasoning;
+  all_opts[2].start = llmjson::output_start::answer;
+  all_opts[3].reasoning_off = {llmjson::reasoning_format::apriel,
+                               llmjson::reasoning_format::harmony};
+  all_opts[4].reasoning_off = {llmjson::reasoning_format::granite,
+                               llmjson::reasoning_format::gemma4_channel};
+  for (const std::string& text : texts)
+    for (const llmjson::options& opts : all_opts) {
+      INFO(text << " (start " << to_string(opts.start) << ", " << opts.reasoning_off.size()
+                << " formats off)");
+      every_split(text, llmjson::any_object{}, opts);
+      every_chunking(text, llmjson::any_object{}, opts);
+    }
+}
+
+TEST_CASE("rules v4 regions: 1 MB of near misses fed in 64-byte chunks stays linear",
+          "[stream][linear][regions]") {
+  // A search that started again from the start of the text (or of a region) on every feed
+  // would read 16 thousand times a megabyte here.
+  auto rep = [](std::string_view unit, std::size_t bytes) {
+    std::string s;
+    while (s.size() < bytes) s += unit;
+    return s;
+  };
+  constexpr std::size_t mb = 1 << 20;
+  const std::vector<std::pair<std::string, std::string>> texts{
+      {"Thinking..." + rep("...done thinkin ", mb) + "...done thinking.{\"a\": 1}", R"({"a":1})"},
+      {"Here is my thought process:" + rep("Here's my respons", mb) +
+           "Here's my response:{\"a\": 1}",
+       R"({"a":1})"},
+      {"{\"a\": 1}<|end|>" + rep("<|end|><|sta", mb), R"({"a":1})"},
+      {"{\"a\": 1}<|end|>" + rep("<|end|><|sta", mb) + "<|start|>{\"a\": 2}", R"({"a":2})"},
+      {"<|channel>thought" + rep("<channel", mb) + "<channel|>{\"a\": 1}", R"({"a":1})"},
+  };
+  for (const auto& [text, answer] : texts) {
+    llmjson::stream<llmjson::any_object> s({}, {.policy = llmjson::policy::first});
+    for (std::size_t at = 0; at < text.size(); at += 64) {
+      s.feed(std::string_view(text).substr(at, 64));
+      s.sync();
+    }
+    const auto r = s.finish();
+    REQUIRE(r);
+    CHECK(r->json().dump() == answer);
+  }
+}

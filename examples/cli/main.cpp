@@ -56,9 +56,9 @@ constexpr int exit_usage = 2;      // bad flags, unreadable input, invalid schem
 constexpr std::string_view usage_text =
     R"(usage: llmjson [--keys K1,K2,...] [--schema FILE] [--policy first|unique|last] [--no-fallback]
                [--no-reasoning-regions] [--reasoning-tags OPEN,CLOSE]
-               [--starts-in unknown|reasoning|answer] [--prefill TEXT] [--early] [--response]
-               [--explain]
-               [--report] [--pretty] [--normalize] [--max-bytes N]
+               [--reasoning-off NAME,...] [--starts-in unknown|reasoning|answer]
+               [--prefill TEXT] [--early] [--response] [--explain] [--report] [--pretty]
+               [--normalize] [--max-bytes N]
                [--jsonl [--at P] [--id-at P] [--reasoning-at P] [--first-line N] [--jobs N]]
                [FILE|-]
 
@@ -101,12 +101,18 @@ How one is chosen:
                      unique: exactly one qualifies, else an error; last: the last that qualifies
   --no-fallback      with first: when none qualifies, fail instead of taking the first valid
                      one that no frame encloses (the fallback, which stderr notes)
-Reasoning (<think>...</think>, [THINK], <details type="reasoning">, harmony analysis, gpt-oss's
-stripped analysis...assistantfinal, ...: never the answer):
+Reasoning (<think>...</think>, [THINK], <thought>, <details type="reasoning">, harmony analysis,
+gpt-oss's stripped analysis...assistantfinal, "Thinking..." at the start, ...: never the answer):
   --no-reasoning-regions
                      treat reasoning markers as text: the whole output is answer text
   --reasoning-tags OPEN,CLOSE
                      a marker pair of your own, besides the built-in ones (repeatable)
+  --reasoning-off NAME[,NAME...]
+                     built-in formats whose markers are text (repeatable): think, thinking,
+                     reasoning, think_brackets ([THINK]), command_r (<|START_THINKING|>),
+                     begin_of_thought, seed_think, kimi, scratchpad, thought, longcat_think,
+                     gemma4_channel (<|channel>thought), details, harmony, stripped_harmony,
+                     granite, apriel, ollama
   --starts-in WHERE  what your prompt leaves at the output's start: reasoning (the template
                      prefilled <think>), answer (no already-open rule), or unknown (the default:
                      a closing marker before any opening one means the prompt opened it)
@@ -206,6 +212,7 @@ struct settings {
   bool normalize = false;
   bool no_reasoning_regions = false;
   std::vector<llmjson::marker_pair> reasoning_tags;
+  std::vector<llmjson::reasoning_format> reasoning_off;
   llmjson::output_start starts_in = llmjson::output_start::unknown;
   std::optional<std::string> prefill;  // --prefill
   bool early = false;
@@ -276,9 +283,9 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
     }
     const bool takes_value = name == "--keys" || name == "--schema" || name == "--policy" ||
                              name == "--max-bytes" || name == "--reasoning-tags" ||
-                             name == "--starts-in" || name == "--prefill" || name == "--at" ||
-                             name == "--id-at" || name == "--reasoning-at" ||
-                             name == "--first-line" || name == "--jobs";
+                             name == "--reasoning-off" || name == "--starts-in" ||
+                             name == "--prefill" || name == "--at" || name == "--id-at" ||
+                             name == "--reasoning-at" || name == "--first-line" || name == "--jobs";
     std::string v;
     if (takes_value && has_inline) {
       v = std::string(inline_value);
@@ -337,6 +344,17 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
           v.find(',', comma + 1) != std::string::npos)
         return "--reasoning-tags: '" + v + "' is not OPEN,CLOSE (two non-empty tags, one comma)";
       s.reasoning_tags.push_back({v.substr(0, comma), v.substr(comma + 1)});
+    } else if (name == "--reasoning-off") {
+      for (std::size_t start = 0;;) {
+        const std::size_t comma = v.find(',', start);
+        const std::string format =
+            v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        llmjson::reasoning_format f{};
+        if (auto problem = parse_enum(name, format, f); !problem.empty()) return problem;
+        s.reasoning_off.push_back(f);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
     } else if (name == "--prefill") {
       if (s.prefill) return "--prefill given twice";
       s.prefill = v;
@@ -381,10 +399,10 @@ std::string parse_command_line(int argc, char** argv, settings& s) {
                "(--keys K1,K2 FILE); to read stdin with that key, add - as the input";
     }
   }
-  if (s.no_reasoning_regions &&
-      (!s.reasoning_tags.empty() || s.starts_in != llmjson::output_start::unknown))
-    return "--no-reasoning-regions turns markers off: --reasoning-tags and --starts-in would do "
-           "nothing";
+  if (s.no_reasoning_regions && (!s.reasoning_tags.empty() || !s.reasoning_off.empty() ||
+                                 s.starts_in != llmjson::output_start::unknown))
+    return "--no-reasoning-regions turns markers off: --reasoning-tags, --reasoning-off and "
+           "--starts-in would do nothing";
   if (s.schema_path == "-" && s.input == "-")
     return "--schema - reads stdin, so the input must be a FILE";
   if (s.early && s.policy && *s.policy != llmjson::policy::first)
@@ -1087,6 +1105,7 @@ llmjson::options options_of(const settings& s) {
   opts.max_input_bytes = s.max_bytes;
   opts.reasoning_regions = !s.no_reasoning_regions;
   opts.reasoning_markers = s.reasoning_tags;
+  opts.reasoning_off = s.reasoning_off;
   opts.start = s.starts_in;
   opts.prefill = s.prefill.value_or(std::string());
   return opts;

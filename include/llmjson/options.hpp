@@ -53,11 +53,15 @@ struct marker_pair {
 
 /// What the caller knows of how its prompt leaves the start of the output. Whatever it says,
 /// stripped harmony (an output that begins with `analysis`, holds `assistantfinal` after it and
-/// no harmony token: gpt-oss with its special tokens removed) is read from the output: the text
-/// through the first `assistantfinal` is reasoning and the answer text follows.
+/// no harmony token: gpt-oss with its special tokens removed) and the phrase pairs (an output
+/// that begins with Granite's `Here is my thought process:`, Apriel's `Here are my reasoning
+/// steps:` or Ollama's `Thinking...`) are read from the output: the text through the closing
+/// word or phrase is reasoning and the answer text follows.
 enum class output_start {
   /// The default: a closing marker before any opening one means the chat template opened the
-  /// reasoning in the prompt, so the output starts inside it (the already-open rule).
+  /// reasoning in the prompt, so the output starts inside it (the already-open rule; a harmony
+  /// `<|end|>` or `<|call|>` only when a token only harmony uses, such as `<|start|>`, follows
+  /// it).
   unknown,
   /// The prompt opened the reasoning (a template that prefills `<think>`): everything up to the
   /// first closing marker (of a tag pair other than `</details>`, or harmony `<|end|>` or
@@ -83,6 +87,75 @@ template <>
 inline constexpr std::array enumerators<output_start>{
     output_start::unknown, output_start::reasoning, output_start::answer};
 
+/// A built-in reasoning format (§2 Reasoning regions), for `options::reasoning_off`: its markers
+/// (and, for `apriel`, the `[END FINAL RESPONSE]` cut) become text.
+enum class reasoning_format : unsigned char {
+  think,             ///< `<think>`...`</think>`
+  thinking,          ///< `<thinking>`...`</thinking>`
+  reasoning,         ///< `<reasoning>`...`</reasoning>`
+  think_brackets,    ///< `[THINK]`...`[/THINK]`
+  command_r,         ///< `<|START_THINKING|>`...`<|END_THINKING|>`
+  begin_of_thought,  ///< `<|begin_of_thought|>`...`<|end_of_thought|>`
+  seed_think,        ///< `<seed:think>`...`</seed:think>`
+  kimi,              ///< `◁think▷`...`◁/think▷`
+  scratchpad,        ///< `<scratchpad>`...`</scratchpad>`
+  thought,           ///< `<thought>`...`</thought>` (EXAONE Deep, Marco-o1's `<Thought>`)
+  longcat_think,     ///< `<longcat_think>`...`</longcat_think>`
+  gemma4_channel,    ///< Gemma 4's `<|channel>thought`...`<channel|>`
+  details,           ///< Open WebUI's `<details type="reasoning">`...`</details>`
+  harmony,           ///< gpt-oss harmony: its seven tokens (messages and cuts) become text
+  stripped_harmony,  ///< `analysis`...`assistantfinal` (harmony without its special tokens)
+  granite,           ///< `Here is my thought process:`...`Here is my response:` (Granite 3.2)
+  apriel,  ///< `Here are my reasoning steps:`...`[BEGIN FINAL RESPONSE]`, `[END FINAL RESPONSE]`
+  ollama,  ///< `Thinking...`...`...done thinking.` (an `ollama run` transcript)
+};
+
+/// Returns the format's name, its enumerator's: `"think_brackets"`. Does not throw.
+[[nodiscard]] constexpr std::string_view to_string(reasoning_format f) noexcept {
+  switch (f) {
+    case reasoning_format::think: return "think";
+    case reasoning_format::thinking: return "thinking";
+    case reasoning_format::reasoning: return "reasoning";
+    case reasoning_format::think_brackets: return "think_brackets";
+    case reasoning_format::command_r: return "command_r";
+    case reasoning_format::begin_of_thought: return "begin_of_thought";
+    case reasoning_format::seed_think: return "seed_think";
+    case reasoning_format::kimi: return "kimi";
+    case reasoning_format::scratchpad: return "scratchpad";
+    case reasoning_format::thought: return "thought";
+    case reasoning_format::longcat_think: return "longcat_think";
+    case reasoning_format::gemma4_channel: return "gemma4_channel";
+    case reasoning_format::details: return "details";
+    case reasoning_format::harmony: return "harmony";
+    case reasoning_format::stripped_harmony: return "stripped_harmony";
+    case reasoning_format::granite: return "granite";
+    case reasoning_format::apriel: return "apriel";
+    case reasoning_format::ollama: return "ollama";
+  }
+  return "unknown";
+}
+
+/// Every `reasoning_format`: `from_string<reasoning_format>("kimi") == reasoning_format::kimi`.
+template <>
+inline constexpr std::array enumerators<reasoning_format>{reasoning_format::think,
+                                                          reasoning_format::thinking,
+                                                          reasoning_format::reasoning,
+                                                          reasoning_format::think_brackets,
+                                                          reasoning_format::command_r,
+                                                          reasoning_format::begin_of_thought,
+                                                          reasoning_format::seed_think,
+                                                          reasoning_format::kimi,
+                                                          reasoning_format::scratchpad,
+                                                          reasoning_format::thought,
+                                                          reasoning_format::longcat_think,
+                                                          reasoning_format::gemma4_channel,
+                                                          reasoning_format::details,
+                                                          reasoning_format::harmony,
+                                                          reasoning_format::stripped_harmony,
+                                                          reasoning_format::granite,
+                                                          reasoning_format::apriel,
+                                                          reasoning_format::ollama};
+
 /// Options of `extract`, `candidates` and the retry wrapper. Designated initializers read well:
 /// `llmjson::options{.policy = llmjson::policy::unique, .fallback = false}`.
 struct options {
@@ -99,13 +172,18 @@ struct options {
   std::size_t max_depth = 512;
   /// Longer outputs are the error `too_large` and are not scanned. `candidates()` ignores it.
   std::size_t max_input_bytes = default_max_input_bytes;
-  /// Reasoning regions (`<think>`...`</think>`, `<scratchpad>`, Open WebUI's
-  /// `<details type="reasoning">`, harmony analysis messages, stripped harmony's
-  /// `analysis...assistantfinal`, ...) are found and their candidates never qualify. Off: the
-  /// whole output is answer text, markers included.
+  /// Reasoning regions (`<think>`...`</think>`, `<scratchpad>`, `<thought>`, Gemma 4's
+  /// `<|channel>thought`...`<channel|>`, Open WebUI's `<details type="reasoning">`, harmony
+  /// analysis messages, stripped harmony's `analysis...assistantfinal`, the phrase pairs at the
+  /// start such as Granite's `Here is my thought process:`...`Here is my response:`, ...: every
+  /// `reasoning_format`) are found and their candidates never qualify. Off: the whole output is
+  /// answer text, markers included.
   bool reasoning_regions = true;
   /// Marker pairs of the caller's own, searched besides the built-in ones.
   std::vector<marker_pair> reasoning_markers{};
+  /// Built-in formats switched off: their markers are text (`harmony`: its seven tokens open no
+  /// message and cut nothing; `apriel`: `[END FINAL RESPONSE]` included).
+  std::vector<reasoning_format> reasoning_off{};
   /// What the caller knows of the prompt: may the output start inside reasoning?
   output_start start = output_start::unknown;
   /// The text the caller wrote at the start of the model's turn and that the model continues

@@ -208,6 +208,11 @@ inline std::vector<std::pair<std::string, std::function<std::string(std::size_t)
        [](std::size_t n) { return "x {\"a\": \"" + repeat("code line\n", n); }},
       {"analysis and assistantfinal", rep("analysis assistantfinal ")},
       {"<details type=\"reasoning\"> repeated", rep("<details type=\"reasoning\">")},
+      // Rules v4: a phrase region with near misses of its closing phrase; Gemma 4's opening
+      // tag, one region that never closes.
+      {"Thinking... then ...done thinkin repeated",
+       [](std::size_t n) { return "Thinking..." + repeat("...done thinkin ", n); }},
+      {"<|channel>thought repeated", rep("<|channel>thought")},
   };
 }
 

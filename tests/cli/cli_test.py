@@ -387,6 +387,16 @@ def group_report_matches_explain(c, a):
     rc, out, _ = c.run(["--report", "--reasoning-tags", "<scratch>,</scratch>"], b"<scratch>{\"a\": 1}</scratch>{\"b\": 2}")
     ok, rep = parse_json(out)
     c.check(rc == 0 and ok and rep["value"] == {"b": 2}, "--reasoning-tags: %r" % out[:400])
+    # --reasoning-off: a built-in format's markers are text (options::reasoning_off).
+    ollama = b"Thinking...\n{\"a\": 1}\n...done thinking.\n{\"b\": 2}"
+    for flags, want in (([], {"b": 2}), (["--reasoning-off", "ollama"], {"a": 1}),
+                        (["--reasoning-off=granite,ollama"], {"a": 1}),
+                        (["--reasoning-off", "granite", "--reasoning-off", "think"], {"b": 2})):
+        rc, out, _ = c.run(flags, ollama)
+        c.check(rc == 0 and parse_json(out)[1] == want, "%s: exit %d, %r" % (flags, rc, out[:200]))
+    rc, _, err = c.run(["--reasoning-off", "Think"], ollama)
+    c.check(rc == 2 and b"'Think' is not one of think, thinking," in err and b"granite, apriel, ollama" in err,
+            "--reasoning-off with an unknown name: %r" % err)
     rc, out, err = c.run([], b"Sure:\n{'city': 'Paris'}\n")
     c.check(rc == 1 and err == b"llmjson: no_json: no JSON value in the output; 1 near miss: 2:1 {'city': 'Paris'}: "
             b"single quotes are not JSON strings\n", "a near miss on stderr: %r" % err)
@@ -451,6 +461,10 @@ def group_usage_errors(c, a):
         ["--starts-in", "sideways", sample],
         ["--no-reasoning-regions", "--starts-in", "answer", sample],
         ["--no-reasoning-regions", "--reasoning-tags", "<a>,</a>", sample],
+        ["--reasoning-off", "nope", sample],
+        ["--reasoning-off", "think,", sample],
+        ["--reasoning-off"],
+        ["--no-reasoning-regions", "--reasoning-off", "think", sample],
         ["--early", "--policy", "last", sample],  # nothing settles under last
         ["--early=yes", sample],
         ["--at", "/x", sample],  # --jsonl flags without --jsonl
@@ -513,7 +527,8 @@ def group_usage_errors(c, a):
     rc, out, err = c.run(["--help"])
     c.check(rc == 0 and out.startswith(b"usage: llmjson") and err == b"", "--help")
     for flag in (b"--keys", b"--schema", b"--policy", b"--no-fallback", b"--explain", b"--report", b"--pretty",
-                 b"--normalize", b"--no-reasoning-regions", b"--reasoning-tags", b"--starts-in", b"--early"):
+                 b"--normalize", b"--no-reasoning-regions", b"--reasoning-tags", b"--reasoning-off", b"--starts-in",
+                 b"--early"):
         c.check(flag in out, "--help does not mention " + flag.decode())
     with open(a.version_header, encoding="utf-8") as f:
         v = dict(re.findall(r"#define LLMJSON_VERSION_(MAJOR|MINOR|PATCH) (\d+)", f.read()))

@@ -50,9 +50,11 @@ struct part_span {
 ///   wait until it fails (a whole value owns all inside it), then read from the start;
 /// - §2 Reasoning regions, §2 Parts: markers cut the text into parts, each decided once the
 ///   bytes it may span are there. Before any opening marker the text is read as answer text;
-///   a closing marker then (already open) makes it reasoning, read again once. Stripped
-///   harmony is watched by two cursors; when a later byte changes whether it applies, the
-///   text is read again (twice at most);
+///   a closing marker then (already open) makes it reasoning, read again once (a harmony
+///   <|end|> or <|call|> then holds the reading until a token only harmony uses follows it, or
+///   the text ends). Stripped harmony is watched by two cursors; when a later byte changes
+///   whether it applies, the text is read again (twice at most). The phrase pairs are decided
+///   by the first bytes after the white space: the reading waits for them;
 /// - §3 Whole parts: an answer part waits while it is a valid JSON prefix;
 /// - §2 Fences: a line that may be a fence line is held until it ends, then fed to the
 ///   `fence_walker`; fence lines cut a part into segments. §3 Fence bodies: a body waits while
@@ -133,7 +135,14 @@ class engine {
     if (frames_.overflowed() != overflow::none) return;
     if (!started_ && !find_start()) return;
     if (stripped_ != stripped::no) stripped_harmony();
+    if (phrase_ == phrase::unknown) phrase_start();
     if (!whole_output()) return;
+    if (!reading_) {
+      // The phrase pairs decide the start: the text waits until the bytes tell (a few dozen
+      // at most after the white space, none of them JSON).
+      if (phrase_ == phrase::unknown) return;
+      begin_reading();
+    }
     if (!options_.reasoning_regions) {
       part_text(text_.size());
       if (ended_ && part_.active) part_end(text_.size());
@@ -155,27 +164,33 @@ class engine {
     start_ = bom_length(text_);
     started_ = true;
     stripped_ws_end_ = start_;
-    if (!options_.reasoning_regions) stripped_ = stripped::no;
+    if (!options_.reasoning_regions || !markers_.on(reasoning_format::stripped_harmony))
+      stripped_ = stripped::no;
+    if (!options_.reasoning_regions) phrase_ = phrase::no;
     whole_watch_.start(text_, start_, max_depth_);
     return true;
   }
 
-  /// §3 Whole output. Returns whether the stages below may run.
+  /// §3 Whole output. Returns whether the stages below may run (they read the text from its
+  /// start: `begin_reading`).
   bool whole_output() {
-    if (whole_decided_) return reading_;
+    if (whole_decided_) return !whole_value_;
     if (whole_watch_.feed(text_.size())) {
       if (!ended_) return false;
       whole_decided_ = true;
       switch (whole_watch_.finish(text_.size())) {
         case prefix_watch::ending::value:
+          whole_value_ = true;
           add_record(whole_watch_.first(), whole_watch_.last(), source::whole, context{});
           return false;
-        case prefix_watch::ending::cut: value_cut(whole_watch_.first()); return false;
+        case prefix_watch::ending::cut:
+          whole_value_ = true;
+          value_cut(whole_watch_.first());
+          return false;
         case prefix_watch::ending::blank: break;  // a region the prompt opened may hold it
       }
     }
-    whole_decided_ = true;  // not one value: the stages below read the text from its start
-    begin_reading();
+    whole_decided_ = true;  // not one value
     return true;
   }
 
@@ -184,7 +199,14 @@ class engine {
     reading_ = true;
     marker_pos_ = start_;
     read_stripped_ = stripped_ == stripped::yes;
-    if (read_stripped_) {
+    if (phrase_ == phrase::yes) {
+      // A phrase pair decides the start, whatever options::start says: one region from the
+      // opening phrase through the first closing phrase of its pair.
+      mode_ = mode::region;
+      region_ = region_kind::phrase;
+      marker_pos_ = phrase_at_ + phrase_len_;
+      part_begin(true, marker_pos_, phrase_at_, phrase_len_);
+    } else if (read_stripped_) {
       // Stripped harmony decides the start, whatever options::start says: one region from
       // the start (its part after `analysis`) through the first `assistantfinal`.
       mode_ = mode::region;
@@ -227,6 +249,31 @@ class engine {
 
   // --- stripped harmony --------------------------------------------------------------------
 
+  /// Where the JSON white space after the BOM ends, as far as the text so far shows (read once).
+  std::size_t leading_ws_end() noexcept {
+    while (stripped_ws_end_ < text_.size() && is_json_ws(text_[stripped_ws_end_]))
+      ++stripped_ws_end_;
+    return stripped_ws_end_;
+  }
+
+  /// §2 Phrase pairs: whether the text begins, after the BOM and JSON white space, with an
+  /// opening phrase (of a pair that is on). Decided by a few dozen bytes at most: the stages
+  /// below wait for it.
+  void phrase_start() {
+    const std::size_t at = leading_ws_end();
+    if (at == text_.size() && !ended_) return;  // white space so far
+    const marker_match m = markers_.phrase_at(text_, at, ended_);
+    if (!m.decided) return;
+    if (m.kind == marker_kind::none) {
+      phrase_ = phrase::no;
+      return;
+    }
+    phrase_ = phrase::yes;
+    phrase_pair_ = m.index;
+    phrase_at_ = m.at;
+    phrase_len_ = m.len;
+  }
+
   /// §2 Stripped harmony: whether it applies to the text so far: it begins, after the BOM
   /// and JSON white space, with `analysis`, holds `assistantfinal` after it, and holds none of
   /// the seven harmony tokens. Each cursor reads each byte once (a token or word cut by the end
@@ -234,8 +281,7 @@ class engine {
   /// stages below read already, they read again.
   void stripped_harmony() {
     if (stripped_ == stripped::unknown) {
-      while (stripped_ws_end_ < text_.size() && is_json_ws(text_[stripped_ws_end_]))
-        ++stripped_ws_end_;
+      leading_ws_end();
       const std::size_t have = std::min(stripped_open.size(), text_.size() - stripped_ws_end_);
       if (have == 0 && !ended_) return;  // white space so far
       if (have == 0 ||
@@ -266,7 +312,7 @@ class engine {
   // --- markers ---------------------------------------------------------------------------------
 
   enum class mode : unsigned char { pre, answer, region };
-  enum class region_kind : unsigned char { tags, harmony, prompt, stripped };
+  enum class region_kind : unsigned char { tags, harmony, prompt, stripped, phrase };
 
   void markers() {
     const std::size_t n = text_.size();
@@ -293,7 +339,9 @@ class engine {
         part_begin(false, marker_pos_, none, 0);
         continue;
       }
-      const marker_match m = markers_.next(text_, marker_pos_, ended_);
+      // After an Apriel region, `[END FINAL RESPONSE]` cuts the text.
+      const bool end_cut = phrase_ == phrase::yes && phrase_pair_ == apriel_phrases;
+      const marker_match m = markers_.next(text_, marker_pos_, ended_, true, end_cut);
       part_text(m.at);
       marker_pos_ = m.at;
       if (m.kind == marker_kind::none) break;  // not yet known, or not there
@@ -306,10 +354,19 @@ class engine {
         if (region_from == n && !ended_) break;
       }
       if (mode_ == mode::pre) {
-        if (m.kind == marker_kind::tag_close ||
-            ((m.is(harmony::end) || m.is(harmony::call)) && !seen_harmony_)) {
+        if (m.kind == marker_kind::tag_close) {
           already_open(m);
           continue;
+        }
+        if ((m.is(harmony::end) || m.is(harmony::call)) && !seen_harmony_) {
+          // It ends a region the prompt opened only when a token only harmony uses follows it
+          // (Phi-3 ends its turn with <|end|>): the reading waits here until one does or the
+          // text ends (one cursor: each byte after it is read once).
+          if (harmony_follows(after)) {
+            already_open(m);
+            continue;
+          }
+          if (!ended_) break;
         }
         if (marker_set::opens_region(text_, m)) {
           mode_ = mode::answer;
@@ -363,9 +420,23 @@ class engine {
     return channel_name_to_;
   }
 
+  /// §2 Already open: whether a harmony token that only harmony uses (`harmony_only`) comes at
+  /// or after `from` (after an <|end|> or <|call|>) in the text so far. Remembered between
+  /// calls: the bytes after `from` are read once, however the text arrives.
+  bool harmony_follows(std::size_t from) noexcept {
+    if (follows_from_ != from) {
+      follows_from_ = from;
+      follows_pos_ = from;
+    }
+    const marker_match h = marker_set::harmony_in(harmony_only, text_, follows_pos_, ended_);
+    follows_pos_ = h.at;
+    return h.kind != marker_kind::none;
+  }
+
   /// Where the current region ends, at or after `i`, as `marker_set::next` reports.
   [[nodiscard]] marker_match region_end(std::size_t i) const noexcept {
     switch (region_) {
+      case region_kind::phrase: return marker_set::phrase_close(phrase_pair_, text_, i, ended_);
       case region_kind::tags: return markers_.closer_of(tag_pair_, text_, i, ended_);
       case region_kind::harmony: return marker_set::harmony_end(text_, i, ended_);
       case region_kind::stripped:  // known already: the first `assistantfinal`
@@ -754,7 +825,8 @@ class engine {
 
   prefix_watch whole_watch_;    // §3 Whole output
   bool whole_decided_ = false;  // the whole-output rule has decided
-  bool reading_ = false;        // ... that the stages below read the text
+  bool whole_value_ = false;    // ... that the text is one value (or a cut one)
+  bool reading_ = false;        // the stages below read the text
 
   mode mode_ = mode::pre;
   region_kind region_ = region_kind::tags;
@@ -763,6 +835,13 @@ class engine {
   bool seen_harmony_ = false;
   std::size_t generation_ = 0;
   std::size_t channel_name_from_ = none, channel_name_to_ = 0;  // channel_name_end's memory
+  std::size_t follows_from_ = none, follows_pos_ = 0;           // harmony_follows' memory
+
+  // §2 Phrase pairs: unknown (the bytes so far cannot tell), no, yes (phrase_pairs
+  // [phrase_pair_]'s opening phrase at phrase_at_, phrase_len_ bytes).
+  enum class phrase : unsigned char { unknown, no, yes };
+  phrase phrase_ = phrase::unknown;
+  std::size_t phrase_pair_ = 0, phrase_at_ = 0, phrase_len_ = 0;
 
   // Stripped harmony: unknown (too few bytes yet), no (for good), maybe (`analysis` first, no
   // harmony token, no `assistantfinal` yet), yes (it applies to the text so far).
@@ -770,6 +849,7 @@ class engine {
   stripped stripped_ = stripped::unknown;
   bool read_stripped_ = false;       // the stages below read the text as stripped harmony
   std::size_t stripped_ws_end_ = 0;  // the white space before the first word ends here so far
+                                     // (leading_ws_end; phrase pairs too)
   std::size_t stripped_word_ = 0;    // where `analysis` starts
   std::size_t stripped_tokens_ = 0;  // harmony tokens: none before this byte
   std::size_t stripped_final_ = 0;   // `assistantfinal` starts at none before this byte (yes: here)

@@ -20,8 +20,9 @@
 
 namespace llmjson::detail {
 
-/// The built-in tag pairs (§2 Reasoning regions). ASCII letters match case-insensitively.
-inline constexpr std::array<std::array<std::string_view, 2>, 9> builtin_tag_pairs{{
+/// The built-in tag pairs (§2 Reasoning regions). ASCII letters match case-insensitively. Pair
+/// `p` is the format `reasoning_format(p)`.
+inline constexpr std::array<std::array<std::string_view, 2>, 12> builtin_tag_pairs{{
     {"<think>", "</think>"},
     {"<thinking>", "</thinking>"},
     {"<reasoning>", "</reasoning>"},
@@ -31,7 +32,36 @@ inline constexpr std::array<std::array<std::string_view, 2>, 9> builtin_tag_pair
     {"<seed:think>", "</seed:think>"},
     {"\xE2\x97\x81think\xE2\x96\xB7", "\xE2\x97\x81/think\xE2\x96\xB7"},  // ◁think▷ ◁/think▷
     {"<scratchpad>", "</scratchpad>"},
+    {"<thought>", "</thought>"},
+    {"<longcat_think>", "</longcat_think>"},
+    // Gemma 4: `<|channel>` and `thought` together; `<|channel>` and `<channel|>` each lack one
+    // of the pipes of harmony's `<|channel|>`, so none of the three is found inside another.
+    {"<|channel>thought", "<channel|>"},
 }};
+static_assert(builtin_tag_pairs.size() == static_cast<std::size_t>(reasoning_format::details));
+
+/// The phrase pairs (§2 Reasoning regions): ordinary words, matched byte for byte (case
+/// included), and an opening phrase only where the text begins. A pair has one or two ways to
+/// write each phrase (an empty one is none).
+struct phrase_pair {
+  reasoning_format format;
+  std::array<std::string_view, 2> opens;
+  std::array<std::string_view, 2> closes;
+};
+inline constexpr std::array<phrase_pair, 3> phrase_pairs{{
+    {reasoning_format::granite,
+     {"Here is my thought process:", "Here's my thought process:"},
+     {"Here is my response:", "Here's my response:"}},
+    {reasoning_format::apriel,
+     {"Here are my reasoning steps:", {}},
+     {"[BEGIN FINAL RESPONSE]", {}}},
+    {reasoning_format::ollama, {"Thinking...", {}}, {"...done thinking.", {}}},
+}};
+/// The index of Apriel's pair in `phrase_pairs`.
+inline constexpr std::size_t apriel_phrases = 1;
+/// After an Apriel region, each one (byte for byte, outside regions) cuts the text as a harmony
+/// token does (§2 Parts).
+inline constexpr std::string_view apriel_end = "[END FINAL RESPONSE]";
 
 /// Open WebUI's reasoning block: `<details` through the first `>` after it opens a region when
 /// the bytes between hold `type="reasoning"`; `</details>` closes it. Never already open.
@@ -64,8 +94,30 @@ constexpr bool marker_at(std::string_view text, std::size_t i, std::string_view 
   return true;
 }
 
-/// What a marker is.
-enum class marker_kind : unsigned char { none, tag_open, tag_close, harmony_token };
+/// A built-in format's bit in a set of them (none for a value that names no format).
+[[nodiscard]] constexpr std::uint32_t format_bit(reasoning_format f) noexcept {
+  const auto k = static_cast<unsigned>(f);
+  return k < 32 ? 1U << k : 0U;
+}
+
+/// What a marker is. `end_cut`: Apriel's `[END FINAL RESPONSE]`, which only cuts.
+enum class marker_kind : unsigned char { none, tag_open, tag_close, harmony_token, end_cut };
+
+/// A set of harmony tokens: bit `h` for `harmony(h)`.
+using harmony_set = unsigned;
+[[nodiscard]] constexpr harmony_set harmony_bit(harmony h) noexcept {
+  return 1U << static_cast<unsigned>(h);
+}
+/// All seven.
+inline constexpr harmony_set all_harmony = (1U << harmony_tokens.size()) - 1U;
+/// Those that end a message that is reasoning (§2 Harmony): `<|start|>`, `<|channel|>` (not
+/// its own), `<|end|>`, `<|call|>`, `<|return|>`.
+inline constexpr harmony_set message_ends =
+    all_harmony & ~(harmony_bit(harmony::message) | harmony_bit(harmony::constrain));
+/// The tokens only harmony uses (§2 Already open): all but `<|end|>` and `<|call|>`, which
+/// other templates (Phi-3, Apriel) end a turn with.
+inline constexpr harmony_set harmony_only =
+    all_harmony & ~(harmony_bit(harmony::end) | harmony_bit(harmony::call));
 
 /// A marker found in the text.
 struct marker_match {
@@ -84,19 +136,28 @@ struct marker_match {
 /// allocate after construction.
 class marker_set {
  public:
-  /// The built-in markers' table is made once per process and shared; a caller's markers
-  /// make a table of this set's own.
+  /// The built-in markers' table is made once per process and shared; a caller's markers, or
+  /// built-in formats switched off, make a table of this set's own.
   explicit marker_set(const options& opts) : opts_(opts) {
-    bool own = false;
+    for (reasoning_format f : opts.reasoning_off) off_ |= format_bit(f);
+    // The formats that are entries of the table (stripped harmony and the phrase pairs at the
+    // start are not: they are looked for apart).
+    constexpr std::uint32_t in_table =
+        ~(format_bit(reasoning_format::stripped_harmony) | format_bit(reasoning_format::granite) |
+          format_bit(reasoning_format::ollama));
+    bool own = (off_ & in_table) != 0;
     for (const auto& p : opts.reasoning_markers) own = own || (!p.open.empty() && !p.close.empty());
     if (own) {
-      own_.emplace(make_table(opts));
+      own_.emplace(make_table(opts, off_));
       table_ = &*own_;
     } else {
-      static const table builtin = make_table(options{});
+      static const table builtin = make_table(options{}, 0);
       table_ = &builtin;
     }
   }
+
+  /// Whether the built-in format `f` is on (not in `options::reasoning_off`).
+  [[nodiscard]] bool on(reasoning_format f) const noexcept { return (off_ & format_bit(f)) == 0; }
   marker_set(const marker_set&) = delete;  // table_ may point into own_
   marker_set& operator=(const marker_set&) = delete;
 
@@ -124,21 +185,27 @@ class marker_set {
   }
 
   /// The longest marker at `i`. At equal lengths: built-in tags (open, then close), harmony,
-  /// `<details ...>`, then the caller's tags. `decided` is false when the bytes so far cannot tell
-  /// yet (a marker, or a longer one, may still be completed by text that has not come), unless
-  /// `ended`; a channel's name must be there too (to tell `final`, and to show it), and a
-  /// `<details`'s `>`. `details`: whether `<details ...>` counts here (it does not where only
-  /// closing markers matter: it would only hold the search back).
+  /// `<details ...>`, Apriel's `[END FINAL RESPONSE]`, then the caller's tags. `decided` is false
+  /// when the bytes so far cannot tell yet (a marker, or a longer one, may still be completed by
+  /// text that has not come), unless `ended`; a channel's name must be there too (to tell `final`,
+  /// and to show it), and a `<details`'s `>`. `details`: whether `<details ...>` counts here (it
+  /// does not where only closing markers matter: it would only hold the search back). `end_cut`:
+  /// whether Apriel's
+  /// `[END FINAL RESPONSE]` counts (after an Apriel region; matched byte for byte).
   [[nodiscard]] marker_match here(std::string_view text, std::size_t i, bool ended,
-                                  bool details = true) const noexcept {
+                                  bool details = true, bool end_cut = false) const noexcept {
     marker_match best;
     best.at = i;
     const std::size_t left = text.size() - i;
     bool open = false;  // a marker that matches so far may still be completed
     auto consider = [&](const entry& e) {
+      if (e.kind == marker_kind::end_cut && !end_cut) return;
       const std::size_t have = std::min(e.m.size(), left);
-      if (!marker_at(text.substr(0, i + have), i, e.m.substr(0, have))) return;
-      const bool is_details = e.index == details_pair;
+      if (e.kind == marker_kind::end_cut
+              ? text.substr(i, have) != e.m.substr(0, have)
+              : !marker_at(text.substr(0, i + have), i, e.m.substr(0, have)))
+        return;
+      const bool is_details = e.kind == marker_kind::tag_open && e.index == details_pair;
       if (is_details && !details) return;
       if (have < e.m.size()) {
         open = true;
@@ -185,7 +252,7 @@ class marker_set {
   /// The first marker that starts at or after `i`; `kind == none` with `decided` false stops
   /// at the first place the bytes so far cannot decide (`at`), with `decided` true means none.
   [[nodiscard]] marker_match next(std::string_view text, std::size_t i, bool ended,
-                                  bool details = true) const noexcept {
+                                  bool details = true, bool end_cut = false) const noexcept {
     for (; (i = table_->starts.next(text, i, text.size())) < text.size(); ++i) {
       // Most bytes a marker starts with start none here (`[[`, `<b>`): two bytes tell, without
       // the call (hostile runs of `[` or `<` are that, byte after byte).
@@ -195,7 +262,7 @@ class marker_set {
             !table_->seconds[slot - 1U].test(static_cast<unsigned char>(ascii_lower(text[i + 1]))))
           continue;
       }
-      const marker_match m = here(text, i, ended, details);
+      const marker_match m = here(text, i, ended, details, end_cut);
       if (m.kind != marker_kind::none || !m.decided) return m;
     }
     marker_match none;
@@ -240,17 +307,63 @@ class marker_set {
   /// those that end a message, as `harmony_end`); as `next` reports.
   [[nodiscard]] static marker_match harmony_from(std::string_view text, std::size_t i, bool ended,
                                                  bool all) noexcept {
+    return harmony_in(all ? all_harmony : message_ends, text, i, ended);
+  }
+
+  /// The first harmony token of the set `which` at or after `i`, a plain search; as `next`
+  /// reports.
+  [[nodiscard]] static marker_match harmony_in(harmony_set which, std::string_view text,
+                                               std::size_t i, bool ended) noexcept {
     const byte_finder angle("<");
     for (; (i = angle.next(text, i, text.size())) < text.size(); ++i) {
       bool open = false;
       for (std::size_t h = 0; h < harmony_tokens.size(); ++h) {
-        if (!all && (h == static_cast<std::size_t>(harmony::message) ||
-                     h == static_cast<std::size_t>(harmony::constrain)))
-          continue;
+        if ((which & (1U << h)) == 0) continue;
         const std::string_view t = harmony_tokens[h];
         const std::size_t have = std::min(t.size(), text.size() - i);
         if (!marker_at(text.substr(0, i + have), i, t.substr(0, have))) continue;
         if (have == t.size()) return marker_match{marker_kind::harmony_token, h, i, t.size(), true};
+        open = true;
+      }
+      if (open && !ended) return marker_match{marker_kind::none, 0, i, 0, false};
+    }
+    return marker_match{marker_kind::none, 0, text.size(), 0, true};
+  }
+
+  /// What is at the start of the text (`i`: after the BOM and JSON white space) as phrase pairs
+  /// go: `kind` `tag_open`, `index` the pair in `phrase_pairs` and `len` the phrase's when an
+  /// opening phrase of a pair that is on is there; `none` when none is (`decided` false: the
+  /// bytes so far may still become one).
+  [[nodiscard]] marker_match phrase_at(std::string_view text, std::size_t i,
+                                       bool ended) const noexcept {
+    bool open = false;
+    for (std::size_t p = 0; p < phrase_pairs.size(); ++p) {
+      if (!on(phrase_pairs[p].format)) continue;
+      for (std::string_view phrase : phrase_pairs[p].opens) {
+        if (phrase.empty()) continue;
+        const std::size_t have = std::min(phrase.size(), text.size() - i);
+        if (text.substr(i, have) != phrase.substr(0, have)) continue;
+        if (have == phrase.size()) return marker_match{marker_kind::tag_open, p, i, have, true};
+        open = true;
+      }
+    }
+    return marker_match{marker_kind::none, 0, i, 0, !open || ended};
+  }
+
+  /// The first closing phrase of the phrase pair `p` at or after `i`, byte for byte (a plain
+  /// search), as `next` reports; a match is a `tag_close` of index `p`.
+  [[nodiscard]] static marker_match phrase_close(std::size_t p, std::string_view text,
+                                                 std::size_t i, bool ended) noexcept {
+    const auto& closes = phrase_pairs[p].closes;
+    const char firsts[2] = {closes[0][0], closes[1].empty() ? closes[0][0] : closes[1][0]};
+    const byte_finder first(std::string_view(firsts, 2));
+    for (; (i = first.next(text, i, text.size())) < text.size(); ++i) {
+      bool open = false;
+      for (std::string_view phrase : closes) {
+        if (phrase.empty()) continue;
+        const std::size_t have = std::min(phrase.size(), text.size() - i);
+        if (text.substr(i, have) != phrase.substr(0, have)) continue;
+        if (have == phrase.size()) return marker_match{marker_kind::tag_close, p, i, have, true};
         open = true;
       }
       if (open && !ended) return marker_match{marker_kind::none, 0, i, 0, false};
@@ -350,23 +463,32 @@ class marker_set {
            text.size() - i >= channel_name_shown + 1;
   }
 
+  static constexpr bool is_on(std::uint32_t off, reasoning_format f) noexcept {
+    return (off & format_bit(f)) == 0;
+  }
+
   /// Every byte a marker can start with, in both cases for letters.
-  static std::string first_bytes(const options& opts) {
+  static std::string first_bytes(const options& opts, std::uint32_t off) {
     std::string out;
     auto add = [&](std::string_view m) {
       if (m.empty()) return;
       out += ascii_lower(m[0]);
       out += ascii_upper(m[0]);
     };
-    for (const auto& p : builtin_tag_pairs) add(p[0]), add(p[1]);
-    for (const auto& h : harmony_tokens) add(h);
-    add(details_open);
+    for (std::size_t p = 0; p < builtin_tag_pairs.size(); ++p)
+      if (is_on(off, static_cast<reasoning_format>(p)))
+        add(builtin_tag_pairs[p][0]), add(builtin_tag_pairs[p][1]);
+    if (is_on(off, reasoning_format::harmony))
+      for (const auto& h : harmony_tokens) add(h);
+    if (is_on(off, reasoning_format::details)) add(details_open);
+    if (is_on(off, reasoning_format::apriel)) add(apriel_end);
     for (const auto& p : opts.reasoning_markers)
       if (!p.open.empty() && !p.close.empty()) add(p.open), add(p.close);
     return out;
   }
 
-  /// What the searches look markers up in; depends only on the caller's marker pairs.
+  /// What the searches look markers up in; depends only on the caller's marker pairs and the
+  /// formats switched off.
   struct table {
     byte_finder starts;                      // the bytes a marker can start with
     std::vector<entry> entries;              // every marker, grouped by key_of
@@ -375,21 +497,26 @@ class marker_set {
     bool has_short = false;                  // a caller's marker is one byte long
   };
 
-  static table make_table(const options& opts) {
-    table t{byte_finder(first_bytes(opts)), {}, {}, {}, false};
+  static table make_table(const options& opts, std::uint32_t off) {
+    table t{byte_finder(first_bytes(opts, off)), {}, {}, {}, false};
     // Every marker once, in the order that breaks ties: built-in tags (open, then close),
-    // harmony, the caller's tags; then grouped by their first two bytes (a stable sort keeps
-    // that order within a group).
+    // harmony, `<details`, `[END FINAL RESPONSE]`, the caller's tags; then grouped by their
+    // first two bytes (a stable sort keeps that order within a group). A format switched off
+    // has none.
     auto add = [&](marker_kind kind, std::size_t index, std::string_view m) {
       if (!m.empty()) t.entries.push_back(entry{key_of(m), kind, index, m});
     };
     for (std::size_t p = 0; p < builtin_tag_pairs.size(); ++p) {
+      if (!is_on(off, static_cast<reasoning_format>(p))) continue;
       add(marker_kind::tag_open, p, builtin_tag_pairs[p][0]);
       add(marker_kind::tag_close, p, builtin_tag_pairs[p][1]);
     }
-    for (std::size_t h = 0; h < harmony_tokens.size(); ++h)
-      add(marker_kind::harmony_token, h, harmony_tokens[h]);
-    add(marker_kind::tag_open, details_pair, details_open);  // `</details>` is only its closer
+    if (is_on(off, reasoning_format::harmony))
+      for (std::size_t h = 0; h < harmony_tokens.size(); ++h)
+        add(marker_kind::harmony_token, h, harmony_tokens[h]);
+    if (is_on(off, reasoning_format::details))  // `</details>` is only its closer
+      add(marker_kind::tag_open, details_pair, details_open);
+    if (is_on(off, reasoning_format::apriel)) add(marker_kind::end_cut, 0, apriel_end);
     for (std::size_t k = 0; k < opts.reasoning_markers.size(); ++k) {
       const marker_pair& pair = opts.reasoning_markers[k];
       if (pair.open.empty() || pair.close.empty()) continue;  // see `usable`
@@ -414,6 +541,7 @@ class marker_set {
   }
 
   const options& opts_;
+  std::uint32_t off_ = 0;         // the formats switched off: bit f for reasoning_format(f)
   std::optional<table> own_;      // the caller's markers' table
   const table* table_ = nullptr;  // the table in use: own_, or the built-in one
   mutable details_read details_;  // what `details_end` read last
