@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <llmjson/detail/scan/utf8.hpp>
 #include <llmjson/detail/schema/regex.hpp>
 #include <llmjson/detail/schema/unicode.hpp>
 #include <llmjson/schema.hpp>
@@ -88,6 +89,23 @@ TEST_CASE("u flag: \\d \\w \\s . ^ $ are ECMA-262's", "[schema][regex]") {
     INFO(json(space).dump());
     CHECK(matches("^\\s$", space));
     CHECK_FALSE(matches("\\S", space));
+  }
+  // \s is ECMA-262's WhiteSpace and LineTerminator: Zs (Unicode 15.0) and TAB VT FF LF CR
+  // ZWNBSP LS PS, over the whole BMP (no astral code point is either).
+  {
+    namespace u = llmjson::detail::unicode;
+    std::string error;
+    const auto space = llmjson::detail::regex::compile("^\\s$", error);
+    REQUIRE(space);
+    for (char32_t c = 0; c < 0x10000; ++c) {
+      if (c >= 0xD800 && c <= 0xDFFF) continue;  // no UTF-8 text holds a surrogate
+      std::string text;
+      llmjson::detail::append_utf8(text, c);
+      const bool want = u::gc_short_names[u::general_category(c)] == "Zs" ||
+                        (c >= 0x09 && c <= 0x0D) || c == 0xFEFF || c == 0x2028 || c == 0x2029;
+      INFO("U+" << std::hex << static_cast<unsigned>(c));
+      CHECK(space->search(text) == want);
+    }
   }
   CHECK_FALSE(matches("\\s", "\xE2\x80\x8B"));  // U+200B ZERO WIDTH SPACE is no white space
   CHECK_FALSE(matches("\\s", "\xC2\x85"));      // nor U+0085 NEXT LINE

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -84,6 +85,7 @@ class regex_parser {
   std::vector<node> nodes_;
   std::size_t lookarounds_ = 0;
   std::vector<std::string> names_;  // the group names so far, which must be unique
+  std::map<std::pair<bool, range_list>, std::uint32_t> class_index_;  // classes_ by content
   regex out_;
   std::string error_;
 
@@ -143,12 +145,21 @@ class regex_parser {
   }
   friend class regex;
 
+  // Adds a class node; equal classes share one entry of `classes_`, so that a pattern of many
+  // `\p{L}` (some 1,800 ranges each) keeps one copy of them.
   std::size_t add_class(range_list r, bool negated) {
     normalize(r);
-    out_.classes_.push_back(regex::char_class{std::move(r), negated});
+    auto key = std::make_pair(negated, std::move(r));
+    auto it = class_index_.find(key);
+    if (it == class_index_.end()) {
+      out_.classes_.push_back(regex::char_class{key.second, negated});
+      it =
+          class_index_.emplace(std::move(key), static_cast<std::uint32_t>(out_.classes_.size() - 1))
+              .first;
+    }
     node n;
     n.k = kind::cls;
-    n.index = static_cast<std::uint32_t>(out_.classes_.size() - 1);
+    n.index = it->second;
     return add(std::move(n));
   }
 
