@@ -143,7 +143,7 @@ TEST_CASE("the reference gives every corpus case its expected answer or error", 
   for (const auto& e : std::filesystem::directory_iterator(LLMJSON_CORPUS_DIR))
     if (e.path().extension() == ".txt") all.push_back(e.path());
   std::sort(all.begin(), all.end());
-  REQUIRE(all.size() >= 91);  // 85 of rules v3, and the v4 cases copied so far
+  REQUIRE(all.size() == 102);  // 85 of rules v3, 17 of v4
   std::size_t by_keys = 0, by_schema = 0, prefilled = 0;
   for (const auto& txt : all) {
     auto expect_path = txt;

@@ -63,8 +63,10 @@ class schema_result;
 /// gives the `allOf` (or, for `nullable`, `anyOf`) form that means the same to every validator;
 /// annotations, `definitions`, `$defs`, `$schema` and `$comment` are accepted there.
 ///
-/// `pattern` and `patternProperties` use llmjson's own ECMAScript-subset regex (backreferences
-/// and `\p{..}` are a compile error), run without backtracking: a search costs at most
+/// `pattern` and `patternProperties` are read as ECMA-262 with the `u` flag (code points,
+/// `\p{..}` with Unicode 15.0.0's data, u-mode's strict syntax): a pattern that is not valid
+/// there, or holds a backreference, is a compile error naming the construct. llmjson's own
+/// engine runs them without backtracking: a search costs at most
 /// O(code points of the string × program size), the program is capped at
 /// `detail::regex_max_program` (4096) instructions, so no pattern or string can make it
 /// exponential or overflow the stack. Lookahead and lookbehind (nested, of any length) keep

@@ -493,6 +493,20 @@ def group_usage_errors(c, a):
         c.check(text.startswith("llmjson: ") and len(text) > 12, "%s: stderr %r" % (args, text))
         c.check("internal error" not in text, "%s: internal error" % args)
     os.unlink(invalid_schema)
+    # A schema whose pattern is no valid u-mode pattern (ECMA-262 with the u flag), or holds a
+    # backreference, is refused when it is loaded: exit 2, naming the construct and the pattern.
+    for pattern, construct in (("^(?!.*(.)\\1\\1)", "backreference \\1 is not supported"),
+                               ("(?<w>a)\\k<w>", "backreference \\k<w> is not supported"),
+                               ("^a{,2}$", "lone '{'"),
+                               ("\\p{Greek}", "unknown Unicode property \\p{Greek}")):
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump({"properties": {"a": {"type": "string", "pattern": pattern}}}, f)
+        rc, out, err = c.run(["--schema", f.name, sample])
+        os.unlink(f.name)
+        text = err.decode("utf-8", "replace")
+        c.check(rc == 2 and out == b"", "pattern %r: exit %d, stdout %r" % (pattern, rc, out))
+        c.check(text.startswith("llmjson: ") and construct in text and json.dumps(pattern) in text,
+                "pattern %r: stderr %r" % (pattern, text))
     # Enum-valued flags take exactly the enumerators' names (llmjson::from_string), and an unknown
     # value's message lists them.
     for args, says in (

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,7 @@
 #include <llmjson/detail/scan/text.hpp>
 #include <llmjson/detail/scan/utf8.hpp>
 #include <llmjson/detail/schema/regex.hpp>
+#include <llmjson/detail/schema/unicode.hpp>
 
 namespace llmjson::detail {
 
@@ -52,7 +54,7 @@ class regex_parser {
   }
 
  private:
-  using range_list = std::vector<std::pair<char32_t, char32_t>>;
+  using range_list = unicode::range_list;
   static constexpr unsigned unbounded = std::numeric_limits<unsigned>::max();
 
   enum class kind : std::uint8_t {
@@ -82,6 +84,8 @@ class regex_parser {
   std::size_t pos_ = 0;
   std::vector<node> nodes_;
   std::size_t lookarounds_ = 0;
+  std::vector<std::string> names_;  // the group names so far, which must be unique
+  std::map<std::pair<bool, range_list>, std::uint32_t> class_index_;  // classes_ by content
   regex out_;
   std::string error_;
 
@@ -141,12 +145,21 @@ class regex_parser {
   }
   friend class regex;
 
+  // Adds a class node; equal classes share one entry of `classes_`, so that a pattern of many
+  // `\p{L}` (some 1,800 ranges each) keeps one copy of them.
   std::size_t add_class(range_list r, bool negated) {
     normalize(r);
-    out_.classes_.push_back(regex::char_class{std::move(r), negated});
+    auto key = std::make_pair(negated, std::move(r));
+    auto it = class_index_.find(key);
+    if (it == class_index_.end()) {
+      out_.classes_.push_back(regex::char_class{key.second, negated});
+      it =
+          class_index_.emplace(std::move(key), static_cast<std::uint32_t>(out_.classes_.size() - 1))
+              .first;
+    }
     node n;
     n.k = kind::cls;
-    n.index = static_cast<std::uint32_t>(out_.classes_.size() - 1);
+    n.index = it->second;
     return add(std::move(n));
   }
 
@@ -159,8 +172,7 @@ class regex_parser {
   bool read_hex(std::size_t digits, char32_t& out) {
     char32_t v = 0;
     for (std::size_t k = 0; k < digits; ++k) {
-      const char32_t c = peek();
-      const int h = c < 0x80 ? detail::hex_value(static_cast<char>(c)) : -1;
+      const int h = hex(peek());
       if (h < 0) return false;
       v = v * 16 + static_cast<char32_t>(h);
       ++pos_;
@@ -168,9 +180,88 @@ class regex_parser {
     out = v;
     return true;
   }
+  static int hex(char32_t c) noexcept {
+    return c < 0x80 ? detail::hex_value(static_cast<char>(c)) : -1;
+  }
+  // ECMA-262's SyntaxCharacter: what an identity escape may escape with the u flag (and '/').
+  static bool is_syntax(char32_t c) noexcept {
+    return c < 0x80 &&
+           std::string_view("^$\\.*+?()[]{}|").find(static_cast<char>(c)) != std::string_view::npos;
+  }
 
-  // Parses the escape after a backslash (already consumed). Sets either `single` (one code point)
-  // or `set` (a class escape such as \d). `in_class` turns \b into backspace.
+  // The rest of a \u escape (the 'u' consumed): \uHHHH, a \uHHHH\uHHHH surrogate pair (one code
+  // point), or \u{H...} up to 10FFFF. A lone surrogate escape stands for that surrogate, which no
+  // UTF-8 text holds.
+  bool parse_unicode_escape(char32_t& out) {
+    if (peek() == U'{') {
+      ++pos_;
+      char32_t v = 0;
+      std::size_t digits = 0;
+      for (; hex(peek()) >= 0; ++pos_, ++digits) {
+        v = v * 16 + static_cast<char32_t>(hex(peek()));
+        if (v > 0x10FFFF) return fail("\\u{...} beyond U+10FFFF");
+      }
+      if (digits == 0 || peek() != U'}') return fail("incomplete \\u{...} escape");
+      ++pos_;
+      out = v;
+      return true;
+    }
+    char32_t v = 0;
+    if (!read_hex(4, v)) {
+      return fail("incomplete \\u escape (\\u and four hex digits, or \\u{...})");
+    }
+    if (v >= 0xD800 && v <= 0xDBFF && peek() == U'\\' && peek(1) == U'u') {
+      const std::size_t save = pos_;
+      pos_ += 2;
+      char32_t lo = 0;
+      if (read_hex(4, lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
+        v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00);
+      } else {
+        pos_ = save;
+      }
+    }
+    out = v;
+    return true;
+  }
+
+  // The rest of \p{...} or \P{...} (the letter consumed): the property's code points.
+  bool parse_property(bool complemented, range_list& out) {
+    const std::string_view letter = complemented ? "\\P" : "\\p";
+    if (peek() != U'{')
+      return fail("incomplete " + std::string(letter) + " escape (" + std::string(letter) +
+                  "{...} names a property)");
+    ++pos_;
+    std::string text;
+    for (; !at_end() && peek() != U'}'; ++pos_) append_utf8(text, peek());
+    if (peek() != U'}') {
+      return fail("incomplete " + std::string(letter) + "{" + text + " escape (no closing '}')");
+    }
+    ++pos_;
+    if (!unicode::property_ranges(text, out)) {
+      std::string why =
+          "unknown Unicode property " + std::string(letter) + "{" + text + "}" +
+          " (names are the Unicode Character Database's, spelled exactly: \\p{L}, \\p{Letter}, "
+          "\\p{sc=Greek}, \\p{Alphabetic})";
+      if (unicode::find_name(unicode::script_names, text)) {
+        why = "unknown Unicode property " + std::string(letter) + "{" + text + "}" +
+              ": a script needs sc= or scx=, as in " + std::string(letter) + "{sc=" + text + "}";
+      }
+      return fail(std::move(why));
+    }
+    if (complemented) out = complement(std::move(out));
+    return true;
+  }
+
+  static std::string backreference_help(const std::string& what) {
+    return "backreference " + what +
+           " is not supported (a rule such as \"no character three times in a row\", "
+           "(?!.*(.)\\1\\1), is written without one: (?!.*(?:a{3}|b{3}|...)) over the "
+           "characters allowed)";
+  }
+
+  // Parses the escape after a backslash (already consumed), as ECMA-262 does with the u flag.
+  // Sets either `single` (one code point) or `set` (a class escape such as \d). `in_class` turns
+  // \b into backspace and allows \-. \b and \B outside a class are the caller's.
   bool parse_escape(bool in_class, std::optional<char32_t>& single,
                     std::optional<range_list>& set) {
     if (at_end()) return fail("pattern ends with a backslash");
@@ -183,6 +274,13 @@ class regex_parser {
       case U'W': set = complement(word_ranges()); return true;
       case U's': set = space_ranges(); return true;
       case U'S': set = complement(space_ranges()); return true;
+      case U'p':
+      case U'P': {
+        range_list r;
+        if (!parse_property(c == U'P', r)) return false;
+        set = std::move(r);
+        return true;
+      }
       case U't': single = 0x09; return true;
       case U'n': single = 0x0A; return true;
       case U'v': single = 0x0B; return true;
@@ -194,29 +292,28 @@ class regex_parser {
           return true;
         }
         break;
+      case U'-':
+        if (in_class) {
+          single = U'-';
+          return true;
+        }
+        return fail("\\- outside a class is an invalid escape with the u flag (write -)");
       case U'0':
-        if (peek() >= U'0' && peek() <= U'9') return fail("octal escapes are not supported");
+        if (peek() >= U'0' && peek() <= U'9') {
+          return fail(
+              "\\0 before a digit is a legacy octal escape, a syntax error with the u flag");
+        }
         single = 0;
         return true;
       case U'x': {
         char32_t v = 0;
-        if (!read_hex(2, v)) return fail("malformed \\x escape");
+        if (!read_hex(2, v)) return fail("incomplete \\x escape (\\x and two hex digits)");
         single = v;
         return true;
       }
       case U'u': {
         char32_t v = 0;
-        if (!read_hex(4, v)) return fail("malformed \\u escape (\\u{...} is not supported)");
-        if (v >= 0xD800 && v <= 0xDBFF && peek() == U'\\' && peek(1) == U'u') {
-          const std::size_t save = pos_;
-          pos_ += 2;
-          char32_t lo = 0;
-          if (read_hex(4, lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
-            v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00);
-          } else {
-            pos_ = save;
-          }
-        }
+        if (!parse_unicode_escape(v)) return false;
         single = v;
         return true;
       }
@@ -227,18 +324,37 @@ class regex_parser {
           single = l % 32;
           return true;
         }
-        return fail("malformed \\c escape");
+        return fail("\\c must be followed by an ASCII letter");
       }
+      case U'k':
+        if (!in_class && peek() == U'<') {
+          std::string name;
+          for (std::size_t p = pos_ + 1; p < cps_.size() && cps_[p] != U'>'; ++p) {
+            append_utf8(name, cps_[p]);
+          }
+          return fail(backreference_help("\\k<" + name + ">"));
+        }
+        return fail("\\k is an invalid escape with the u flag (\\k<name> is a backreference)");
       default: break;
     }
-    if (c >= U'1' && c <= U'9') return fail("backreferences are not supported");
-    if (c == U'k') return fail("named backreferences are not supported");
-    if (c == U'p' || c == U'P') return fail("Unicode property escapes are not supported");
-    if ((c >= U'a' && c <= U'z') || (c >= U'A' && c <= U'Z') || (c >= U'0' && c <= U'9')) {
-      return fail("unsupported escape \\" + show(c));
+    if (c >= U'1' && c <= U'9') {
+      if (in_class) {
+        return fail("\\" + show(c) +
+                    " in a class is a legacy octal escape, a syntax error with the u flag");
+      }
+      std::string digits = show(c);
+      for (std::size_t p = pos_; p < cps_.size() && cps_[p] >= U'0' && cps_[p] <= U'9'; ++p) {
+        digits += show(cps_[p]);
+      }
+      return fail(backreference_help("\\" + digits));
     }
-    single = c;  // an escaped punctuation mark or other character stands for itself
-    return true;
+    if (is_syntax(c) || c == U'/') {
+      single = c;
+      return true;
+    }
+    return fail("invalid escape \\" + show(c) +
+                " (with the u flag only ^ $ \\ . * + ? ( ) [ ] { } | / may be escaped, and - in a "
+                "class)");
   }
 
   bool parse_class(std::size_t& out) {
@@ -268,16 +384,18 @@ class regex_parser {
       std::optional<char32_t> lo;
       std::optional<range_list> set;
       if (!atom(lo, set)) return false;
+      const bool range = peek() == U'-' && peek(1) != U']' && pos_ + 1 < cps_.size();
+      if (range && set) return fail("a class escape cannot start a range (as in [\\w-z])");
       if (set) {
         r.insert(r.end(), set->begin(), set->end());
         continue;
       }
-      if (peek() == U'-' && peek(1) != U']' && pos_ + 1 < cps_.size()) {
+      if (range) {
         ++pos_;  // '-'
         std::optional<char32_t> hi;
         std::optional<range_list> hiset;
         if (!atom(hi, hiset)) return false;
-        if (hiset) return fail("a class escape cannot end a range");
+        if (hiset) return fail("a class escape cannot end a range (as in [a-\\w])");
         if (*hi < *lo) return fail("range out of order in character class");
         r.emplace_back(*lo, *hi);
       } else {
@@ -288,8 +406,32 @@ class regex_parser {
     return true;
   }
 
+  // Reads a group name after "(?<" or in "\k<" up to and including '>': ECMA-262's
+  // RegExpIdentifierName (ID_Start, $ or _, then ID_Continue, $, ZWNJ or ZWJ; \u escapes allowed).
+  bool parse_group_name(std::string& name) {
+    static const auto id_start = unicode::find_name(unicode::binary_names, "ID_Start");
+    static const auto id_continue = unicode::find_name(unicode::binary_names, "ID_Continue");
+    for (bool first = true;; first = false) {
+      if (at_end()) return fail("unterminated group name");
+      char32_t c = peek();
+      ++pos_;
+      if (c == U'>' && !first) return true;
+      if (c == U'\\') {
+        if (peek() != U'u') return fail("invalid group name");
+        ++pos_;
+        if (!parse_unicode_escape(c)) return false;
+      }
+      const bool ok =
+          c == U'$' || c == U'_' ||
+          (first ? unicode::has_binary(*id_start, c)
+                 : (c == 0x200C || c == 0x200D || unicode::has_binary(*id_continue, c)));
+      if (!ok) return fail("invalid group name");
+      append_utf8(name, c);
+    }
+  }
+
   // Reads {n}, {n,}, {n,m} at pos_ (which is '{'). Returns false without error if it is not a
-  // quantifier (Annex B: then '{' is a literal).
+  // quantifier (then the '{' is a lone '{', a syntax error with the u flag).
   bool try_braces(unsigned& mn, unsigned& mx) {
     std::size_t p = pos_ + 1;
     auto number = [&](unsigned& v) {
@@ -353,17 +495,17 @@ class regex_parser {
     while (!at_end() && peek() != U'|' && peek() != U')') {
       const char32_t c = peek();
       std::size_t atom = 0;
-      bool quantifiable = true;
+      bool assertion = false;  // not quantifiable with the u flag
       switch (c) {
         case U'^':
           ++pos_;
           atom = add(kind::bol);
-          quantifiable = false;
+          assertion = true;
           break;
         case U'$':
           ++pos_;
           atom = add(kind::eol);
-          quantifiable = false;
+          assertion = true;
           break;
         case U'.':
           ++pos_;
@@ -389,11 +531,16 @@ class regex_parser {
               pos_ += 3;
             } else if (peek(1) == U'<') {
               pos_ += 2;
-              while (!at_end() && peek() != U'>') ++pos_;
-              if (at_end()) return fail("unterminated group name");
-              ++pos_;
+              std::string name;
+              if (!parse_group_name(name)) return false;
+              if (std::find(names_.begin(), names_.end(), name) != names_.end()) {
+                return fail("duplicate group name <" + name + ">");
+              }
+              names_.push_back(std::move(name));
             } else {
-              return fail("invalid group");
+              return fail("invalid group (?" + (pos_ + 1 < cps_.size() ? show(peek(1)) : "") +
+                          ": only (?: (?= (?! (?<= (?<! and (?<name> are groups; modifiers "
+                          "such as (?i:...) are not supported");
             }
           }
           if (!parse_disjunction(atom, depth + 1)) return false;
@@ -405,7 +552,7 @@ class regex_parser {
                           ")");
             }
             look.kids = {atom};
-            quantifiable = !look.behind;  // ECMA-262 Annex B quantifies lookahead only
+            assertion = true;
             atom = add(std::move(look));
           }
           break;
@@ -415,7 +562,7 @@ class regex_parser {
           if (peek() == U'b' || peek() == U'B') {
             atom = add(peek() == U'b' ? kind::word : kind::not_word);
             ++pos_;
-            quantifiable = false;
+            assertion = true;
             break;
           }
           std::optional<char32_t> single;
@@ -430,15 +577,11 @@ class regex_parser {
         case U'{': {
           unsigned a = 0;
           unsigned b = 0;
-          const std::size_t save = pos_;
-          if (try_braces(a, b)) {
-            pos_ = save;
-            return fail("nothing to repeat");
-          }
-          ++pos_;
-          atom = add_class({{c, c}}, false);
-          break;
+          if (try_braces(a, b)) return fail("nothing to repeat");
+          return fail("lone '{' (write \\{ for the character; a quantifier is {n}, {n,} or {n,m})");
         }
+        case U'}': return fail("lone '}' (write \\} for the character)");
+        case U']': return fail("lone ']' (write \\] for the character)");
         default:
           ++pos_;
           atom = add_class({{c, c}}, false);
@@ -448,6 +591,7 @@ class regex_parser {
       unsigned mn = 1;
       unsigned mx = 1;
       bool quantified = false;
+      const std::size_t quantifier_at = pos_;
       if (peek() == U'*') {
         mn = 0, mx = unbounded, quantified = true, ++pos_;
       } else if (peek() == U'+') {
@@ -459,32 +603,27 @@ class regex_parser {
         if (quantified && mx < mn) return fail("numbers out of order in {} quantifier");
       }
       if (quantified) {
-        if (!quantifiable) return fail("nothing to repeat");
+        if (assertion) {
+          pos_ = quantifier_at;
+          return fail("an assertion (^ $ \\b \\B or a lookaround) cannot be quantified");
+        }
         if (peek() == U'?') ++pos_;  // lazy: same answer for a yes/no search
-        if (peek() == U'*' || peek() == U'+' || peek() == U'?' || (peek() == U'{' && [&] {
-              unsigned a = 0;
-              unsigned b = 0;
-              const std::size_t save = pos_;
-              const bool q = try_braces(a, b);
-              pos_ = save;
-              return q;
-            }())) {
-          return fail("nothing to repeat");
+        if (peek() == U'*' || peek() == U'+' || peek() == U'?') return fail("nothing to repeat");
+        if (peek() == U'{') {
+          unsigned a = 0;
+          unsigned b = 0;
+          const std::size_t save = pos_;
+          if (try_braces(a, b)) {
+            pos_ = save;
+            return fail("nothing to repeat");
+          }
         }
-        if (nodes_[atom].k == kind::look) {
-          // A quantified lookahead, read as JavaScript does: an iteration matches nothing, so
-          // the quantifier adds nothing past one iteration, and with a minimum of zero the
-          // zero-iteration path always succeeds (an iteration that matches the empty string
-          // past the minimum fails in ECMA-262): the assertion is never needed.
-          if (mn == 0) atom = add(kind::empty);
-        } else {
-          node rep;
-          rep.k = kind::repeat;
-          rep.kids = {atom};
-          rep.min = mn;
-          rep.max = mx;
-          atom = add(std::move(rep));
-        }
+        node rep;
+        rep.k = kind::repeat;
+        rep.kids = {atom};
+        rep.min = mn;
+        rep.max = mx;
+        atom = add(std::move(rep));
       }
       seq.kids.push_back(atom);
     }

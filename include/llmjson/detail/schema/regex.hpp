@@ -1,4 +1,4 @@
-// llmjson: a small ECMAScript-subset regex run by a Pike VM, for JSON Schema's pattern keywords
+// llmjson: ECMA-262 regexes with the u flag, run by a Pike VM, for JSON Schema's pattern keywords
 // SPDX-License-Identifier: MIT
 #ifndef LLMJSON_DETAIL_SCHEMA_REGEX_HPP_INCLUDED
 #define LLMJSON_DETAIL_SCHEMA_REGEX_HPP_INCLUDED
@@ -50,18 +50,24 @@ inline constexpr std::size_t regex_max_lookarounds = 64;
 /// A compiled pattern. `search` reports whether the pattern matches anywhere in the text.
 class regex {
  public:
-  /// Compiles an ECMAScript pattern (the subset below). Returns `std::nullopt` and sets `error`
-  /// when the pattern is malformed, uses an unsupported construct, or is too large.
+  /// Compiles a pattern as ECMA-262 (15th edition, 2024) reads it with the `u` flag and no other
+  /// flag. Returns `std::nullopt` and sets `error` when the pattern is no valid u-mode pattern,
+  /// holds a backreference, or is too large.
   ///
-  /// Supported: literals, `.`, `[...]` with ranges and `^`, `\d \w \s \D \W \S`, `\b \B`,
-  /// `\t \n \v \f \r \0 \xHH \uHHHH \cX`, escaped punctuation, `^ $`, `( )`, `(?: )`, `(?<name> )`,
-  /// `|`, `* + ? {n} {n,} {n,m}` (greedy or lazy, the same for a yes/no search), lookahead
-  /// `(?= )` `(?! )` and lookbehind `(?<= )` `(?<! )`, nested and with bodies of any length.
-  /// A quantified lookahead is read as JavaScript does (ECMA-262 Annex B): `(?=a)*`, `(?=a)?` and
-  /// `(?=a){0,n}` may repeat zero times, so they match the empty string anywhere; `(?=a)+` and
-  /// `(?=a){n}` with n >= 1 are `(?=a)` (libstdc++'s std::regex rejects them all). A quantified
-  /// lookbehind is an error ("nothing to repeat"), as in JavaScript. Not supported (an error):
-  /// backreferences, `\p{..}`, other letter escapes (`\Z`), more than `regex_max_lookarounds`
+  /// The pattern and the text are sequences of code points: `.`, a class, `\D \S \W` and
+  /// `\P{..}` match one code point; `\u{1F600}` and a `\uD83D\uDE00` pair are one. `\d` is
+  /// [0-9], `\w` [A-Za-z0-9_] (as for `\b \B`), `\s` ECMA-262's white space and line
+  /// terminators, `.` any code point but LF, CR, U+2028 and U+2029; `^ $` hold only at the ends of
+  /// the text. `\p{..}` and `\P{..}` take General_Category, Script and Script_Extensions values
+  /// and ECMA-262's binary properties by their Unicode names and aliases, spelled exactly, from
+  /// Unicode 15.0.0's data (unicode.hpp). Also: `[...]` with ranges and `^` (`[]` matches nothing,
+  /// `[^]` any code point), `\t \n \v \f \r \0 \xHH \cX`, escaped syntax characters and `/`,
+  /// `( )`, `(?: )`, `(?<name> )` (names unique), `|`, `* + ? {n} {n,} {n,m}` (greedy or lazy, the
+  /// same for a yes/no search), lookahead `(?= )` `(?! )` and lookbehind `(?<= )` `(?<! )`, nested
+  /// and with bodies of any length. Annex B's leniencies are syntax errors: a lone `{ } ]`, an
+  /// identity escape of anything else (`\a`), a class escape at a range's end (`[\w-z]`), legacy
+  /// octal escapes, an incomplete `\x \u \c \p`, a quantified assertion (`(?=a)*`). Not supported
+  /// (an error naming it): backreferences (`\1`, `\k<name>`), more than `regex_max_lookarounds`
   /// lookarounds.
   [[nodiscard]] static std::optional<regex> compile(std::string_view pattern, std::string& error);
 
