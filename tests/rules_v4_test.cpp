@@ -213,6 +213,14 @@ TEST_CASE("the prefill: markers and fences, cuts, empty and too_large",
   REQUIRE_FALSE(r);
   CHECK(r.error().kind == error_kind::empty);
   stream_agrees(" \n", prefilled("{\"a\": 1}"));
+  // An output that is only a BOM and white space is blank only without a prefill: with one, the
+  // BOM of the text read is the prefill's, and the output's U+FEFF is text.
+  const std::string bom_only = "\xEF\xBB\xBF\n";
+  r = llmjson::extract(bom_only);
+  CHECK((!r && r.error().kind == error_kind::empty));
+  r = llmjson::extract(bom_only, prefilled("Answer: "));
+  CHECK((!r && r.error().kind == error_kind::no_json));
+  stream_agrees(bom_only, prefilled("Answer: "));
   // `too_large` counts both.
   llmjson::options small = prefilled("{\"a\": ");
   small.max_input_bytes = 10;

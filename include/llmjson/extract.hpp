@@ -175,7 +175,9 @@ error too_large_error(std::optional<std::size_t> size, std::size_t limit);
 std::optional<error> precheck(std::size_t size, bool blank, const options& opts);
 
 /// Whether `text` holds only ASCII white space after a leading BOM. Does not throw.
-bool is_blank(std::string_view text) noexcept;
+/// Whether `text` is empty or only ASCII white space after one leading BOM (`bom`: a BOM of the
+/// text read, which a prefill puts before the output, rules §1).
+bool is_blank(std::string_view text, bool bom = true) noexcept;
 
 /// `1 candidate`, `3 candidates`: `n` and the word `one`, plural when `n` is not 1.
 std::string count_of(std::size_t n, std::string_view one);
@@ -221,7 +223,8 @@ result<extraction> choose(scan_result&& scan, const S& sel, const options& opts,
 
 template <Selector S>
 result<extraction> extract(std::string_view text, const S& sel, const options& opts) {
-  if (auto e = detail::precheck(text.size(), detail::is_blank(text), opts)) return std::move(*e);
+  if (auto e = detail::precheck(text.size(), detail::is_blank(text, opts.prefill.empty()), opts))
+    return std::move(*e);
   return detail::choose(candidates(text, opts), sel, opts);
 }
 

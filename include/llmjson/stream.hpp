@@ -209,8 +209,9 @@ class stream {
                              ": the stream has ended already (finish() or stop() is called once)");
     s.ended = true;
     s.settled.reset();
-    if (auto e = detail::precheck(s.scan.size(), !s.scan.over() && detail::is_blank(s.scan.text()),
-                                  s.opts)) {
+    if (auto e = detail::precheck(
+            s.scan.size(),
+            !s.scan.over() && detail::is_blank(s.scan.text(), s.opts.prefill.empty()), s.opts)) {
       s.done = true;
       return std::move(*e);
     }

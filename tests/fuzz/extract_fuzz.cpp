@@ -6,10 +6,12 @@
 #include <llmjson/detail/scan/validator.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/feedback.hpp>
+#include <llmjson/json_text.hpp>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 namespace {
@@ -43,7 +45,8 @@ bool one_valid_line(std::string_view s) {
 // bytes) or nlohmann cannot hold a number; extract() returns a valid candidate or an error of a
 // known kind. Reasoning: a candidate in a region never qualifies and is never the answer; with
 // regions switched off no candidate is in one; and on a text whose only part is all of it (no
-// marker, and no leading `analysis` that stripped harmony could make reasoning), switching regions
+// marker, no leading `analysis` that stripped harmony could make reasoning, no leading phrase
+// that opens a phrase pair), switching regions
 // off changes nothing. Every extraction error has an instruction for the model (feedback), bounded
 // and on one line.
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -61,9 +64,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // not from the marker table: a text that begins with the word may be that.
   std::size_t word = first;
   while (word < size && llmjson::detail::is_json_ws(text[word])) ++word;
-  const bool no_marker = llmjson::detail::marker_set(defaults).next(text, first, size).kind ==
-                             llmjson::detail::marker_kind::none &&
-                         !llmjson::detail::marker_at(text, word, "analysis");
+  // Likewise an opening phrase (rules v4: Granite's, Apriel's, Ollama's) where the text begins.
+  const llmjson::detail::marker_set markers(defaults);
+  const bool no_marker =
+      markers.next(text, first, size).kind == llmjson::detail::marker_kind::none &&
+      !llmjson::detail::marker_at(text, word, "analysis") &&
+      markers.phrase_at(text, word, true).kind == llmjson::detail::marker_kind::none;
   if (no_marker) {
     require(plain.candidates.size() == scan.candidates.size(),
             "without markers, regions off finds the same candidates");
@@ -88,8 +94,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (c.valid) {
       // In reasoning too: validity there is decided without building the value, and must be
       // what building it would decide.
-      const auto parsed = nlohmann::json::parse(c.text.begin(), c.text.end(), nullptr, false);
-      require(!parsed.is_discarded(), "nlohmann parses a valid candidate");
+      // Valid with raw controls (rules v4 §3): not JSON as written, JSON once `minify` escapes
+      // its raw LF, CR and tabs.
+      const auto strict = nlohmann::json::parse(c.text.begin(), c.text.end(), nullptr, false);
+      require(c.raw_controls == strict.is_discarded(),
+              "raw_controls says exactly when the text as written is not JSON");
+      const std::string escaped = llmjson::minify(c.text);
+      const auto parsed = nlohmann::json::parse(escaped, nullptr, false);
+      require(!parsed.is_discarded(), "nlohmann parses a valid candidate (raw controls escaped)");
       if (c.in_reasoning) {
         require(c.json == nullptr, "a candidate in reasoning has no value");
       } else {
@@ -98,6 +110,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
     } else {
       require(c.json == nullptr, "an invalid candidate has no value");
+      require(!c.raw_controls, "an invalid candidate is not valid with raw controls");
       require(!c.message.empty(), "an invalid candidate says why");
       // The reason is found again by validating the span alone; it must fail there too.
       require(c.message.find("not valid JSON") == std::string::npos,

@@ -100,8 +100,8 @@ LLMJSON_INLINE std::string describe_near_misses(const scan_result& scan) {
   return out;
 }
 
-LLMJSON_INLINE bool is_blank(std::string_view text) noexcept {
-  text.remove_prefix(bom_length(text));
+LLMJSON_INLINE bool is_blank(std::string_view text, bool bom) noexcept {
+  if (bom) text.remove_prefix(bom_length(text));
   for (char ch : text)
     if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r' && ch != '\f' && ch != '\v')
       return false;
