@@ -2171,3 +2171,29 @@ TEST_CASE("the README's streaming examples", "[retry][stream][readme]") {
   }
 }
 #endif  // LLMJSON_HAS_STOP_TOKEN
+
+TEST_CASE("rules v4 through the wrapper: raw controls and the prefill reach the answer",
+          "[retry][rules v4]") {
+  script s;
+  s.replies = {msg("\"steps\": [\"boil\n\tthen pour\"]}\nDone.")};
+  llmjson::retry_options opts;
+  opts.extraction.prefill = "{";
+  auto r =
+      llmjson::retrying(replay(s), opts).extract(std::string("plan?"), llmjson::any_key({"steps"}));
+  REQUIRE(r);
+  CHECK(s.calls == 1);
+  CHECK(r->raw_controls);
+  CHECK(r->prefilled == 1);
+  CHECK(r->offset == 0);
+  CHECK(r->text == "{\"steps\": [\"boil\n\tthen pour\"]}");
+  CHECK(r->json == nlohmann::json{{"steps", {"boil\n\tthen pour"}}});
+  // Without the prefill the same reply has no object: retried, and the second reply answers.
+  script t;
+  t.replies = {msg("\"steps\": [\"boil\"]}"), msg("{\"steps\": [\"boil\"]}")};
+  auto plain =
+      llmjson::retrying(replay(t)).extract(std::string("plan?"), llmjson::any_key({"steps"}));
+  REQUIRE(plain);
+  CHECK(t.calls == 2);
+  CHECK_FALSE(plain->raw_controls);
+  CHECK(plain->prefilled == 0);
+}

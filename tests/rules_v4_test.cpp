@@ -69,6 +69,7 @@ TEST_CASE("a frame whose only defect is raw LF, CR or tab in strings is valid wi
   auto r = llmjson::extract(text);
   REQUIRE(r);
   CHECK(r->chosen().raw_controls);
+  CHECK(r->raw_controls());
   CHECK(r->json()["note"] == "line one\nline two");
   stream_agrees(text, {});
 }

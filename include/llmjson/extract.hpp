@@ -45,6 +45,10 @@ struct extraction {
 
   /// Returns the chosen candidate.
   [[nodiscard]] const candidate& chosen() const noexcept { return candidates[index]; }
+  /// The answer is valid with raw controls (rules §3): its text holds raw line feeds, carriage
+  /// returns or tabs in strings, which JSON forbids, and its value has them escaped. Worth a
+  /// note, as a fallback is (the `llmjson` tool prints one); `minify(text())` is the JSON meant.
+  [[nodiscard]] bool raw_controls() const noexcept { return candidates[index].raw_controls; }
   /// Returns the answer's value (the chosen candidate is valid: its value is never null). It is
   /// nlohmann's reading of the text: see `text()` for what it changes.
   [[nodiscard]] const nlohmann::json& json() const noexcept { return *candidates[index].json; }
@@ -56,10 +60,10 @@ struct extraction {
     return json();
   }
   /// Returns the answer as the model wrote it: the chosen candidate's text, a view into the
-  /// caller's text. `llmjson::minify(r->text())` is the answer on one line with every token as
-  /// written; the value differs from it where nlohmann's reading does (keys sorted, `1.10` read
-  /// as `1.1`, integers beyond 64 bits as doubles; duplicate keys cannot occur, they make a
-  /// candidate invalid).
+  /// caller's text (or into the candidate's own copy, when it starts in `options::prefill`).
+  /// `llmjson::minify(r->text())` is the answer on one line with every token as written; the value
+  /// differs from it where nlohmann's reading does (keys sorted, `1.10` read as `1.1`, integers
+  /// beyond 64 bits as doubles; duplicate keys cannot occur, they make a candidate invalid).
   [[nodiscard]] std::string_view text() const noexcept { return candidates[index].text; }
 };
 

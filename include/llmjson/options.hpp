@@ -191,7 +191,8 @@ struct options {
   /// the rules read the prefill, then the output, as one text (§2 The text). Positions stay
   /// offsets in the output; an answer that starts in the prefill has a negative
   /// `candidate::position()` and a text of its own (the prefill's bytes, then the output's).
-  /// `empty` looks at the output alone; `max_input_bytes` counts both.
+  /// `empty` looks at the output alone; `max_input_bytes` counts both. A non-empty prefill
+  /// costs `extract` and `candidates` one copy of the output (the stream keeps its text anyway).
   std::string prefill{};
   /// Resource limits no real output comes near; past one, the scan stops and the answer is
   /// `too_large` (naming the limit). They keep time and memory in proportion to the text

@@ -352,6 +352,11 @@ struct answer {
   /// The content was cut after the answer (policy `first`); never when the attempt
   /// `stopped_early` without a `finish_reason` (the wrapper ended the text there: not a cut).
   std::optional<cut> truncation;
+  /// Valid with raw controls (`candidate::raw_controls`): `text` holds raw line breaks or tabs
+  /// in strings, which JSON forbids; `json` has them escaped.
+  bool raw_controls = false;
+  /// The bytes of `text` in `options::prefill`, before the content (`offset` is then 0).
+  std::size_t prefilled = 0;
 };
 
 /// Options of the retry wrapper. Designated initializers read well:

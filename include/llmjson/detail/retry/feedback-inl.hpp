@@ -299,8 +299,9 @@ inline std::vector<std::size_t> excerpt_places(std::string_view text, const llmj
       if (!c.valid && malformed++ < feedback_places) {
         std::size_t at = c.offset;
         std::string why;
-        diagnose(v, text, depth, c.offset, std::min(text.size(), c.offset + c.text.size()), at,
-                 why);
+        // A span that starts in the prefill lies in the content from 0 (its bytes there).
+        diagnose(v, text, depth, c.offset,
+                 std::min(text.size(), c.offset + c.text.size() - c.prefilled), at, why);
         out.push_back(at);
         out.push_back(c.offset);
       } else if (c.valid && valid++ < feedback_places) {

@@ -32,6 +32,8 @@ LLMJSON_INLINE answer make_answer(extraction&& x) {
   a.fallback = x.fallback;
   a.policy = x.policy;
   a.truncation = std::move(x.truncation);
+  a.raw_controls = c.raw_controls;
+  a.prefilled = c.prefilled;
   return a;
 }
 
