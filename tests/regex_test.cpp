@@ -349,3 +349,31 @@ TEST_CASE("unicode tables: lookups by code point agree with the classes", "[sche
     }
   }
 }
+
+TEST_CASE("a pattern that names properties again and again stays small",
+          "[schema][regex][hostile]") {
+  // 200,000 class escapes in one class (1.3 MB of pattern): each written again adds nothing,
+  // so the class holds their ranges once (copied each time, they would be gigabytes).
+  std::string many = "^[";
+  for (int k = 0; k < 200000; ++k)
+    many += k % 3 == 0 ? "\\p{Ll}" : k % 3 == 1 ? "\\p{sc=Greek}" : "\\d";
+  many += "]+$";
+  CHECK(matches(many,
+                "\xC3\xA9t\xC3\xA9"
+                "42\xCE\x91"));     // été42Α: Ll, digits, Greek
+  CHECK_FALSE(matches(many, "A"));  // Lu, Latin
+  CHECK_FALSE(matches(many, " "));
+  // Distinct names, many times each, in one class: merged as they come.
+  std::string names = "[";
+  for (int k = 0; k < 20000; ++k)
+    names += k % 4 == 0   ? "\\p{sc=Greek}"
+             : k % 4 == 1 ? "\\p{Letter}"
+             : k % 4 == 2 ? "\\p{Nd}"
+                          : "\\p{Emoji}";
+  names += "]";
+  CHECK(matches(names, "\xCE\xB1"));
+  // Outside a class each \p is an instruction: the program's cap refuses the pattern.
+  std::string atoms;
+  for (int k = 0; k < 200000; ++k) atoms += "\\p{L}";
+  CHECK(refusal(atoms).find("pattern too large") != std::string::npos);
+}

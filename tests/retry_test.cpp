@@ -2170,6 +2170,48 @@ TEST_CASE("the README's streaming examples", "[retry][stream][readme]") {
     CHECK(text == "Plan: {\"steps\": [\"boil\", \"pour\"]} and why, at length.");
   }
 }
+TEST_CASE("a streaming attempt with a prefill keeps its error's views and its limit",
+          "[retry][stream][rules v4]") {
+  // The reply fails (nothing has the key); the error names candidates whose text or marker lie
+  // in the prefill: they own copies, and stay readable after the stream is gone.
+  for (const std::string& prefill : {std::string("{"), std::string("<think>")}) {
+    INFO("prefill " << prefill);
+    stream_script s;
+    const std::string reply = "\"x\": 1} and {\"y\": 2}</think>{\"z\": 3}";
+    s.replies = {streamed(reply, 5)};
+    llmjson::retry_options opts;
+    opts.extraction.prefill = prefill;
+    opts.extraction.policy = llmjson::policy::first;
+    opts.extraction.fallback = false;
+    opts.max_attempts = 1;
+    const std::string prompt = "plan";
+    auto r = llmjson::retrying(stream_replay(s), opts).extract(prompt, llmjson::any_key({"steps"}));
+    REQUIRE_FALSE(r);
+    REQUIRE(r.error().extraction);
+    const auto& candidates = r.error().extraction->candidates;
+    REQUIRE(candidates.size() >= 2);
+    for (const llmjson::candidate& c : candidates) {
+      CHECK(nlohmann::json::accept(c.text));  // readable, whatever the stream did since
+      // Prefilled <think> opens the region; else the prompt did, and </think> closes it.
+      if (c.in_reasoning) CHECK(c.marker == (prefill == "<think>" ? "<think>" : "</think>"));
+    }
+    CHECK(r.attempts[0].content == reply);
+  }
+  // Over the limit with the prefill only: too_large, with all of the content recorded.
+  stream_script s;
+  s.replies = {streamed("\"steps\": [1, 2, 3]}")};
+  llmjson::retry_options opts;
+  opts.extraction.prefill = "{";
+  opts.extraction.max_input_bytes = 19;  // the content is 19 bytes, the text read 20
+  opts.max_attempts = 1;
+  const std::string prompt = "plan";
+  auto r = llmjson::retrying(stream_replay(s), opts).extract(prompt, llmjson::any_key({"steps"}));
+  REQUIRE_FALSE(r);
+  REQUIRE(r.attempts.size() == 1);
+  CHECK(r.attempts[0].content == "\"steps\": [1, 2, 3]}");
+  CHECK(r.attempts[0].outcome == llmjson::attempt_outcome::too_large);
+}
+
 #endif  // LLMJSON_HAS_STOP_TOKEN
 
 TEST_CASE("rules v4 through the wrapper: raw controls and the prefill reach the answer",
@@ -2187,11 +2229,14 @@ TEST_CASE("rules v4 through the wrapper: raw controls and the prefill reach the 
   CHECK(r->offset == 0);
   CHECK(r->text == "{\"steps\": [\"boil\n\tthen pour\"]}");
   CHECK(r->json == nlohmann::json{{"steps", {"boil\n\tthen pour"}}});
-  // Without the prefill the same reply has no object: retried, and the second reply answers.
+  // Without the prefill the same reply has no object (only the array, no fallback here):
+  // retried, and the second reply answers.
   script t;
   t.replies = {msg("\"steps\": [\"boil\"]}"), msg("{\"steps\": [\"boil\"]}")};
-  auto plain =
-      llmjson::retrying(replay(t)).extract(std::string("plan?"), llmjson::any_key({"steps"}));
+  llmjson::retry_options strict;
+  strict.extraction.fallback = false;
+  auto plain = llmjson::retrying(replay(t), strict)
+                   .extract(std::string("plan?"), llmjson::any_key({"steps"}));
   REQUIRE(plain);
   CHECK(t.calls == 2);
   CHECK_FALSE(plain->raw_controls);

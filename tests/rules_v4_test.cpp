@@ -147,6 +147,25 @@ TEST_CASE("unique counts qualifying candidates with equal values once",
   CHECK(r.error().offset == std::string_view(differ).rfind('{'));
   CHECK(r.error().message.find("different values") != std::string::npos);
   stream_agrees(differ, with(policy::unique));
+  // Numbers compare as decimals, not as nlohmann's doubles: these round alike but differ.
+  for (const std::string& pair :
+       {std::string("{\"id\": 123456789012345678901} {\"id\": 123456789012345678902}"),
+        std::string("{\"p\": 0.1} {\"p\": 0.10000000000000001}"),
+        std::string("{\"p\": [1e400]} {\"p\": [1e400]}"),
+        std::string("{\"p\": 1e-99999999999999999999} {\"p\": 1e-99999999999999999998}"),
+        std::string("{\"p\": 1e-400} {\"p\": 0}")}) {
+    INFO(pair);
+    r = llmjson::extract(pair, with(policy::unique));
+    REQUIRE_FALSE(r);
+    CHECK(r.error().kind ==
+          (pair.find("e400") != std::string::npos ? error_kind::no_json : error_kind::ambiguous));
+  }
+  const std::string same =
+      "{\"p\": 1.50, \"q\": -0, \"r\": 1.0e-99999999999999999999} "
+      "{\"r\": 10E-100000000000000000000, \"q\": 0.0, \"p\": 15e-1}";
+  r = llmjson::extract(same, with(policy::unique));
+  REQUIRE(r);
+  CHECK(r->index == 0);
   // A value valid with raw controls equals the same value escaped.
   const std::string raw = "{\"a\": \"x\ny\"} and {\"a\": \"x\\ny\"}";
   r = llmjson::extract(raw, with(policy::unique));

@@ -300,8 +300,10 @@ inline std::vector<std::size_t> excerpt_places(std::string_view text, const llmj
         std::size_t at = c.offset;
         std::string why;
         // A span that starts in the prefill lies in the content from 0 (its bytes there).
+        // A frame's raw line breaks and tabs are no fault (rules §3): its message names the one.
         diagnose(v, text, depth, c.offset,
-                 std::min(text.size(), c.offset + c.text.size() - c.prefilled), at, why);
+                 std::min(text.size(), c.offset + c.text.size() - c.prefilled), at, why,
+                 c.source == source::prose);
         out.push_back(at);
         out.push_back(c.offset);
       } else if (c.valid && valid++ < feedback_places) {

@@ -14,6 +14,7 @@
 #include <llmjson/adapter.hpp>
 #include <llmjson/detail/config.hpp>
 #include <llmjson/detail/retry/record.hpp>
+#include <llmjson/detail/scan/relocate.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/options.hpp>
 #include <llmjson/result.hpp>
@@ -85,7 +86,10 @@ class extraction_judge {
         : judge_(&judge), stream_(selector_view<S>(judge.sel_), judge.opts_) {}
 
     void feed(std::string_view chunk) {
-      if (!over_ && stream_.size() + chunk.size() > judge_->opts_.max_input_bytes) {
+      // The limit counts the prefill too, as the stream's does.
+      const std::size_t max = judge_->opts_.max_input_bytes, prefill = judge_->opts_.prefill.size();
+      const std::size_t size = stream_.size() + chunk.size();
+      if (!over_ && (size > max || prefill > max - size)) {
         // The stream keeps no text past the limit, and the record keeps all of it.
         kept_ = std::string(stream_.text());
         over_ = true;
@@ -108,9 +112,16 @@ class extraction_judge {
       record_cut_after_answer(whole, a);
       result<Out> r = judge_->conclude_(std::move(whole));
       if (r) return record_extraction(std::move(r), a, nullptr);
-      // The error's views point into the stream: into a copy the error can share instead.
+      // The error's views point into the stream (its prefill included): into a copy the error
+      // can share instead, and those into the prefill into copies of their own.
       auto text = std::make_shared<const std::string>(this->text());
-      rebase(r.error(), stream_.text(), *text);
+      if (!over_) {  // over the limit: too_large, with no candidate
+        const std::string_view output = stream_.text();
+        const std::size_t prefill = judge_->opts_.prefill.size();
+        views_into_output(r.error().candidates, r.error().near_misses,
+                          std::string_view(output.data() - prefill, prefill + output.size()),
+                          prefill, *text);
+      }
       return record_extraction(std::move(r), a, std::move(text));
     }
 

@@ -50,18 +50,6 @@ LLMJSON_INLINE void record_cut_after_answer(const result<extraction>& r, attempt
               " taken; the output was cut after it: " + r->truncation->message;
 }
 
-LLMJSON_INLINE void rebase(llmjson::error& e, std::string_view from, std::string_view to) noexcept {
-  auto moved = [&](std::string_view v) {
-    return v.empty() ? v : to.substr(static_cast<std::size_t>(v.data() - from.data()), v.size());
-  };
-  for (candidate& c : e.candidates) {
-    c.text = moved(c.text);
-    c.info = moved(c.info);
-    c.marker = moved(c.marker);
-  }
-  for (near_miss& m : e.near_misses) m.text = moved(m.text);
-}
-
 }  // namespace llmjson::detail
 
 #endif  // LLMJSON_DETAIL_RETRY_RECORD_INL_HPP_INCLUDED

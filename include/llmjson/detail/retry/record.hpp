@@ -70,10 +70,6 @@ judged<Out> record_extraction(result<Out>&& r, attempt& a,
   return {std::nullopt, std::move(e), std::move(text)};
 }
 
-/// Points the views of `e` (its candidates' and near misses') into `to`, a copy of `from`,
-/// instead of into `from`. Does not throw.
-void rebase(llmjson::error& e, std::string_view from, std::string_view to) noexcept;
-
 /// Records in `a` what the adapter returned: an `api_error` or a `bad_response` as it is (the
 /// latter's usage too), a message's reasoning, finish_reason, role and usage, which
 /// `judge_message(message&)` then judges.

@@ -24,6 +24,7 @@
 #include <llmjson/detail/scan/find.hpp>
 #include <llmjson/detail/scan/frames.hpp>
 #include <llmjson/detail/scan/positions.hpp>
+#include <llmjson/detail/scan/relocate.hpp>
 #include <llmjson/detail/scan/scanner.hpp>
 #include <llmjson/detail/scan/text.hpp>
 #include <llmjson/detail/scan/utf8.hpp>
@@ -398,59 +399,6 @@ struct scanner::state {
 
 LLMJSON_INLINE void scanner::state_deleter::operator()(state* s) const noexcept { delete s; }
 
-/// The views of a scan of `read` (the prefill, `base` bytes, then `output`) made views into
-/// `output`, the caller's text, which outlives `read`; a candidate or near miss that starts in the
-/// prefill gets a copy of what it shows, which it owns (`storage`).
-inline void views_into_output(scan_result& r, std::string_view read, std::size_t base,
-                              std::string_view output) {
-  const std::less<const char*> before;
-  auto in_read = [&](std::string_view v) {
-    return !v.empty() && !before(v.data(), read.data()) &&
-           before(v.data(), read.data() + read.size());
-  };
-  auto at = [&](std::string_view v) { return static_cast<std::size_t>(v.data() - read.data()); };
-  auto moved = [&](std::string_view v) {
-    return in_read(v) ? output.substr(at(v) - base, v.size()) : v;
-  };
-  for (candidate& c : r.candidates) {
-    const bool own = (in_read(c.text) && at(c.text) < base) ||
-                     (in_read(c.info) && at(c.info) < base) ||
-                     (in_read(c.marker) && at(c.marker) < base);
-    if (!own) {
-      c.text = moved(c.text);
-      c.info = moved(c.info);
-      c.marker = moved(c.marker);
-      continue;
-    }
-    // The three copied in the order they stand in the text read, so that comparing their
-    // places still tells which comes first (a marker after the text closed its region).
-    std::array<std::string_view*, 3> views{&c.text, &c.info, &c.marker};
-    std::sort(views.begin(), views.end(),
-              [&](const std::string_view* a, const std::string_view* b) {
-                return in_read(*a) && (!in_read(*b) || at(*a) < at(*b));
-              });
-    auto storage = std::make_shared<std::string>();
-    storage->reserve(c.text.size() + c.info.size() + c.marker.size());
-    std::array<std::size_t, 3> from{};
-    for (std::size_t k = 0; k < views.size(); ++k) {
-      from[k] = storage->size();
-      *storage += *views[k];
-    }
-    for (std::size_t k = 0; k < views.size(); ++k)
-      *views[k] = std::string_view(*storage).substr(from[k], views[k]->size());
-    c.storage = std::move(storage);
-  }
-  for (near_miss& m : r.near_misses) {
-    if (!in_read(m.text) || at(m.text) >= base) {
-      m.text = moved(m.text);
-      continue;
-    }
-    auto storage = std::make_shared<const std::string>(m.text);
-    m.text = *storage;
-    m.storage = std::move(storage);
-  }
-}
-
 LLMJSON_INLINE scan_result scanner::scan(std::string_view text, const options& opts) {
   if (!opts.prefill.empty()) {  // §2 The text: the prefill, then the output, read as one text
     std::string read;
@@ -458,7 +406,7 @@ LLMJSON_INLINE scan_result scanner::scan(std::string_view text, const options& o
     read += opts.prefill;
     read += text;
     scan_result r = scan(read, opts, opts.prefill.size());
-    views_into_output(r, read, opts.prefill.size(), text);
+    views_into_output(r.candidates, r.near_misses, read, opts.prefill.size(), text);
     return r;
   }
   return scan(text, opts, 0);

@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -86,6 +87,8 @@ class regex_parser {
   std::size_t lookarounds_ = 0;
   std::vector<std::string> names_;  // the group names so far, which must be unique
   std::map<std::pair<bool, range_list>, std::uint32_t> class_index_;  // classes_ by content
+  // \p{...} and \P{...} by their text (`p` or `P`, then the name): each is computed once.
+  std::map<std::string, range_list> properties_;
   regex out_;
   std::string error_;
 
@@ -237,6 +240,12 @@ class regex_parser {
       return fail("incomplete " + std::string(letter) + "{" + text + " escape (no closing '}')");
     }
     ++pos_;
+    // A pattern may name one property thousands of times: its ranges are computed once.
+    const std::string key = (complemented ? "P" : "p") + text;
+    if (const auto known = properties_.find(key); known != properties_.end()) {
+      out = known->second;
+      return true;
+    }
     if (!unicode::property_ranges(text, out)) {
       std::string why =
           "unknown Unicode property " + std::string(letter) + "{" + text + "}" +
@@ -249,6 +258,7 @@ class regex_parser {
       return fail(std::move(why));
     }
     if (complemented) out = complement(std::move(out));
+    properties_.emplace(key, out);
     return true;
   }
 
@@ -375,19 +385,30 @@ class regex_parser {
       return parse_escape(true, c, set);
     };
     range_list r;
+    // Memory stays in proportion to the distinct code points named, whatever the pattern: a
+    // class escape written again adds nothing, and the ranges are merged whenever they doubled.
+    std::set<std::u32string_view> escapes;  // the class escapes added, as written
+    std::size_t merged = 0;
     for (;;) {
       if (at_end()) return fail("unterminated character class");
       if (peek() == U']') {
         ++pos_;
         break;
       }
+      const std::size_t from = pos_;
       std::optional<char32_t> lo;
       std::optional<range_list> set;
       if (!atom(lo, set)) return false;
       const bool range = peek() == U'-' && peek(1) != U']' && pos_ + 1 < cps_.size();
       if (range && set) return fail("a class escape cannot start a range (as in [\\w-z])");
       if (set) {
+        const std::u32string_view written(cps_.data() + from, pos_ - from);
+        if (!escapes.insert(written).second) continue;
         r.insert(r.end(), set->begin(), set->end());
+        if (r.size() > 2 * merged + 4096) {
+          normalize(r);
+          merged = r.size();
+        }
         continue;
       }
       if (range) {
