@@ -81,7 +81,13 @@ bool run_case(const std::filesystem::path& txt, const nlohmann::json& spec,
     CHECK(c.position() ==
           static_cast<std::ptrdiff_t>(at) - static_cast<std::ptrdiff_t>(opts.prefill.size()));
     CHECK(read.substr(at, c.text.size()) == c.text);
-    if (c.prefilled == 0) CHECK((c.text.data() >= text.data() && c.storage == nullptr));
+    // A view into the caller's text, unless a view lies in the prefill: then a copy it owns.
+    if (c.storage == nullptr)
+      CHECK((c.prefilled == 0 && c.text.data() >= text.data() &&
+             c.text.data() + c.text.size() <= text.data() + text.size()));
+    else
+      CHECK((c.text.data() >= c.storage->data() &&
+             c.text.data() + c.text.size() <= c.storage->data() + c.storage->size()));
     CHECK(c.raw_controls == !nlohmann::json::accept(c.text));
     CHECK(nlohmann::json::parse(llmjson::minify(c.text)) == *c.json);
   }

@@ -82,11 +82,14 @@ struct cut {
 /// owners*: spans that start like a JSON object (`{` then `}` or `"key":`), close, and are not
 /// valid JSON; they are listed with the reason so a person or a re-prompt can act on them, and
 /// they never qualify.
-/// `text` and `info` are views into the caller's text: they live as long as it does.
+/// `text`, `info` and `marker` are views into the caller's text: they live as long as it does.
+/// With `options::prefill`, a candidate with a view into the prefill (its span starts there, or
+/// its fence's info string or its region's marker lies there) owns copies of all three
+/// (`storage`), from `extract`, `candidates` and the retry wrapper; a stream's candidates point
+/// into the stream's text, which keeps the prefill just before `stream::text()`.
 struct candidate {
   /// The span, a slice of the caller's text; a candidate that starts in `options::prefill`
-  /// spans the prefill's last `prefilled` bytes and then the output: its text is a copy that the
-  /// candidate owns (`storage`).
+  /// spans the prefill's last `prefilled` bytes and then the output (see `storage`).
   std::string_view text;
   std::size_t offset = 0;  ///< byte offset of `text` in the caller's text (0: see `prefilled`)
   /// How many of the span's first bytes lie in `options::prefill`, before the output; 0 for a
@@ -127,7 +130,8 @@ struct candidate {
   /// is that value. Its text is not JSON as written: print `json`, or `llmjson::minify`, which
   /// escapes them.
   bool raw_controls = false;
-  /// Owns `text` when the span starts in the prefill (null otherwise).
+  /// Owns copies of `text`, `info` and `marker`, in that text's order, when one of them lies in
+  /// `options::prefill` (null otherwise, and always in a stream's candidates).
   std::shared_ptr<const std::string> storage;
 
   /// The position in the output, negative when the span starts in the prefill.

@@ -22,7 +22,7 @@ enum class error_kind {
   no_json,    ///< no valid JSON candidate at all
   truncated,  ///< the output was cut inside the answer (max_tokens): retry, do not guess
   no_match,   ///< candidates exist, none qualifies under the selector
-  ambiguous,  ///< policy `unique`: two or more candidates qualify
+  ambiguous,  ///< policy `unique`: two or more candidates with different values qualify
   too_large,  ///< longer than `options::max_input_bytes`; not scanned
 };
 
@@ -50,11 +50,13 @@ inline constexpr std::array enumerators<error_kind>{error_kind::empty,     error
 /// `candidates` lists every candidate the scan found, each with its position and, where it does
 /// not qualify, the reason (`unknown key "draft"`, `line 7 col 18: trailing comma`). `message` is
 /// one line, fit for a log or a re-prompt; its wording may change between releases, `kind` won't.
-/// The candidates' `text` views point into the caller's text, as everywhere in llmjson.
+/// The candidates' `text` views point into the caller's text, as everywhere in llmjson (a
+/// candidate with a view into `options::prefill` owns copies: `candidate::storage`).
 struct error {
   error_kind kind = error_kind::no_json;
-  std::size_t offset =
-      0;                ///< byte in the input where the problem was seen (the cut, the 2nd match)
+  /// Byte in the input where the problem was seen (the cut, the 2nd match); 0 for a place in
+  /// `options::prefill`, before the input (the candidate's or cut's `position()` says where).
+  std::size_t offset = 0;
   std::string message;  ///< one line, without the kind: `2 candidates, none qualifies: ...`
   std::vector<candidate> candidates;  ///< all candidates, with verdicts (empty for empty/too_large)
   std::optional<cut> truncation;      ///< where the output was cut, when it was

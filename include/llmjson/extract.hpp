@@ -38,7 +38,8 @@ struct extraction {
   /// Under policy `first`: the indices in `candidates` of the qualifying candidates after the
   /// answer, in document order (`candidates[k].line`, `.column` say where). When there are
   /// some, the answer taken may be a draft or an example before the real one: worth a look (the
-  /// `llmjson` tool notes it). Empty under `unique` (more would be `ambiguous`), under
+  /// `llmjson` tool notes it). Empty under `unique` (more, with different values, would be
+  /// `ambiguous`; equal ones are one answer, rules §5), under
   /// `last` (there are none after it) and for the fallback (none qualifies). A stream's
   /// `settled()` answer cannot know them: `finish()` gives them.
   std::vector<std::size_t> later_qualifying;
@@ -174,13 +175,14 @@ inline constexpr std::size_t max_named_candidates = 8;
 /// output is over the limit of 64 bytes (options::max_input_bytes)`. Allocates.
 error too_large_error(std::optional<std::size_t> size, std::size_t limit);
 
-/// `too_large` for an output of `size` bytes over the limit, `empty` for a blank one; nothing
-/// for an output to scan. `blank`: only ASCII white space after the BOM.
+/// `too_large` for an output of `size` bytes over the limit (`options::prefill` counted too),
+/// `empty` for a blank one; nothing for an output to scan. `blank`: the output alone is only
+/// ASCII white space (`is_blank`).
 std::optional<error> precheck(std::size_t size, bool blank, const options& opts);
 
-/// Whether `text` holds only ASCII white space after a leading BOM. Does not throw.
 /// Whether `text` is empty or only ASCII white space after one leading BOM (`bom`: a BOM of the
 /// text read, which a prefill puts before the output, rules §1).
+/// Does not throw.
 bool is_blank(std::string_view text, bool bom = true) noexcept;
 
 /// `1 candidate`, `3 candidates`: `n` and the word `one`, plural when `n` is not 1.

@@ -18,7 +18,8 @@ namespace llmjson {
 enum class policy {
   first,   ///< the first qualifying candidate in document order (fallback: the first valid one
            ///< that no frame encloses)
-  unique,  ///< exactly one qualifies, else `ambiguous` / `no_match`: never a guess
+  unique,  ///< exactly one value qualifies (equal ones count once), else `ambiguous` /
+           ///< `no_match`: never a guess
   last,    ///< the last qualifying candidate (self-correcting models)
 };
 

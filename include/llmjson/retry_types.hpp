@@ -39,7 +39,7 @@ enum class attempt_outcome {
   no_json,        ///< extraction: no JSON value in the content
   truncated,      ///< extraction: the content was cut inside the answer
   no_match,       ///< extraction: JSON, but none qualifies under the selector
-  ambiguous,      ///< extraction: policy `unique`, and two or more qualify
+  ambiguous,      ///< extraction: policy `unique`, and two or more different values qualify
   too_large,      ///< extraction: over `options::max_input_bytes`; not retried
   api_error,      ///< the provider answered with an error (`llmjson::api_error`); not retried
   exception,      ///< the adapter or the selector threw: never retried (`attempt_exception`)

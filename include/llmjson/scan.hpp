@@ -23,7 +23,8 @@ namespace llmjson {
 /// Linear time and memory in `text.size()` on every input; values are built only for
 /// candidates outside reasoning regions (`candidate::json` is null in reasoning: parse `text`
 /// for the value of a draft). Allocates; throws only `std::bad_alloc`. `options::max_input_bytes`
-/// is not checked here (`extract` checks it). The views in the result point into `text`.
+/// is not checked here (`extract` checks it). The views in the result point into `text` (with
+/// `options::prefill`, those into the prefill into copies the candidates own).
 ///
 /// **Example**:
 /// ```cpp

@@ -220,6 +220,12 @@ def render(d):
     w("inline constexpr name_value gc_names[] = {")
     w(numbers(["{\"%s\", %d}" % (n, m) for n, m in d["gc_names"]], 4, "%s"))
     w("};")
+    # The run tables pack a value beside the code point in 32 bits: a later Unicode version
+    # with more categories, scripts or script sets must fail here, not corrupt the tables.
+    assert len(GC) <= 32 and all(v < 32 for _, v in d["gc_runs"]), "gc values need 5 bits"
+    assert len(d["scripts"]) <= 256 and all(v < 256 for _, v in d["sc_runs"]), "scripts need 8 bits"
+    assert all(v < 256 for _, v in d["scx_runs"]), "script sets need 8 bits"
+    assert all(a <= 0x10FFFF for a, _ in d["sc_runs"] + d["gc_runs"] + d["scx_runs"])
     w("/// The runs of General_Category: (first code point << 5) | index; a run lasts to the next.")
     w("inline constexpr std::uint32_t gc_runs[] = {")
     w(numbers([(a << 5) | v for a, v in d["gc_runs"]], 16))

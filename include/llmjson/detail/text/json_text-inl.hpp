@@ -16,8 +16,6 @@ namespace llmjson {
 
 namespace detail {
 
-/// Copies the string token that starts at `json[i]` (a `"`) into `out`, escapes as written, and
-/// returns the index after its closing quote (or `json.size()` when it never closes).
 /// The escape of a raw LF, CR or tab in a string (`n`, `r`, `t`), or 0 for any other byte.
 constexpr char raw_control_escape(char c) noexcept {
   return c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : '\0';
