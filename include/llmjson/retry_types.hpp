@@ -394,7 +394,7 @@ struct retry_options {
   /// answer, and acts only when one settles before the end. It never does under `unique` and
   /// `last` (`extract<T>`'s default is `unique`: set `extraction.policy` to `first` there), in
   /// `complete`, or with a non-streaming adapter; and with `extraction.start` left `unknown` an
-  /// output settles before its end only after a reasoning marker (7 of the 85 corpus cases; 40
+  /// output settles before its end only after a reasoning marker (10 of the 102 corpus cases; 51
   /// with `output_start::answer`, for models that do not reason in their content:
   /// tests/bench/README.md, "How early the stream settles"). `attempt::stopped_early` says when
   /// it acted.

@@ -14,6 +14,7 @@
 #include <llmjson/stream.hpp>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -32,14 +33,16 @@ std::string read_file(const std::filesystem::path& p) {
 struct run {
   std::size_t size = 0;
   std::optional<std::size_t> settled_after;  // bytes fed when the answer was settled
-  std::optional<std::size_t> answer;         // the offset of finish()'s answer, if any
+  std::optional<std::ptrdiff_t> answer;      // the position of finish()'s answer, if any
 };
 
 template <class S>
-run feed_bytes(const std::string& text, const S& sel, llmjson::output_start start) {
+run feed_bytes(const std::string& text, const S& sel, llmjson::output_start start,
+               const std::string& prefill) {
   llmjson::options opts;
   opts.policy = llmjson::policy::first;
   opts.start = start;
+  opts.prefill = prefill;  // the case's (rules v4 §7), read before the output
   llmjson::stream<S> s(sel, opts);
   run r;
   r.size = text.size();
@@ -49,14 +52,14 @@ run feed_bytes(const std::string& text, const S& sel, llmjson::output_start star
     if (!r.settled_after && s.settled()) r.settled_after = at + 1;
   }
   const auto got = s.finish();
-  if (got) r.answer = got->chosen().offset;
+  if (got) r.answer = got->chosen().position();
   return r;
 }
 
 template <class S>
-std::pair<run, run> both(const std::string& text, const S& sel) {
-  return {feed_bytes(text, sel, llmjson::output_start::unknown),
-          feed_bytes(text, sel, llmjson::output_start::answer)};
+std::pair<run, run> both(const std::string& text, const S& sel, const std::string& prefill) {
+  return {feed_bytes(text, sel, llmjson::output_start::unknown, prefill),
+          feed_bytes(text, sel, llmjson::output_start::answer, prefill)};
 }
 
 }  // namespace
@@ -81,13 +84,14 @@ int main(int argc, char** argv) {
     const std::string text = read_file(path);
     const nlohmann::json spec = nlohmann::json::parse(read_file(spec_path));
     const nlohmann::json& sel = spec.at("select");
+    const std::string prefill = spec.value("prefill", std::string());
     std::pair<run, run> r;
     if (sel.contains("keys")) {
-      r = both(text, llmjson::any_key(sel["keys"].get<std::vector<std::string>>()));
+      r = both(text, llmjson::any_key(sel["keys"].get<std::vector<std::string>>()), prefill);
     } else if (sel.contains("schema")) {
-      r = both(text, llmjson::schema(sel["schema"]));
+      r = both(text, llmjson::schema(sel["schema"]), prefill);
     } else {
-      r = both(text, llmjson::any_object{});
+      r = both(text, llmjson::any_object{}, prefill);
     }
     const run* runs[2] = {&r.first, &r.second};
     for (int k = 0; k < 2; ++k) {
