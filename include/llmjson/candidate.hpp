@@ -101,8 +101,9 @@ struct candidate {
   std::string_view info;  ///< the enclosing fence's info string (`json`), if any
   bool in_fence = false;  ///< the span lies in a fence body
   bool valid = false;     ///< valid JSON (RFC 8259, unique keys, depth limit)
-  /// The value when valid and not `in_reasoning` (nlohmann's reading of `text`); null otherwise:
-  /// a candidate in reasoning is never the answer, so its value is not built. `valid` still
+  /// The value when valid and not `in_reasoning` (nlohmann's reading of `text`, or of
+  /// `minify(text)` with `raw_controls`); null otherwise: a candidate in reasoning is never the
+  /// answer, so its value is not built. `valid` still
   /// says whether nlohmann could hold it (`1e400` is malformed there too). Immutable and shared:
   /// copies of a candidate, of an error or of a result holding one share it instead of copying it.
   /// Reading it needs `<nlohmann/json.hpp>`; the headers of the calls that make candidates

@@ -89,6 +89,8 @@ class regex_parser {
   std::map<std::pair<bool, range_list>, std::uint32_t> class_index_;  // classes_ by content
   // \p{...} and \P{...} by their text (`p` or `P`, then the name): each is computed once.
   std::map<std::string, range_list> properties_;
+  // Class escapes outside classes (`\p{L}`, `\d`) by their text: the class each made.
+  std::map<std::u32string_view, std::uint32_t> escape_classes_;
   regex out_;
   std::string error_;
 
@@ -99,6 +101,19 @@ class regex_parser {
   [[nodiscard]] bool at_end() const noexcept { return pos_ >= cps_.size(); }
   [[nodiscard]] char32_t peek(std::size_t ahead = 0) const noexcept {
     return pos_ + ahead < cps_.size() ? cps_[pos_ + ahead] : char32_t{0xFFFFFFFF};
+  }
+  /// The class escape after a backslash at `pos_` as written (`d`, `W`, `p{L}`, `P{sc=Greek}`),
+  /// or an empty view when none is there (its syntax is checked when it is parsed).
+  [[nodiscard]] std::u32string_view class_escape_here() const noexcept {
+    const char32_t c = peek();
+    std::size_t end = 0;
+    if (c == U'd' || c == U'D' || c == U'w' || c == U'W' || c == U's' || c == U'S') {
+      end = pos_ + 1;
+    } else if ((c == U'p' || c == U'P') && peek(1) == U'{') {
+      for (std::size_t k = pos_ + 2; k < cps_.size() && end == 0; ++k)
+        if (cps_[k] == U'}') end = k + 1;
+    }
+    return end == 0 ? std::u32string_view() : std::u32string_view(cps_.data() + pos_, end - pos_);
   }
   std::size_t add(node n) {
     nodes_.push_back(std::move(n));
@@ -395,7 +410,19 @@ class regex_parser {
         ++pos_;
         break;
       }
-      const std::size_t from = pos_;
+      // A class escape written again in this class adds nothing: it is skipped unread.
+      if (peek() == U'\\') {
+        ++pos_;
+        const std::u32string_view written = class_escape_here();
+        if (!written.empty() && escapes.count(written) != 0) {
+          pos_ += written.size();
+          if (peek() == U'-' && peek(1) != U']' && pos_ + 1 < cps_.size())
+            return fail("a class escape cannot start a range (as in [\\w-z])");
+          continue;
+        }
+        --pos_;
+      }
+      const std::size_t from = pos_ + 1;  // after the backslash, when an escape comes
       std::optional<char32_t> lo;
       std::optional<range_list> set;
       if (!atom(lo, set)) return false;
@@ -403,7 +430,7 @@ class regex_parser {
       if (range && set) return fail("a class escape cannot start a range (as in [\\w-z])");
       if (set) {
         const std::u32string_view written(cps_.data() + from, pos_ - from);
-        if (!escapes.insert(written).second) continue;
+        escapes.insert(written);
         r.insert(r.end(), set->begin(), set->end());
         if (r.size() > 2 * merged + 4096) {
           normalize(r);
@@ -586,10 +613,23 @@ class regex_parser {
             assertion = true;
             break;
           }
+          // A class escape written again (`\p{L}` a thousand times) reuses its class: its
+          // ranges are not looked up, copied, sorted or compared again.
+          const std::u32string_view written = class_escape_here();
+          if (const auto known = escape_classes_.find(written);
+              !written.empty() && known != escape_classes_.end()) {
+            pos_ += written.size();
+            node n;
+            n.k = kind::cls;
+            n.index = known->second;
+            atom = add(std::move(n));
+            break;
+          }
           std::optional<char32_t> single;
           std::optional<range_list> set;
           if (!parse_escape(false, single, set)) return false;
           atom = set ? add_class(std::move(*set), false) : add_class({{*single, *single}}, false);
+          if (set && !written.empty()) escape_classes_.emplace(written, nodes_[atom].index);
           break;
         }
         case U'*':
