@@ -14,8 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include <llmjson/detail/scan/text.hpp>
-#include <llmjson/detail/scan/utf8.hpp>
+#include "text.hpp"
 
 namespace llmjson_cli {
 
@@ -150,7 +149,7 @@ class line_reader {
   }
 
   void skip_ws(std::size_t& at) const noexcept {
-    while (at < line_.size() && llmjson::detail::is_json_ws(line_[at])) ++at;
+    while (at < line_.size() && is_json_ws(line_[at])) ++at;
   }
 
   /// Records the span [`start`, `end`) as the value of the pointers of `active_[from, to)` that
@@ -336,7 +335,7 @@ class line_reader {
         return true;
       }
       if (c >= 0x80) {
-        const std::size_t len = llmjson::detail::utf8_sequence_at(line_, at);
+        const std::size_t len = utf8_sequence_at(line_, at);
         if (len == 0) return fail(at, "a string that is not valid UTF-8");
         at += len;
         continue;
@@ -352,7 +351,7 @@ class line_reader {
     if (s.size() - at < 6) return -1;
     long v = 0;
     for (std::size_t k = at + 2; k < at + 6; ++k) {
-      const int h = llmjson::detail::hex_value(s[k]);
+      const int h = hex_value(s[k]);
       if (h < 0) return -1;
       v = v * 16 + h;
     }
@@ -442,7 +441,7 @@ class line_reader {
             at += 6;
           }
           std::string utf8;  // at most 4 bytes: no allocation
-          llmjson::detail::append_utf8(utf8, cp);
+          append_utf8(utf8, cp);
           std::memcpy(w, utf8.data(), utf8.size());
           w += utf8.size();
           break;

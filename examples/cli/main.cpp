@@ -23,7 +23,6 @@
 #include <nlohmann/json.hpp>
 
 #include <llmjson/adapter.hpp>
-#include <llmjson/detail/scan/utf8.hpp>
 #include <llmjson/enum_names.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/json_text.hpp>
@@ -32,6 +31,7 @@
 #include <llmjson/schema.hpp>
 #include <llmjson/stream.hpp>
 #include <llmjson/version.hpp>
+#include "text.hpp"
 
 #include "json_line.hpp"
 #include "ordered_lines.hpp"
@@ -817,7 +817,7 @@ const std::vector<llmjson::near_miss>& near_misses_of(const outcome& o) {
 /// something bigger, never the fallback).
 std::string source_label(const llmjson::candidate& c);
 
-using llmjson::detail::one_line;
+using llmjson_cli::one_line;
 
 std::string source_label(const llmjson::candidate& c) {
   std::string label = llmjson::place(c);
@@ -1125,15 +1125,16 @@ std::string qualifies_as(const settings& s) {
 template <class S>
 int show(const settings& s, const llmjson::result<llmjson::extraction>* r, outcome o = {}) {
   // The selector's own default, as extract() takes it (strict selectors declare `unique`).
-  o.policy = s.policy.value_or(llmjson::detail::default_policy_of<S>());
+  o.policy = s.policy.value_or(llmjson::default_policy_of<S>());
   o.qualifies_as = qualifies_as(s);
   if (!r) {
     // Reading stopped at the limit, so the full size is unknown: say what is known, naming the
     // flag where the library names its option.
-    llmjson::error e = llmjson::detail::too_large_error(std::nullopt, s.max_bytes);
-    constexpr std::string_view option = "options::max_input_bytes";
-    if (const auto at = e.message.find(option); at != std::string::npos)
-      e.message.replace(at, option.size(), "--max-bytes");
+    llmjson::error e;
+    e.kind = llmjson::error_kind::too_large;
+    e.offset = s.max_bytes;
+    e.message =
+        "the output is over the limit of " + std::to_string(s.max_bytes) + " bytes (--max-bytes)";
     o.failure = &e;
     return finish(s, o);
   }
@@ -1334,7 +1335,7 @@ bool jsonl_line(const settings& s, const line_layout& layout, const S& sel,
   const auto r = llmjson::extract(text, sel, opts);
   outcome o;
   o.response = response ? &*response : nullptr;
-  o.policy = s.policy.value_or(llmjson::detail::default_policy_of<S>());
+  o.policy = s.policy.value_or(llmjson::default_policy_of<S>());
   if (s.response || !layout.reasoning.empty()) o.reasoning_bytes = reasoning.size();
   llmjson::error failure;
   if (r) {

@@ -279,9 +279,9 @@ class decode {
   std::function<verdict(const T&)> check_;
 };
 
-namespace detail {
-
-/// The policy a selector asks for when the caller sets none.
+/// The policy `extract` and `stream` use with selector `S` when `options::policy` is unset:
+/// `S::default_policy` when it declares one (`unique` for `decode<T>` and schemas), else
+/// `first`. A program that reports the policy (the `llmjson` tool) asks it here.
 template <class S>
 constexpr llmjson::policy default_policy_of() noexcept {
   if constexpr (requires { S::default_policy; }) {
@@ -290,6 +290,10 @@ constexpr llmjson::policy default_policy_of() noexcept {
     return llmjson::policy::first;
   }
 }
+
+namespace detail {
+
+using ::llmjson::default_policy_of;
 
 /// Whether `first` may fall back to a candidate the selector rejected.
 template <class S>
