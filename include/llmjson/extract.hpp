@@ -172,8 +172,9 @@ inline constexpr std::size_t max_named_candidates = 8;
 
 /// The `too_large` error for an output over `limit` bytes: `the output is 70 bytes, over the
 /// limit of 64 (options::max_input_bytes)`; without `size` (reading stopped at the limit), `the
-/// output is over the limit of 64 bytes (options::max_input_bytes)`. Allocates.
-error too_large_error(std::optional<std::size_t> size, std::size_t limit);
+/// output is over the limit of 64 bytes (options::max_input_bytes)`; `prefilled`: the size counts
+/// `options::prefill` too (`the prefill and the output are 70 bytes, ...`). Allocates.
+error too_large_error(std::optional<std::size_t> size, std::size_t limit, bool prefilled = false);
 
 /// `too_large` for an output of `size` bytes over the limit (`options::prefill` counted too),
 /// `empty` for a blank one; nothing for an output to scan. `blank`: the output alone is only

@@ -113,8 +113,9 @@ LLMJSON_INLINE std::string count_of(std::size_t n, std::string_view one) {
   return std::to_string(n) + " " + std::string(one) + (n == 1 ? "" : "s");
 }
 
-LLMJSON_INLINE error too_large_error(std::optional<std::size_t> size, std::size_t limit) {
-  std::string message = "the output is ";
+LLMJSON_INLINE error too_large_error(std::optional<std::size_t> size, std::size_t limit,
+                                     bool prefilled) {
+  std::string message = prefilled ? "the prefill and the output are " : "the output is ";
   if (size) message += std::to_string(*size) + " bytes, ";
   message += "over the limit of ";
   message += std::to_string(limit);
@@ -126,9 +127,7 @@ LLMJSON_INLINE std::optional<error> precheck(std::size_t size, bool blank, const
   // The limit counts the text read, the prefill included; `empty` looks at the output alone.
   const std::size_t prefill = opts.prefill.size();
   if (size > opts.max_input_bytes || prefill > opts.max_input_bytes - size) {
-    error e = too_large_error(size + prefill, opts.max_input_bytes);
-    if (prefill > 0) e.message.replace(0, 14, "the prefill and the output are ");
-    return e;
+    return too_large_error(size + prefill, opts.max_input_bytes, prefill > 0);
   }
   if (blank) {
     return error{error_kind::empty,
