@@ -95,7 +95,24 @@ class frame_scanner {
           }
           if (i == e) break;
         }
-      } else if (!top.in_chain) {
+      } else if (top.in_chain) {
+        // In a live JSON-like frame, only quotes and brackets concern the frames: the bytes
+        // between them (white space, `:`, `,`, numbers, literals) go to the validator alone.
+        if (!lazy_ && top.prose_above == 0 && json_like(top)) {
+          std::size_t j = i;
+          for (; j < e; ++j) {
+            const char c = text_[j];
+            if (c == '"' || c == '{' || c == '}' || c == '[' || c == ']') break;
+            if (!validator_.feed(j)) {
+              kill_chain(j);
+              break;
+            }
+          }
+          if (j == e) break;
+          i = j;
+          if (!frames_.back().in_chain) continue;  // the byte at `j` killed the chain
+        }
+      } else {
         const byte_finder* f =
             top.prose_above > 0 || (top.kind == frame_kind::brace_prose && probe_ == probe::none)
                 ? &in_prose

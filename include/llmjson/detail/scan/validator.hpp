@@ -5,12 +5,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include <llmjson/detail/scan/text.hpp>
@@ -43,7 +43,10 @@ class validator {
     last_raw_ = no_raw;
     last_bad_raw_ = no_raw;
     stack_.clear();
+    stack_first_ = 0;
     keys_.clear();
+    key_bytes_.clear();
+    keys_first_ = 0;
     dropped_levels_ = 0;
     dropped_keys_ = 0;
     state_ = state::value;
@@ -78,23 +81,17 @@ class validator {
   [[nodiscard]] std::size_t last_bad_raw() const noexcept { return last_bad_raw_; }
 
   /// Takes `text[i]`. Returns false once the text seen is no valid JSON prefix.
+  /// Inline: the bytes most text holds (a string's plain bytes, white space between tokens)
+  /// are taken here, in a few instructions; the rest in `feed_slow`.
   bool feed(std::size_t i) {
-    if (failed_) return false;
     const auto c = static_cast<unsigned char>(text_[i]);
-    for (;;) {
-      switch (state_) {
-        case state::string: return string_byte(i, c);
-        case state::number:
-          if (number_byte(c)) return true;
-          if (number_ == number_state::zero && c >= '0' && c <= '9')
-            return fail(i, "leading zero in number");
-          if (!number_complete()) return fail(i, "incomplete number");
-          value_done();
-          continue;  // the byte that ended the number is read in the new state
-        case state::literal: return literal_byte(i, c);
-        default: return structural_byte(i, c);
-      }
+    if (state_ == state::string) {
+      if (escape_ == 0 && utf8_need_ == 0 && c >= 0x20 && c < 0x80 && c != '"' && c != '\\')
+        return !failed_;
+    } else if (state_ <= state::done && is_json_ws(static_cast<char>(c))) {
+      return !failed_;
     }
+    return feed_slow(i, c);
   }
 
   /// Ends the input at `end`. Returns true when a whole value was seen and nothing after it
@@ -112,23 +109,23 @@ class validator {
   /// A value has begun (a byte other than white space was taken).
   [[nodiscard]] bool started() const noexcept { return started_; }
   /// The number of open containers (objects and arrays).
-  [[nodiscard]] std::size_t depth() const noexcept { return dropped_levels_ + stack_.size(); }
+  [[nodiscard]] std::size_t depth() const noexcept { return dropped_levels_ + live_levels(); }
 
   /// Forgets the outermost open containers, leaving `keep` (or all there are): nobody will ask
   /// whether the text is valid outside them (the frames there are dead), so their state is
   /// dropped, keeping the memory bounded however deep the text nests. Closing one of them
   /// later fails the validator. `depth()` still counts them.
   void forget_outer(std::size_t keep) {
-    while (stack_.size() > keep) {
+    while (live_levels() > keep) {
       const std::size_t next_keys =
-          stack_.size() > 1 ? stack_[1].keys_begin : dropped_keys_ + keys_.size();
-      while (dropped_keys_ < next_keys) {
-        keys_.pop_front();
-        ++dropped_keys_;
-      }
-      stack_.pop_front();
+          live_levels() > 1 ? stack_[stack_first_ + 1].keys_begin : dropped_keys_ + live_keys();
+      keys_first_ += next_keys - dropped_keys_;
+      dropped_keys_ = next_keys;
+      stack_[stack_first_].index.reset();
+      ++stack_first_;
       ++dropped_levels_;
     }
+    compact();
   }
 
   /// In a string, with nothing pending (no escape, UTF-8 sequence or surrogate): bytes that are
@@ -136,10 +133,9 @@ class validator {
   [[nodiscard]] bool in_plain_string() const noexcept {
     return !failed_ && state_ == state::string && escape_ == 0 && utf8_need_ == 0;
   }
-  /// Takes `text[from, to)`, all printable ASCII other than `"` and `\\`, in a plain string.
-  void take_plain(std::size_t from, std::size_t to) {
-    if (is_key_) key_.append(text_.substr(from, to - from));
-  }
+  /// Takes `text[from, to)`, all printable ASCII other than `"` and `\\`, in a plain string:
+  /// nothing to do (a key's bytes are read from the text when it ends).
+  void take_plain(std::size_t, std::size_t) noexcept {}
   /// The byte at which the text stopped being a valid prefix.
   [[nodiscard]] std::size_t error_offset() const noexcept { return error_offset_; }
   /// The byte the reason is about, for messages: `error_offset()`, but for a trailing comma the
@@ -156,6 +152,48 @@ class validator {
   }
 
  private:
+  /// `feed` for the bytes its inline part does not take.
+  bool feed_slow(std::size_t i, unsigned char c) {
+    if (failed_) return false;
+    for (;;) {
+      switch (state_) {
+        case state::string: return string_byte(i, c);
+        case state::number:
+          if (number_byte(c)) return true;
+          if (number_ == number_state::zero && c >= '0' && c <= '9')
+            return fail(i, "leading zero in number");
+          if (!number_complete()) return fail(i, "incomplete number");
+          value_done();
+          continue;  // the byte that ended the number is read in the new state
+        case state::literal: return literal_byte(i, c);
+        default: return structural_byte(i, c);
+      }
+    }
+  }
+
+  [[nodiscard]] std::size_t live_levels() const noexcept { return stack_.size() - stack_first_; }
+  [[nodiscard]] std::size_t live_keys() const noexcept { return keys_.size() - keys_first_; }
+  [[nodiscard]] std::string_view key_at(std::size_t k) const noexcept {
+    return std::string_view(key_bytes_).substr(keys_[k].offset, keys_[k].size);
+  }
+
+  /// Drops the forgotten levels and keys from the front of their vectors once they are half of
+  /// them: the memory stays in proportion to what is live, at O(1) amortized a level.
+  void compact() {
+    if (stack_first_ > 0 && stack_first_ * 2 >= stack_.size()) {
+      stack_.erase(stack_.begin(), stack_.begin() + static_cast<std::ptrdiff_t>(stack_first_));
+      stack_first_ = 0;
+    }
+    if (keys_first_ > 0 && keys_first_ * 2 >= keys_.size()) {
+      const std::size_t shift =
+          keys_first_ < keys_.size() ? keys_[keys_first_].offset : key_bytes_.size();
+      keys_.erase(keys_.begin(), keys_.begin() + static_cast<std::ptrdiff_t>(keys_first_));
+      keys_first_ = 0;
+      key_bytes_.erase(0, shift);
+      for (key_entry& k : keys_) k.offset -= shift;
+    }
+  }
+
   /// As `fail`, with a reason that `make()` builds only when someone will read it.
   template <class Make>
   bool fail_with(std::size_t i, Make make) {
@@ -191,8 +229,13 @@ class validator {
 
   struct level {
     bool is_object = false;
-    std::size_t keys_begin = 0;  // this object's keys are keys_[keys_begin, keys_.size())
-    std::unique_ptr<std::unordered_set<std::string_view>> index;  // once an object has many keys
+    std::size_t keys_begin = 0;  // this object's first key, counted from the first key ever
+    std::unique_ptr<std::unordered_set<std::string>> index;  // once an object has many keys
+  };
+  /// A key of an open object, unescaped, in `key_bytes_`.
+  struct key_entry {
+    std::size_t offset = 0;
+    std::size_t size = 0;
   };
 
   static std::string show(unsigned char c) {
@@ -251,17 +294,18 @@ class validator {
     if (depth() >= max_depth_)
       return fail_with(
           i, [&] { return "nesting deeper than " + std::to_string(max_depth_) + " levels"; });
-    level l;
+    level& l = stack_.emplace_back();
     l.is_object = is_object;
-    l.keys_begin = dropped_keys_ + keys_.size();
-    stack_.push_back(std::move(l));
+    l.keys_begin = dropped_keys_ + live_keys();
     state_ = is_object ? state::key_or_close : state::value_or_close;
     return true;
   }
 
   bool close(std::size_t i) {
-    if (stack_.empty()) return fail(i, "internal: a container the validator forgot closes");
-    keys_.resize(stack_.back().keys_begin - dropped_keys_);
+    if (live_levels() == 0) return fail(i, "internal: a container the validator forgot closes");
+    const std::size_t first = keys_first_ + (stack_.back().keys_begin - dropped_keys_);
+    if (first < keys_.size()) key_bytes_.resize(keys_[first].offset);
+    keys_.resize(first);
     stack_.pop_back();
     value_done();
     return true;
@@ -319,7 +363,7 @@ class validator {
         if (c == ':') return state_ = state::value, true;
         return unexpected(i, c, "':' after the key");
       case state::comma_or_close: {
-        if (stack_.empty()) return fail(i, "internal: the validator forgot this container");
+        if (live_levels() == 0) return fail(i, "internal: the validator forgot this container");
         const bool obj = stack_.back().is_object;
         if (c == ',') {
           comma_ = i;
@@ -360,15 +404,6 @@ class validator {
     utf8_need_ = 0;
     surrogate_ = 0;
     string_begin_ = i;
-    if (is_key) key_.clear();
-  }
-
-  void key_byte(unsigned char c) {
-    if (is_key_) key_.push_back(static_cast<char>(c));
-  }
-
-  void key_code_point(std::uint32_t cp) {
-    if (is_key_) append_utf8(key_, cp);
   }
 
   // escape_: 0 none; 1 after '\'; 2..5 reading the 4 hex digits of \u;
@@ -379,7 +414,6 @@ class validator {
         return fail_with(i, [&] { return "invalid UTF-8 in string (" + show(c) + ")"; });
       utf8_lo_ = 0x80;
       utf8_hi_ = 0xBF;
-      key_byte(c);
       --utf8_need_;
       return true;
     }
@@ -389,14 +423,11 @@ class validator {
         // Only a raw LF, CR or tab on its own is a frame's leniency (§3 Raw controls).
         if (escape_ == 1 || (c != '\n' && c != '\r' && c != '\t')) last_bad_raw_ = i;
         escape_ = 0;
-        key_byte(c);
         return true;
       }
       if (raw_whitespace_ && !strict_string_ && escape_ == 0 &&
-          (c == '\n' || c == '\r' || c == '\t')) {
-        key_byte(c);
+          (c == '\n' || c == '\r' || c == '\t'))
         return true;
-      }
       // Relaxed, inside a \u escape: an ordinary byte that is no hex digit (below).
       if (!relaxed_ || strict_string_) return fail_with(i, [&] { return raw_control(c); });
     }
@@ -407,14 +438,14 @@ class validator {
     }
     if (escape_ == 1) {
       switch (c) {
-        case '"': key_byte('"'); break;
-        case '\\': key_byte('\\'); break;
-        case '/': key_byte('/'); break;
-        case 'b': key_byte('\b'); break;
-        case 'f': key_byte('\f'); break;
-        case 'n': key_byte('\n'); break;
-        case 'r': key_byte('\r'); break;
-        case 't': key_byte('\t'); break;
+        case '"':
+        case '\\':
+        case '/':
+        case 'b':
+        case 'f':
+        case 'n':
+        case 'r':
+        case 't': break;
         case 'u':
           escape_ = 2;
           unicode_ = 0;
@@ -445,21 +476,18 @@ class validator {
       if (surrogate_) {
         if (unicode_ < 0xDC00 || unicode_ > 0xDFFF)
           return fail(i, "unpaired surrogate in \\u escape");
-        key_code_point(0x10000 + ((surrogate_ - 0xD800) << 10) + (unicode_ - 0xDC00));
         surrogate_ = 0;
       } else if (unicode_ >= 0xD800 && unicode_ <= 0xDBFF) {
         surrogate_ = unicode_;
         escape_ = 6;
       } else if (unicode_ >= 0xDC00 && unicode_ <= 0xDFFF) {
         return fail(i, "unpaired surrogate in \\u escape");
-      } else {
-        key_code_point(unicode_);
       }
       return true;
     }
     if (c == '\\') return escape_ = 1, true;
-    if (c == '"') return end_string();
-    if (c < 0x80) return key_byte(c), true;
+    if (c == '"') return end_string(i);
+    if (c < 0x80) return true;
     // A UTF-8 lead byte: the first continuation byte's range excludes overlongs and surrogates.
     const utf8_lead lead = utf8_lead_of(c);
     if (lead.length < 2)
@@ -467,37 +495,89 @@ class validator {
     utf8_need_ = static_cast<int>(lead.length) - 1;
     utf8_lo_ = lead.lo;
     utf8_hi_ = lead.hi;
-    key_byte(c);
     return true;
   }
 
-  bool end_string() {
+  /// The string that started at `string_begin_` ends with the quote at `i`. A key is checked
+  /// against the keys of its object (after unescaping) and kept until the object closes.
+  bool end_string(std::size_t i) {
     if (!is_key_) {
       value_done();
       return true;
     }
-    if (stack_.empty()) return fail(string_begin_, "internal: the validator forgot this object");
+    if (live_levels() == 0)
+      return fail(string_begin_, "internal: the validator forgot this object");
+    const std::size_t offset = key_bytes_.size();
+    const std::string_view raw = text_.substr(string_begin_ + 1, i - string_begin_ - 1);
+    if (raw.find('\\') == std::string_view::npos) {
+      key_bytes_.append(raw);
+    } else {
+      unescape_key(raw, key_bytes_);
+    }
+    const std::string_view key = std::string_view(key_bytes_).substr(offset);
     level& l = stack_.back();
-    const std::size_t first = l.keys_begin - dropped_keys_;  // this object's keys in keys_
+    const std::size_t first = keys_first_ + (l.keys_begin - dropped_keys_);  // in keys_
     const std::size_t count = keys_.size() - first;
     constexpr std::size_t linear_limit = 16;
     bool duplicate = false;
     if (l.index) {
-      duplicate = l.index->count(key_) != 0;
+      duplicate = l.index->count(std::string(key)) != 0;
     } else {
-      for (std::size_t k = first; k < keys_.size() && !duplicate; ++k) duplicate = keys_[k] == key_;
+      for (std::size_t k = first; k < keys_.size() && !duplicate; ++k) duplicate = key_at(k) == key;
     }
-    if (duplicate)
-      return fail_with(string_begin_, [&] { return "duplicate key \"" + printable(key_) + "\""; });
-    keys_.push_back(key_);
+    if (duplicate) {
+      fail_with(string_begin_, [&] { return "duplicate key \"" + printable(key) + "\""; });
+      key_bytes_.resize(offset);
+      return false;
+    }
+    keys_.push_back(key_entry{offset, key.size()});
     if (l.index) {
-      l.index->insert(keys_.back());
+      l.index->emplace(key);
     } else if (count + 1 > linear_limit) {
-      l.index = std::make_unique<std::unordered_set<std::string_view>>();
-      for (std::size_t k = first; k < keys_.size(); ++k) l.index->insert(keys_[k]);
+      l.index = std::make_unique<std::unordered_set<std::string>>();
+      for (std::size_t k = first; k < keys_.size(); ++k) l.index->emplace(key_at(k));
     }
     state_ = state::colon;
     return true;
+  }
+
+  /// Appends the key `raw` (a string's text between its quotes, which the validator took)
+  /// unescaped: `\n` is a line feed, `\u00e9` UTF-8, and a backslash before a raw control
+  /// character (a relaxed string's) stands for that character.
+  static void unescape_key(std::string_view raw, std::string& out) {
+    for (std::size_t k = 0; k < raw.size(); ++k) {
+      if (raw[k] != '\\' || k + 1 >= raw.size()) {
+        out.push_back(raw[k]);
+        continue;
+      }
+      const char e = raw[++k];
+      switch (e) {
+        case 'b': out.push_back('\b'); break;
+        case 'f': out.push_back('\f'); break;
+        case 'n': out.push_back('\n'); break;
+        case 'r': out.push_back('\r'); break;
+        case 't': out.push_back('\t'); break;
+        case 'u': {
+          std::uint32_t cp = hex4(raw, k + 1);
+          k += 4;
+          if (cp >= 0xD800 && cp <= 0xDBFF && k + 6 < raw.size()) {  // then `\uDC..` follows
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (hex4(raw, k + 3) - 0xDC00);
+            k += 6;
+          }
+          append_utf8(out, cp);
+          break;
+        }
+        default: out.push_back(e);  // '"', '\\', '/', or a raw control character
+      }
+    }
+  }
+
+  /// The four hex digits at `raw[at, at + 4)`, which the validator checked.
+  static std::uint32_t hex4(std::string_view raw, std::size_t at) noexcept {
+    std::uint32_t v = 0;
+    for (std::size_t k = at; k < at + 4; ++k)
+      v = (v << 4) | static_cast<std::uint32_t>(hex_value(raw[k]));
+    return v;
   }
 
   /// A key as messages show it: at most 60 bytes, control characters escaped.
@@ -580,11 +660,13 @@ class validator {
 
   std::string_view text_;
   std::size_t max_depth_ = std::numeric_limits<std::size_t>::max();
-  std::deque<level> stack_;         // the open containers the validator follows
-  std::deque<std::string> keys_;    // a deque: views of its strings stay valid as it grows
+  std::vector<level> stack_;        // the open containers: stack_[stack_first_..] are followed
+  std::size_t stack_first_ = 0;     // the outer ones before it are forgotten (forget_outer)
+  std::vector<key_entry> keys_;     // the keys of the open objects: keys_[keys_first_..]
+  std::size_t keys_first_ = 0;      // (those before belong to forgotten objects)
+  std::string key_bytes_;           // the keys' bytes, unescaped, in order
   std::size_t dropped_levels_ = 0;  // outer containers forgotten (forget_outer)
   std::size_t dropped_keys_ = 0;    // and their keys
-  std::string key_;
   state state_ = state::value;
   number_state number_ = number_state::zero;
   std::string_view literal_;
