@@ -1,5 +1,6 @@
 // llmjson: fuzz target: candidates() and extract() on any bytes, with properties checked
 // SPDX-License-Identifier: MIT
+#include <llmjson/detail/scan/build.hpp>
 #include <llmjson/detail/scan/regions.hpp>
 #include <llmjson/detail/scan/text.hpp>
 #include <llmjson/detail/scan/utf8.hpp>
@@ -143,6 +144,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         require(false, "nlohmann refuses what llmjson accepts");
       }
     }
+  }
+  if (ours && theirs) {
+    // The builder makes what nlohmann's parse makes, type for type (dump tells 1 from 1.0).
+    nlohmann::json built;
+    require(llmjson::detail::build_json(text.substr(vb, ve - vb), built),
+            "the builder builds what nlohmann parses");
+    const auto parsed = nlohmann::json::parse(text.begin(), text.end());
+    require(built == parsed && built.dump() == parsed.dump(),
+            "the builder's value is nlohmann's, type for type");
   }
   if (theirs && !ours) {
     const std::string& why = v.reason();

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <string_view>
 
+#include <llmjson/detail/scan/find.hpp>
 #include <llmjson/detail/scan/text.hpp>
 #include <llmjson/detail/scan/validator.hpp>
 
@@ -16,7 +17,8 @@ namespace llmjson::detail {
 /// space aside, is a valid JSON prefix: while it is, the span may be one value that owns all
 /// inside it, and nothing else reads it. Fed the span's bytes in order as they arrive; at the
 /// first byte that makes it no prefix it stops watching, and the caller reads the span the
-/// usual way from its start. Each byte is read once. Allocates only in the validator.
+/// usual way from its start. Each byte is read once (a string's plain text as a run). Allocates
+/// only in the validator.
 class prefix_watch {
  public:
   /// What the span's text is, read to its end.
@@ -50,6 +52,14 @@ class prefix_watch {
   bool feed(std::size_t upto) {
     if (!watching_) return false;
     for (; next_ < upto; ++next_) {
+      if (validator_.in_plain_string()) {  // a string's plain text, as a run
+        const std::size_t run = next_in_string(text_, next_, upto, true);
+        if (run > next_) {
+          last_ = run;  // the string's opening quote set `first_`
+          next_ = run;
+          if (next_ == upto) break;
+        }
+      }
       if (!is_json_ws(text_[next_])) {
         if (first_ == none) first_ = next_;
         last_ = next_ + 1;

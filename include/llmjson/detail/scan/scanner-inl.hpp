@@ -20,6 +20,7 @@
 
 #include <llmjson/candidate.hpp>
 #include <llmjson/detail/config.hpp>
+#include <llmjson/detail/scan/build.hpp>
 #include <llmjson/detail/scan/engine.hpp>
 #include <llmjson/detail/scan/find.hpp>
 #include <llmjson/detail/scan/frames.hpp>
@@ -53,8 +54,7 @@ inline void diagnose(validator& v, std::string_view text, std::size_t max_depth,
 /// Builds the value of a span the validator accepted. nlohmann refuses only numbers that do not
 /// fit a double (`1e400`): that span is valid JSON with no value llmjson could hand out.
 inline bool build_value(std::string_view span, nlohmann::json& out, std::string& why) {
-  out = nlohmann::json::parse(span.begin(), span.end(), nullptr, false);
-  if (!out.is_discarded()) return true;
+  if (build_json(span, out)) return true;
   try {
     nlohmann::json probe = nlohmann::json::parse(span.begin(), span.end());
     (void)probe;

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include <llmjson/detail/scan/find.hpp>
 #include <llmjson/detail/scan/text.hpp>
 #include <llmjson/detail/scan/utf8.hpp>
 
@@ -83,12 +84,20 @@ class validator {
   /// Takes `text[i]`. Returns false once the text seen is no valid JSON prefix.
   /// Inline: the bytes most text holds (a string's plain bytes, white space between tokens)
   /// are taken here, in a few instructions; the rest in `feed_slow`.
-  bool feed(std::size_t i) {
+#if defined(__GNUC__) || defined(__clang__)
+  [[gnu::always_inline]]
+#endif
+  bool
+  feed(std::size_t i) {
     const auto c = static_cast<unsigned char>(text_[i]);
     if (state_ == state::string) {
       if (escape_ == 0 && utf8_need_ == 0 && c >= 0x20 && c < 0x80 && c != '"' && c != '\\')
         return !failed_;
     } else if (state_ <= state::done && is_json_ws(static_cast<char>(c))) {
+      return !failed_;
+    } else if (state_ == state::number && c >= '0' && c <= '9' &&
+               (number_ == number_state::integer || number_ == number_state::fraction ||
+                number_ == number_state::exponent)) {
       return !failed_;
     }
     return feed_slow(i, c);
@@ -232,11 +241,20 @@ class validator {
     std::size_t keys_begin = 0;  // this object's first key, counted from the first key ever
     std::unique_ptr<std::unordered_set<std::string>> index;  // once an object has many keys
   };
-  /// A key of an open object, unescaped, in `key_bytes_`.
+  /// A key of an open object, unescaped, in `key_bytes_`; `head` packs its first 8 bytes, so
+  /// that most keys are told apart without reading them.
   struct key_entry {
     std::size_t offset = 0;
     std::size_t size = 0;
+    std::uint64_t head = 0;
   };
+  static std::uint64_t head_of(std::string_view key) noexcept {
+    std::uint64_t h = 0;
+    const std::size_t n = key.size() < 8 ? key.size() : 8;
+    for (std::size_t k = 0; k < n; ++k)
+      h |= static_cast<std::uint64_t>(static_cast<unsigned char>(key[k])) << (8 * k);
+    return h;
+  }
 
   static std::string show(unsigned char c) {
     if (c >= 0x20 && c < 0x7F) return std::string("'") + static_cast<char>(c) + "'";
@@ -523,14 +541,17 @@ class validator {
     if (l.index) {
       duplicate = l.index->count(std::string(key)) != 0;
     } else {
-      for (std::size_t k = first; k < keys_.size() && !duplicate; ++k) duplicate = key_at(k) == key;
+      const std::uint64_t head = head_of(key);
+      for (std::size_t k = first; k < keys_.size() && !duplicate; ++k)
+        duplicate = keys_[k].head == head && keys_[k].size == key.size() &&
+                    (key.size() <= 8 || key_at(k) == key);
     }
     if (duplicate) {
       fail_with(string_begin_, [&] { return "duplicate key \"" + printable(key) + "\""; });
       key_bytes_.resize(offset);
       return false;
     }
-    keys_.push_back(key_entry{offset, key.size()});
+    keys_.push_back(key_entry{offset, key.size(), head_of(key)});
     if (l.index) {
       l.index->emplace(key);
     } else if (count + 1 > linear_limit) {
@@ -708,8 +729,13 @@ inline value_shape shape_of(validator& v, std::string_view text, std::size_t b, 
   while (ve > vb && is_json_ws(text[ve - 1])) --ve;
   if (vb == ve) return value_shape::blank;
   v.reset(text, max_depth, quiet);
-  for (std::size_t i = b; i < e; ++i)
+  for (std::size_t i = b; i < e; ++i) {
+    if (v.in_plain_string()) {  // a string's plain text, as a run
+      i = next_in_string(text, i, e, true);
+      if (i == e) break;
+    }
     if (!v.feed(i)) return value_shape::invalid;
+  }
   return v.finish(e) ? value_shape::complete : value_shape::prefix;
 }
 

@@ -1,0 +1,149 @@
+// llmjson: value_builder (detail/scan/build.hpp) builds what nlohmann's parse builds, type for type
+// SPDX-License-Identifier: MIT
+#include <llmjson/detail/scan/build.hpp>
+#include <llmjson/detail/scan/validator.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "catch_compat.hpp"
+#include "read_file.hpp"
+
+#include <cmath>
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#ifndef LLMJSON_JSONTESTSUITE_DIR
+#error "LLMJSON_JSONTESTSUITE_DIR must name the folder of JSONTestSuite's test_parsing files"
+#endif
+
+namespace {
+
+// Equal and of the same types all the way down: nlohmann's == takes 1 and 1u and 1.0 for equal.
+bool same_typed(const nlohmann::json& a, const nlohmann::json& b) {
+  if (a.type() != b.type()) return false;
+  switch (a.type()) {
+    case nlohmann::json::value_t::object: {
+      if (a.size() != b.size()) return false;
+      auto i = a.begin();
+      auto j = b.begin();
+      for (; i != a.end(); ++i, ++j)
+        if (i.key() != j.key() || !same_typed(*i, *j)) return false;
+      return true;
+    }
+    case nlohmann::json::value_t::array: {
+      if (a.size() != b.size()) return false;
+      for (std::size_t k = 0; k < a.size(); ++k)
+        if (!same_typed(a[k], b[k])) return false;
+      return true;
+    }
+    case nlohmann::json::value_t::number_float: {
+      const double x = a.get<double>(), y = b.get<double>();
+      return x == y && std::signbit(x) == std::signbit(y);
+    }
+    default: return a == b;
+  }
+}
+
+// Builds `text` (which the validator must accept) both ways and compares.
+void check_built(std::string_view text) {
+  INFO(std::string(text.substr(0, 200)));
+  llmjson::detail::validator v;
+  std::size_t vb = 0, ve = 0;
+  REQUIRE(llmjson::detail::shape_of(v, text, 0, text.size(), 10000, vb, ve) ==
+          llmjson::detail::value_shape::complete);
+  const auto theirs = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  nlohmann::json ours;
+  const bool built = llmjson::detail::build_json(text.substr(vb, ve - vb), ours);
+  REQUIRE(built == !theirs.is_discarded());
+  if (built) CHECK(same_typed(ours, theirs));
+}
+
+}  // namespace
+
+TEST_CASE("the builder types numbers as nlohmann's lexer does", "[build]") {
+  for (const char* t : {"0",
+                        "-0",
+                        "1",
+                        "-1",
+                        "0.0",
+                        "-0.0",
+                        "1e2",
+                        "1E+2",
+                        "1e-2",
+                        "-1.5e-3",
+                        "18446744073709551615",
+                        "18446744073709551616",
+                        "-9223372036854775808",
+                        "-9223372036854775809",
+                        "9223372036854775807",
+                        "9223372036854775808",
+                        "123456789012345678901234567890",
+                        "1e308",
+                        "1.7976931348623157e308",
+                        "1e-400",
+                        "-1e-400",
+                        "4.9e-324",
+                        "2.4703282292062327e-324",
+                        "1e400",
+                        "-1e400",
+                        "[1e999]",
+                        "0.1",
+                        "0.30000000000000004",
+                        "1.0000000000000002"})
+    check_built(t);
+}
+
+TEST_CASE("the builder unescapes strings and keys as nlohmann does", "[build]") {
+  for (const char* t :
+       {R"("")", R"("plain")", R"("a\"b\\c\/d\b\f\n\r\t")", R"("\u00e9\u20ac\ud83d\ude00")",
+        R"({"\u0061": 1, "b\n": [true, false, null]})", R"({"k": {"k": {"k": []}}, "z": {}})",
+        "\"caf\xC3\xA9 \xF0\x9F\x98\x80\"", R"([[], {}, [[]], [{}], "x", -1, 2.5])",
+        " \t\r\n{ \"a\" : [ 1 , 2 ] } \n"})
+    check_built(t);
+}
+
+TEST_CASE("the builder takes a raw line break in a string as the escaped text means", "[build]") {
+  const std::string raw = "{\"a\": \"line one\nline two\ttab\rcr\", \"b\": [\"x\ny\"]}";
+  nlohmann::json ours;
+  REQUIRE(llmjson::detail::build_json(raw, ours));
+  const std::string escaped = R"({"a": "line one\nline two\ttab\rcr", "b": ["x\ny"]})";
+  CHECK(same_typed(ours, nlohmann::json::parse(escaped)));
+}
+
+TEST_CASE("the builder builds any depth without recursion", "[build]") {
+  const std::size_t depth = 100000;
+  const std::string text = std::string(depth, '[') + "1" + std::string(depth, ']');
+  nlohmann::json ours;
+  REQUIRE(llmjson::detail::build_json(text, ours));
+  const nlohmann::json* v = &ours;
+  for (std::size_t k = 0; k < depth; ++k) {
+    REQUIRE(v->is_array());
+    REQUIRE(v->size() == 1);
+    v = &(*v)[0];
+  }
+  CHECK(*v == 1);
+  // nlohmann's destructor is iterative too: dropping `ours` here must not overflow the stack.
+}
+
+TEST_CASE("the builder agrees with nlohmann on every JSONTestSuite file the validator accepts",
+          "[build]") {
+  std::size_t checked = 0;
+  for (const auto& e : std::filesystem::directory_iterator(LLMJSON_JSONTESTSUITE_DIR)) {
+    const std::string name = e.path().filename().string();
+    if (!name.ends_with(".json") || name.starts_with("n_")) continue;
+    const std::string text = llmjson_tests::read_file(e.path());
+    llmjson::detail::validator v;
+    std::size_t vb = 0, ve = 0;
+    if (llmjson::detail::shape_of(v, text, 0, text.size(), 512, vb, ve) !=
+        llmjson::detail::value_shape::complete)
+      continue;
+    if (text.find('\0') != std::string::npos) continue;  // nlohmann stops at a NUL
+    INFO(name);
+    check_built(text);
+    ++checked;
+  }
+  CHECK(checked > 90);
+}
