@@ -1,0 +1,90 @@
+// llmjson benchmark: one input, one measure, N times: what tests/bench/instructions.py hands to
+// callgrind to count instructions, which the load of a shared machine does not change.
+// SPDX-License-Identifier: MIT
+//
+// usage: llmjson_instructions MEASURE INPUT SIZE_BYTES REPEATS
+//   MEASURE: extract (llmjson::extract with any_key({"orders"}), the benchmark's selector),
+//            memchr (counting `{` with memchr, bench.cpp's floor), nlohmann (nlohmann::json::parse
+//            of the input's answer alone, or of the whole input when it is one value)
+//   INPUT:   mixed, nomark, clean, whole, typical, prose, or a hostile family's name as
+//            bench.cpp writes it (`{ repeated`, `fences`, ...)
+// Prints the input's size. The instructions of one measure are those of a run with REPEATS = 3
+// less those of a run with REPEATS = 1, halved: building the input costs the same in both.
+#include <llmjson/llmjson.hpp>
+
+#include "inputs.hpp"
+
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace {
+
+using namespace llmjson_bench;
+
+/// The input named `name` of about `size` bytes, and the JSON that nlohmann is measured on.
+std::optional<std::pair<std::string, std::string>> make(std::string_view name, std::size_t size) {
+  if (name == "mixed") return std::pair{mixed(size, true), std::string(answer)};
+  if (name == "nomark") return std::pair{mixed(size, false), std::string(answer)};
+  if (name == "clean") return std::pair{clean(size), std::string(answer)};
+  if (name == "whole") {
+    std::string w = whole(size);
+    return std::pair{w, w};
+  }
+  if (name == "typical") return std::pair{typical_reply(), typical_answer()};
+  if (name == "prose") return std::pair{prose(size), std::string()};
+  for (const auto& [family, gen] : hostile())
+    if (family == name) return std::pair{gen(size), std::string()};
+  return std::nullopt;
+}
+
+std::size_t count_braces(std::string_view text) {
+  std::size_t n = 0;
+  const char* p = text.data();
+  const char* end = p + text.size();
+  while ((p = static_cast<const char*>(std::memchr(p, '{', static_cast<std::size_t>(end - p))))) {
+    ++n;
+    ++p;
+  }
+  return n;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 5) {
+    std::fprintf(stderr, "usage: %s extract|memchr|nlohmann INPUT SIZE_BYTES REPEATS\n", argv[0]);
+    return 2;
+  }
+  const std::string_view measure = argv[1];
+  const auto input = make(argv[2], static_cast<std::size_t>(std::strtoull(argv[3], nullptr, 10)));
+  const long repeats = std::strtol(argv[4], nullptr, 10);
+  if (!input || repeats < 1 || (measure == "nlohmann" && input->second.empty())) {
+    std::fprintf(stderr, "%s: no such input or measure\n", argv[0]);
+    return 2;
+  }
+  const std::string& text = input->first;
+  llmjson::options opts;
+  opts.max_input_bytes = text.size() + 1;
+  const llmjson::any_key sel({"orders"});
+  std::size_t sink = 0;
+  for (long r = 0; r < repeats; ++r) {
+    if (measure == "extract") {
+      const auto result = llmjson::extract(text, sel, opts);
+      sink += result.has_value() ? 1U : 0U;
+    } else if (measure == "memchr") {
+      sink += count_braces(text);
+    } else if (measure == "nlohmann") {
+      sink += nlohmann::json::parse(input->second, nullptr, false).size();
+    } else {
+      std::fprintf(stderr, "%s: no such measure: %s\n", argv[0], argv[1]);
+      return 2;
+    }
+  }
+  std::printf("%zu %zu\n", text.size(), sink);
+  return 0;
+}

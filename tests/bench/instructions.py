@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+# llmjson: instructions per byte of extract(), memchr and nlohmann on the benchmark's inputs, counted
+# by callgrind (which the load of a shared machine does not change), for one build or two side by
+# side.
+# SPDX-License-Identifier: MIT
+"""usage: instructions.py --new PATH [--old PATH] [--size BYTES] [--inputs a,b,...]
+
+PATH is an `llmjson_instructions` binary (tests/bench/instructions.cpp, a Release build). For
+each input: the instructions of one `extract`, of `memchr` counting `{` over the same bytes and,
+where there is an answer to parse, of `nlohmann::json::parse` of it alone; each is the run with 3
+repetitions less the run with 1, halved (building the input cancels out). Prints a Markdown
+table: instructions per byte and the ratios to memchr and nlohmann, for `--old` and `--new`.
+Needs valgrind. Takes about a second of valgrind per MB per run.
+"""
+
+import argparse
+import re
+import subprocess
+import sys
+
+DEFAULT_INPUTS = ["mixed", "nomark", "clean", "whole", "typical", "prose", "fences",
+                  "{ repeated", "<|channel|>analysis repeated", "prose braces"]
+
+
+def refs(binary, measure, name, size, repeats):
+    p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                        binary, measure, name, str(size), str(repeats)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        raise SystemExit("%s %s %s: exit %d: %s" % (binary, measure, name, p.returncode,
+                                                     p.stderr[-2000:]))
+    m = re.search(r"I\s+refs:\s+([\d,]+)", p.stderr)
+    return int(m.group(1).replace(",", "")), int(p.stdout.split()[0])
+
+
+def one(binary, measure, name, size):
+    a, n = refs(binary, measure, name, size, 1)
+    b, _ = refs(binary, measure, name, size, 3)
+    return (b - a) / 2, n
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--new", required=True)
+    ap.add_argument("--old")
+    ap.add_argument("--size", type=int, default=1 << 20)
+    ap.add_argument("--inputs", default=",".join(DEFAULT_INPUTS))
+    args = ap.parse_args()
+    builds = [("old", args.old)] if args.old else []
+    builds.append(("new", args.new))
+    head = "| input | bytes |"
+    rule = "|---|---:|"
+    for tag, _ in builds:
+        head += " %s: instructions/byte | ×memchr | ×nlohmann |" % tag
+        rule += "---:|---:|---:|"
+    print(head)
+    print(rule)
+    for name in args.inputs.split(","):
+        memchr, n = one(args.new, "memchr", name, args.size)
+        try:
+            nl, _ = one(args.new, "nlohmann", name, args.size)
+        except SystemExit:
+            nl = None
+        row = "| %s | %d |" % (name.replace("|", "\\|"), n)
+        for _, binary in builds:
+            ex, _ = one(binary, "extract", name, args.size)
+            row += " %.1f | %.1f | %s |" % (ex / n, ex / memchr if memchr else 0,
+                                            "%.2f" % (ex / nl) if nl else "")
+        print(row)
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
