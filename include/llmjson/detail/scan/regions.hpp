@@ -201,6 +201,8 @@ class marker_set {
     auto consider = [&](const entry& e) {
       if (e.kind == marker_kind::end_cut && !end_cut) return;
       const std::size_t have = std::min(e.m.size(), left);
+      // The third byte tells most entries of a group apart (`<|channel|>`, `<|end|>`, ...).
+      if (have > 2 && ascii_lower(text[i + 2]) != ascii_lower(e.m[2])) return;
       if (e.kind == marker_kind::end_cut
               ? text.substr(i, have) != e.m.substr(0, have)
               : !marker_at(text.substr(0, i + have), i, e.m.substr(0, have)))
@@ -316,11 +318,14 @@ class marker_set {
                                                std::size_t i, bool ended) noexcept {
     const byte_finder angle("<");
     for (; (i = angle.next(text, i, text.size())) < text.size(); ++i) {
+      // Every token starts with `<|`, and its third byte tells most apart.
+      if (i + 1 < text.size() && text[i + 1] != '|') continue;
       bool open = false;
       for (std::size_t h = 0; h < harmony_tokens.size(); ++h) {
         if ((which & (1U << h)) == 0) continue;
         const std::string_view t = harmony_tokens[h];
         const std::size_t have = std::min(t.size(), text.size() - i);
+        if (have > 2 && ascii_lower(text[i + 2]) != ascii_lower(t[2])) continue;
         if (!marker_at(text.substr(0, i + have), i, t.substr(0, have))) continue;
         if (have == t.size()) return marker_match{marker_kind::harmony_token, h, i, t.size(), true};
         open = true;
