@@ -290,6 +290,8 @@ int main(int argc, char** argv) {
     if (size == 1) add_stream("mixed " + tag, m, {16});
     const std::string* n = add("mixed, no markers " + tag, mixed(size * mb / k, false), {}, true);
     if (size == 1) add_stream("mixed, no markers " + tag, n);
+    // The same trace with `<think>` opened by the prompt (only `</think>` in the text).
+    if (size == 10) add("mixed, prompt opened " + tag, mixed_prompt_opened(size * mb / k));
     const std::string* c = add("clean " + tag, clean(size * mb / k), {}, true);
     if (size == 1) add_stream("clean " + tag, c);
   }

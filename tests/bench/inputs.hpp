@@ -75,6 +75,16 @@ inline std::string mixed(std::size_t bytes, bool markers) {
   return out;
 }
 
+/// "mixed, prompt opened": the mixed trace of a model whose prompt opened `<think>` (DeepSeek
+/// R1's template): the same reasoning, then `</think>` and the answer, with no opening marker.
+inline std::string mixed_prompt_opened(std::size_t bytes) {
+  std::string out = reasoning_prose(bytes, 1);
+  out += "\n</think>\n\n";
+  out += answer;
+  out += "\n";
+  return out;
+}
+
 /// "clean": prose without braces, then one answer.
 inline std::string clean(std::size_t bytes) {
   static constexpr std::array<std::string_view, 6> sentences{

@@ -6,7 +6,8 @@
 //   MEASURE: extract (llmjson::extract with any_key({"orders"}), the benchmark's selector),
 //            memchr (counting `{` with memchr, bench.cpp's floor), nlohmann (nlohmann::json::parse
 //            of the input's answer alone, or of the whole input when it is one value)
-//   INPUT:   mixed, nomark, clean, whole, typical, prose, or a hostile family's name as
+//   INPUT:   mixed, nomark, prompt (the mixed trace, `<think>` opened by the prompt), clean, whole,
+//   typical, prose, or a hostile family's name as
 //            bench.cpp writes it (`{ repeated`, `fences`, ...)
 // Prints the input's size. The instructions of one measure are those of a run with REPEATS = 3
 // less those of a run with REPEATS = 1, halved: building the input costs the same in both.
@@ -30,6 +31,7 @@ using namespace llmjson_bench;
 std::optional<std::pair<std::string, std::string>> make(std::string_view name, std::size_t size) {
   if (name == "mixed") return std::pair{mixed(size, true), std::string(answer)};
   if (name == "nomark") return std::pair{mixed(size, false), std::string(answer)};
+  if (name == "prompt") return std::pair{mixed_prompt_opened(size), std::string(answer)};
   if (name == "clean") return std::pair{clean(size), std::string(answer)};
   if (name == "whole") {
     std::string w = whole(size);

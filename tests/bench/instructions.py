@@ -18,7 +18,7 @@ import re
 import subprocess
 import sys
 
-DEFAULT_INPUTS = ["mixed", "nomark", "clean", "whole", "typical", "prose", "fences",
+DEFAULT_INPUTS = ["mixed", "nomark", "prompt", "clean", "whole", "typical", "prose", "fences",
                   "{ repeated", "<|channel|>analysis repeated", "prose braces"]
 
 

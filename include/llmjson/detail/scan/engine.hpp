@@ -223,6 +223,32 @@ class engine {
     } else {
       mode_ = mode::pre;
       part_begin(false, start_, none, 0);
+      // The whole text is here: when a closing marker comes before any opening one (§2
+      // Already open), the reading starts as that region at once, instead of reading the
+      // reasoning as answer text first and then again (a thinking model's whole reasoning).
+      if (ended_) {
+        if (const std::optional<marker_match> m = first_already_open()) already_open(*m);
+      }
+    }
+  }
+
+  /// With the whole text: the marker at which the reading in mode `pre` would find the region
+  /// already open (a closing tag before any opening marker, or an `<|end|>`/`<|call|>` before
+  /// any other harmony token with a token only harmony uses after it), as `markers()` decides
+  /// it; nothing when it would decide the start is answer text. Only looks at markers.
+  [[nodiscard]] std::optional<marker_match> first_already_open() const {
+    bool seen_harmony = false;
+    for (std::size_t pos = start_;;) {
+      const marker_match m = markers_.next(text_, pos, /*ended=*/true);
+      if (m.kind == marker_kind::none) return std::nullopt;
+      const std::size_t after = m.at + m.len;
+      if (m.kind == marker_kind::tag_close) return m;
+      if ((m.is(harmony::end) || m.is(harmony::call)) && !seen_harmony &&
+          marker_set::harmony_in(harmony_only, text_, after, true).kind != marker_kind::none)
+        return m;
+      if (marker_set::opens_region(text_, m)) return std::nullopt;
+      if (m.kind == marker_kind::harmony_token) seen_harmony = true;
+      pos = after;
     }
   }
 
