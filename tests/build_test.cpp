@@ -1,6 +1,8 @@
-// llmjson: value_builder (detail/scan/build.hpp) builds what nlohmann's parse builds, type for type
+// llmjson: value_builder (detail/scan/build.hpp) builds what nlohmann's parse builds, type for
+// type, and a span's type and top-level keys (detail/scan/keys.hpp) are read as its value has them
 // SPDX-License-Identifier: MIT
 #include <llmjson/detail/scan/build.hpp>
+#include <llmjson/detail/scan/keys.hpp>
 #include <llmjson/detail/scan/validator.hpp>
 
 #include <nlohmann/json.hpp>
@@ -8,6 +10,7 @@
 #include "catch_compat.hpp"
 #include "read_file.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <filesystem>
@@ -146,4 +149,58 @@ TEST_CASE("the builder agrees with nlohmann on every JSONTestSuite file the vali
     ++checked;
   }
   CHECK(checked > 90);
+}
+
+namespace {
+
+// The top-level keys `any_top_level_key` reads, sorted (as nlohmann's object keeps them).
+std::vector<std::string> keys_read(std::string_view span) {
+  std::vector<std::string> out;
+  llmjson::detail::any_top_level_key(span, [&](std::string_view k) {
+    out.emplace_back(k);
+    return false;
+  });
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void check_keys(std::string_view text) {
+  INFO(std::string(text.substr(0, 200)));
+  const auto value = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  REQUIRE(!value.is_discarded());
+  CHECK(std::string_view(llmjson::detail::type_name_of(text)) == value.type_name());
+  std::vector<std::string> theirs;
+  if (value.is_object())
+    for (const auto& [k, v] : value.items()) theirs.push_back(k);
+  CHECK(keys_read(text) == theirs);
+}
+
+}  // namespace
+
+TEST_CASE("a span's type and top-level keys are read from its text as its value has them",
+          "[build]") {
+  for (const char* t :
+       {R"({})", R"({"a": 1})", R"( {"b": {"x": [1, {"y": "}"}]}, "a": "]\"{", "c": null} )",
+        R"({"\u0061\n": [], "\ud83d\ude00": {}, "z\\": true, "q\"": -1.5e3})", R"([{"a": 1}])",
+        R"("s")", "12", "-0.5", "true", "false", "null",
+        R"({"a":{"b":{"c":{}}},"d":[[[]]],"e":1})"})
+    check_keys(t);
+  for (const auto& e : std::filesystem::directory_iterator(LLMJSON_JSONTESTSUITE_DIR)) {
+    const std::string name = e.path().filename().string();
+    if (!name.starts_with("y_") || !name.ends_with(".json")) continue;
+    const std::string text = llmjson_tests::read_file(e.path());
+    llmjson::detail::validator v;
+    std::size_t vb = 0, ve = 0;
+    if (llmjson::detail::shape_of(v, text, 0, text.size(), 512, vb, ve) !=
+            llmjson::detail::value_shape::complete ||
+        text.find('\0') != std::string::npos)
+      continue;
+    INFO(name);
+    check_keys(std::string_view(text).substr(vb, ve - vb));
+  }
+}
+
+TEST_CASE("a key with a raw line break reads as the value with it escaped has it", "[build]") {
+  const std::string raw = "{\"a\": 1, \"line\nbreak\": {\"in\": \"x\ty\"}}";
+  CHECK(keys_read(raw) == std::vector<std::string>{"a", "line\nbreak"});
 }

@@ -1,6 +1,7 @@
 // llmjson: fuzz target: candidates() and extract() on any bytes, with properties checked
 // SPDX-License-Identifier: MIT
 #include <llmjson/detail/scan/build.hpp>
+#include <llmjson/detail/scan/keys.hpp>
 #include <llmjson/detail/scan/regions.hpp>
 #include <llmjson/detail/scan/text.hpp>
 #include <llmjson/detail/scan/utf8.hpp>
@@ -108,6 +109,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       } else {
         require(c.json != nullptr, "a valid candidate outside reasoning has a value");
         require(parsed == *c.json, "a valid candidate's value is its text parsed");
+        // What selection reads from the text alone: the type, and the top-level keys.
+        require(std::string_view(llmjson::detail::type_name_of(c.text)) == c.json->type_name(),
+                "a candidate's type read from its text is its value's");
+        if (c.json->is_object()) {
+          std::size_t keys = 0;
+          const bool all_found =
+              !llmjson::detail::any_top_level_key(c.text, [&](std::string_view k) {
+                ++keys;
+                return !c.json->contains(k);
+              });
+          require(all_found && keys == c.json->size(),
+                  "a candidate's top-level keys read from its text are its value's");
+        }
       }
     } else {
       require(c.json == nullptr, "an invalid candidate has no value");

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <llmjson/detail/scan/find.hpp>
+#include <llmjson/detail/scan/keys.hpp>
 #include <llmjson/detail/scan/text.hpp>
 #include <llmjson/detail/scan/utf8.hpp>
 
@@ -130,44 +131,13 @@ class value_builder {
       const std::size_t j = stops.next(s_, i_, s_.size());
       out.append(s_.data() + i_, j - i_);
       i_ = j;
-      if (i_ + 1 >= s_.size()) {  // the end (not a valid text)
-        i_ = s_.size();
-        return;
-      }
+      if (i_ >= s_.size()) return;  // the end (not a valid text)
       if (s_[i_] == '"') {
         ++i_;
         return;
       }
-      const char e = s_[i_ + 1];
-      i_ += 2;
-      switch (e) {
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
-        case 'n': out.push_back('\n'); break;
-        case 'r': out.push_back('\r'); break;
-        case 't': out.push_back('\t'); break;
-        case 'u': {
-          std::uint32_t cp = hex4();
-          if (cp >= 0xD800 && cp <= 0xDBFF && i_ + 6 <= s_.size() && s_[i_] == '\\') {
-            i_ += 2;  // `\u` of the low surrogate, which the validator required
-            cp = 0x10000 + ((cp - 0xD800) << 10) + ((hex4() - 0xDC00) & 0x3FF);
-          }
-          append_utf8(out, cp);
-          break;
-        }
-        default: out.push_back(e);  // '"', '\\', '/'
-      }
+      i_ = append_escape(s_, i_, out);
     }
-  }
-
-  /// The four hex digits at `i_`, read past.
-  std::uint32_t hex4() noexcept {
-    std::uint32_t v = 0;
-    for (int k = 0; k < 4 && i_ < s_.size(); ++k, ++i_) {
-      const int h = hex_value(s_[i_]);
-      v = (v << 4) | static_cast<std::uint32_t>(h < 0 ? 0 : h);
-    }
-    return v;
   }
 
   /// Reads the number at `i_` as nlohmann's lexer types it. False when it does not fit a

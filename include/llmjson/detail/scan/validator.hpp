@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <llmjson/detail/scan/find.hpp>
+#include <llmjson/detail/scan/keys.hpp>
 #include <llmjson/detail/scan/text.hpp>
 #include <llmjson/detail/scan/utf8.hpp>
 
@@ -530,7 +531,7 @@ class validator {
     if (raw.find('\\') == std::string_view::npos) {
       key_bytes_.append(raw);
     } else {
-      unescape_key(raw, key_bytes_);
+      unescape_string(raw, key_bytes_);
     }
     const std::string_view key = std::string_view(key_bytes_).substr(offset);
     level& l = stack_.back();
@@ -560,45 +561,6 @@ class validator {
     }
     state_ = state::colon;
     return true;
-  }
-
-  /// Appends the key `raw` (a string's text between its quotes, which the validator took)
-  /// unescaped: `\n` is a line feed, `\u00e9` UTF-8, and a backslash before a raw control
-  /// character (a relaxed string's) stands for that character.
-  static void unescape_key(std::string_view raw, std::string& out) {
-    for (std::size_t k = 0; k < raw.size(); ++k) {
-      if (raw[k] != '\\' || k + 1 >= raw.size()) {
-        out.push_back(raw[k]);
-        continue;
-      }
-      const char e = raw[++k];
-      switch (e) {
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
-        case 'n': out.push_back('\n'); break;
-        case 'r': out.push_back('\r'); break;
-        case 't': out.push_back('\t'); break;
-        case 'u': {
-          std::uint32_t cp = hex4(raw, k + 1);
-          k += 4;
-          if (cp >= 0xD800 && cp <= 0xDBFF && k + 6 < raw.size()) {  // then `\uDC..` follows
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (hex4(raw, k + 3) - 0xDC00);
-            k += 6;
-          }
-          append_utf8(out, cp);
-          break;
-        }
-        default: out.push_back(e);  // '"', '\\', '/', or a raw control character
-      }
-    }
-  }
-
-  /// The four hex digits at `raw[at, at + 4)`, which the validator checked.
-  static std::uint32_t hex4(std::string_view raw, std::size_t at) noexcept {
-    std::uint32_t v = 0;
-    for (std::size_t k = at; k < at + 4; ++k)
-      v = (v << 4) | static_cast<std::uint32_t>(hex_value(raw[k]));
-    return v;
   }
 
   /// A key as messages show it: at most 60 bytes, control characters escaped.
