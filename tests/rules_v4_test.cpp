@@ -86,6 +86,8 @@ TEST_CASE("other defects keep a frame with raw controls malformed, with the real
       {"x {\"a\": \"p\nq\", \"b\": 1,} y", "trailing comma"},
       {"x {\"a\": \"p\nq\", \"b\": \"say \"hi\"\"} y", "expected"},
       {"x {\"a\": {\"k\ney\": 1}} y", "a raw line break in a string"},  // an inner first key
+      // A number beyond a double: nlohmann cannot hold the value (found by diff_fuzz).
+      {"x {\"a\": \"p\nq\", \"b\": 1e400} y", "a number is out of range for a double"},
   };
   for (const row& w : rows) {
     INFO(w.text);
@@ -102,6 +104,18 @@ TEST_CASE("other defects keep a frame with raw controls malformed, with the real
     CHECK_FALSE(llmjson::extract(w.text, llmjson::any_key({"a"})));
     stream_agrees(w.text, {});
   }
+}
+
+TEST_CASE("a frame with raw controls and a number beyond a double is malformed, in reasoning too",
+          "[rules v4][rule §3 Raw controls]") {
+  const std::string text = "<think>x {\"a\": \"p\nq\", \"b\": 1e400} y</think> {\"a\": 1}";
+  const auto s = llmjson::candidates(text);
+  REQUIRE(s.candidates.size() == 2);
+  CHECK(s.candidates[0].in_reasoning);
+  CHECK_FALSE(s.candidates[0].valid);
+  CHECK_FALSE(s.candidates[0].raw_controls);
+  CHECK(s.candidates[0].message.find("a number is out of range for a double") != std::string::npos);
+  stream_agrees(text, {});
 }
 
 TEST_CASE("the whole output, whole parts and fence bodies stay strict, and fence lines cut first",

@@ -170,6 +170,7 @@ candidate make_candidate(std::string_view text, const record& r, const context& 
     if (c.valid) c.json = std::make_shared<const nlohmann::json>(std::move(value));
   }
   if (!c.valid) {  // no value: `json` stays null
+    c.raw_controls = false;  // only a valid candidate is valid with raw controls (`1e400` is not)
     auto [line, column] = position_of(r.valid ? r.begin : problem_offset);
     c.message = "line " + std::to_string(line) + " col " + std::to_string(column) + ": " + problem;
   }
