@@ -62,14 +62,22 @@ class any_key {
  public:
   any_key(std::initializer_list<std::string_view> keys)
       : any_key(std::span(keys.begin(), keys.size())) {}
-  explicit any_key(std::span<const std::string_view> keys) : keys_(keys.begin(), keys.end()) {}
-  explicit any_key(std::vector<std::string> keys) : keys_(std::move(keys)) {}
+  explicit any_key(std::span<const std::string_view> keys)
+      : any_key(std::vector<std::string>(keys.begin(), keys.end())) {}
+  explicit any_key(std::vector<std::string> keys) : keys_(std::move(keys)) {
+    missing_ = "has none of the keys ";
+    for (std::size_t i = 0; i < keys_.size(); ++i) {
+      if (i) missing_ += ", ";
+      missing_ += '"' + keys_[i] + '"';
+    }
+  }
 
   verdict operator()(const nlohmann::json& v) const;
   [[nodiscard]] const std::vector<std::string>& keys() const noexcept { return keys_; }
 
  private:
   std::vector<std::string> keys_;
+  std::string missing_;  // the reason of an object without the keys, written once
 };
 
 /// Whether `decode` rejects the keys its type does not declare (`reject`, the default) or lets

@@ -79,12 +79,7 @@ LLMJSON_INLINE verdict any_key::operator()(const nlohmann::json& v) const {
   if (!v.is_object()) return verdict::fail(std::string("not an object (") + v.type_name() + ")");
   for (const auto& k : keys_)
     if (v.contains(k)) return verdict::pass();
-  std::string why = "has none of the keys ";
-  for (std::size_t i = 0; i < keys_.size(); ++i) {
-    if (i) why += ", ";
-    why += '"' + keys_[i] + '"';
-  }
-  return verdict::fail(std::move(why));
+  return verdict::fail(missing_);
 }
 
 }  // namespace llmjson
