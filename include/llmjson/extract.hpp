@@ -15,6 +15,7 @@
 
 #include <llmjson/candidate.hpp>
 #include <llmjson/detail/config.hpp>
+#include <llmjson/detail/scan/scanner.hpp>
 #include <llmjson/error.hpp>
 #include <llmjson/fence.hpp>
 #include <llmjson/options.hpp>
@@ -237,7 +238,8 @@ template <Selector S>
 result<extraction> extract(std::string_view text, const S& sel, const options& opts) {
   if (auto e = detail::precheck(text.size(), detail::is_blank(text, opts.prefill.empty()), opts))
     return std::move(*e);
-  return detail::choose(candidates(text, opts), sel, opts);
+  // Judging overwrites the message of every candidate in reasoning: the scan does not word it.
+  return detail::choose(detail::scanner::scan(text, opts, detail::scan_for::selection), sel, opts);
 }
 
 namespace detail {
