@@ -1047,6 +1047,11 @@ TEST_CASE("validity in reasoning is decided as elsewhere: numbers beyond a doubl
       {R"({"s": "1e400", "t": "\"1e400\\"})", true},
       {R"({"s": "\\", "n": [2E400]})", false},
       {R"([true, false, null, {"e": 1e2}])", true},
+      {R"({"t": [true, 1E400]})", false},
+      {R"({"true": false, "x": -2.5e+400})", false},
+      {R"({"e": ["e", 1.5e3, "E", -0.0E-0]})", true},
+      {"{\"pad\": \"" + std::string(300, 'e') + "\", \"n\": 1e400}", false},
+      {"{\"pad\": \"" + std::string(300, 'e') + "\", \"n\": 1e300}", true},
   };
   for (const auto& [draft, fits] : drafts) {
     INFO(draft);
