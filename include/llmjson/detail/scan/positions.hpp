@@ -62,6 +62,15 @@ inline std::size_t count_columns(std::string_view text, std::size_t b, std::size
     skipped += static_cast<std::size_t>(_mm_cvtsi128_si32(total)) +
                static_cast<std::size_t>(_mm_extract_epi16(total, 4));
   }
+  // The last bytes in one block when the text goes on past them (the bytes past `e` masked
+  // out): a position is asked for every candidate, so every stretch has such a tail.
+  if (i < e && text.size() - i >= 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+    const auto m = static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_or_si128(_mm_cmplt_epi8(x, cont), _mm_cmpeq_epi8(x, cr))));
+    skipped += static_cast<std::size_t>(std::popcount(m & ((1U << (e - i)) - 1)));
+    i = e;
+  }
   n = (i - b) - skipped;
 #endif
   for (; i < e; ++i) {
@@ -124,6 +133,16 @@ inline line_counts count_lines(std::string_view text, std::size_t b, std::size_t
       const __m128i total = _mm_sad_epu8(sums, zero);
       lines += static_cast<std::size_t>(_mm_cvtsi128_si32(total)) +
                static_cast<std::size_t>(_mm_extract_epi16(total, 4));
+    }
+    // The last bytes in one block, as in count_columns, when the text goes on past them.
+    if (i < to && to - i < 16 && i + 16 < text.size()) {
+      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+      const __m128i next = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i + 1));
+      const __m128i cr_alone = _mm_andnot_si128(_mm_cmpeq_epi8(next, lf), _mm_cmpeq_epi8(x, cr));
+      const auto m =
+          static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, lf), cr_alone)));
+      lines += static_cast<std::size_t>(std::popcount(m & ((1U << (to - i)) - 1)));
+      i = to;
     }
 #endif
     for (; i < to; ++i) lines += ends_line(i) ? 1U : 0U;
