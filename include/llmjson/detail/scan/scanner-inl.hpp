@@ -170,11 +170,11 @@ inline bool worded(const context& where, scan_for purpose) noexcept {
 /// {line, column} of an offset), its value when it is valid JSON outside reasoning, and why not
 /// when it is not valid (`problem` at `problem_offset`, from `diagnose`; neither is read when
 /// `worded(where, purpose)` is false, and `message` stays empty).
+/// Made in `c`, a candidate as default-constructed: in the result's storage, not moved there.
 template <class PositionOf>
-candidate make_candidate(std::string_view text, const record& r, const context& where,
-                         std::size_t problem_offset, std::string problem, PositionOf&& position_of,
-                         bool build = true, scan_for purpose = scan_for::listing) {
-  candidate c;
+void make_candidate(candidate& c, std::string_view text, const record& r, const context& where,
+                    std::size_t problem_offset, std::string problem, PositionOf&& position_of,
+                    bool build = true, scan_for purpose = scan_for::listing) {
   c.text = text.substr(r.begin, r.end - r.begin);
   c.offset = r.begin;
   std::tie(c.line, c.column) = position_of(r.begin);
@@ -186,7 +186,7 @@ candidate make_candidate(std::string_view text, const record& r, const context& 
   c.valid = r.valid;
   c.enclosed = r.enclosed;
   c.raw_controls = r.raw;
-  if (!build) return c;  // valid, its value built already
+  if (!build) return;  // valid, its value built already
   if (c.valid && c.in_reasoning) {
     // Never the answer (nor the fallback): its value is not built, `json` stays null. Whether
     // nlohmann could hold it still decides `valid`, as building it would.
@@ -205,6 +205,16 @@ candidate make_candidate(std::string_view text, const record& r, const context& 
     auto [line, column] = position_of(r.valid ? r.begin : problem_offset);
     c.message = "line " + std::to_string(line) + " col " + std::to_string(column) + ": " + problem;
   }
+}
+
+/// `make_candidate` returning it: where a throw must leave the storage as it was (a stream's).
+template <class PositionOf>
+candidate make_candidate(std::string_view text, const record& r, const context& where,
+                         std::size_t problem_offset, std::string problem, PositionOf&& position_of,
+                         bool build = true, scan_for purpose = scan_for::listing) {
+  candidate c;
+  make_candidate(c, text, r, where, problem_offset, std::move(problem), position_of, build,
+                 purpose);
   return c;
 }
 
@@ -316,20 +326,18 @@ inline scan_result make_scan_result(std::string_view text, engine& reader, const
     while (built != reader.built.end() && built->first < k) ++built;
     const record& r = recs[k];
     const context& where = reader.contexts[r.ctx];
+    candidate& c = out.candidates.emplace_back();
     if (built != reader.built.end() && built->first == k) {  // checked and built already
-      candidate c = make_candidate(text, r, where, 0, {}, position_of, /*build=*/false);
+      make_candidate(c, text, r, where, 0, {}, position_of, /*build=*/false);
       c.json = std::make_shared<const nlohmann::json>(std::move(built->second));
-      out.candidates.push_back(std::move(c));
       continue;
     }
     if (r.valid || !worded(where, purpose)) {
-      out.candidates.push_back(
-          make_candidate(text, r, where, 0, {}, position_of, /*build=*/true, purpose));
+      make_candidate(c, text, r, where, 0, {}, position_of, /*build=*/true, purpose);
       continue;
     }
     assert(next_problem != problems.end());
-    out.candidates.push_back(make_candidate(text, r, where, next_problem->at,
-                                            std::move(next_problem->why), position_of));
+    make_candidate(c, text, r, where, next_problem->at, std::move(next_problem->why), position_of);
     ++next_problem;
   }
   for (std::size_t k = first_new; k < out.candidates.size(); ++k)
