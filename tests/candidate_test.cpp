@@ -1047,6 +1047,11 @@ TEST_CASE("validity in reasoning is decided as elsewhere: numbers beyond a doubl
       {R"({"s": "1e400", "t": "\"1e400\\"})", true},
       {R"({"s": "\\", "n": [2E400]})", false},
       {R"([true, false, null, {"e": 1e2}])", true},
+      {R"({"t": [true, 1E400]})", false},
+      {R"({"true": false, "x": -2.5e+400})", false},
+      {R"({"e": ["e", 1.5e3, "E", -0.0E-0]})", true},
+      {"{\"pad\": \"" + std::string(300, 'e') + "\", \"n\": 1e400}", false},
+      {"{\"pad\": \"" + std::string(300, 'e') + "\", \"n\": 1e300}", true},
   };
   for (const auto& [draft, fits] : drafts) {
     INFO(draft);
@@ -1064,4 +1069,58 @@ TEST_CASE("validity in reasoning is decided as elsewhere: numbers beyond a doubl
     CHECK(in.candidates[0].message ==
           (fits ? "" : "line 1 col 8: a number is out of range for a double"));
   }
+}
+
+TEST_CASE("a malformed draft in reasoning: candidates() says why, selection says where it lies",
+          "[candidate][rule §5 Selection and policies]") {
+  // extract, the stream and the retry wrapper do not word the reason of a candidate in reasoning
+  // (judging replaces it with `inside <think>`); candidates() still finds and words it.
+  const std::string text =
+      "<think>draft {\"a\": [1,]} and {\"n\": 1e400}\n\xE2\x80\x94 {\"ok\": 1}</think>\n{\"b\": 2}";
+  const llmjson::scan_result s = llmjson::candidates(text);
+  REQUIRE(s.candidates.size() == 4);
+  CHECK(s.candidates[0].message == "line 1 col 22: trailing comma");
+  CHECK(s.candidates[1].message == "line 1 col 30: a number is out of range for a double");
+  CHECK(s.candidates[2].message.empty());
+  CHECK(s.candidates[3].message.empty());
+
+  const auto r = llmjson::extract(text, llmjson::any_key({"b"}));
+  REQUIRE(r);
+  REQUIRE(r->candidates.size() == 4);
+  CHECK(r->index == 3);
+  for (std::size_t k = 0; k < 3; ++k) {
+    INFO(k);
+    const llmjson::candidate& c = r->candidates[k];
+    CHECK(c.in_reasoning);
+    CHECK(c.valid == s.candidates[k].valid);  // validity is decided all the same
+    CHECK(c.line == s.candidates[k].line);
+    CHECK(c.column == s.candidates[k].column);
+    CHECK(c.message == "inside <think>");
+  }
+
+  // The stream, a byte at a time (every candidate is made as it settles, not at the end).
+  llmjson::stream st(llmjson::any_key({"b"}));
+  for (char ch : text) st.feed(std::string_view(&ch, 1));
+  for (const llmjson::candidate& c : st.seen())
+    if (c.in_reasoning) CHECK(c.message == "inside <think>");
+  const auto f = st.finish();
+  REQUIRE(f);
+  for (std::size_t k = 0; k < 3; ++k) CHECK(f->candidates[k].message == "inside <think>");
+
+  // An error lists them with their region, as before.
+  const auto e = llmjson::extract(text, llmjson::any_key({"zz"}), {.fallback = false});
+  REQUIRE_FALSE(e);
+  CHECK(e.error().message ==
+        "1 candidate, none qualifies: 3:1 whole part: has none of the keys \"zz\"; 3 candidates "
+        "inside <think> at 1:14, 1:30, 2:3");
+
+  // A region the prompt opened is named by its closing marker.
+  const std::string opened = "{\"a\": tru} x</think>{\"b\": 2}";
+  const llmjson::options o{.start = llmjson::output_start::reasoning};
+  const llmjson::scan_result so = llmjson::candidates(opened, o);
+  REQUIRE(so.candidates.size() == 2);
+  CHECK(so.candidates[0].message == "line 1 col 7: invalid literal tru, expected a value");
+  const auto ro = llmjson::extract(opened, llmjson::any_key({"b"}), o);
+  REQUIRE(ro);
+  CHECK(ro->candidates[0].message == "inside the reasoning before </think>");
 }

@@ -5,6 +5,7 @@
 
 #include "catch_compat.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -88,5 +89,36 @@ TEST_CASE("position_finder counts lines and code points as a byte loop does", "[
     }
     INFO("round " << round << ": the end at once");
     CHECK(llmjson::detail::position_finder(text).at(text.size()) == expected[text.size()]);
+  }
+}
+
+TEST_CASE("sort_runs merges offsets gathered source after source into order", "[find]") {
+  using offsets = std::vector<std::size_t>;
+  // A scan's sources: records (a start, then its problem within it), near misses, the cut.
+  for (offsets v : {offsets{}, offsets{7}, offsets{1, 2, 2, 3}, offsets{1, 5, 9, 2, 3, 10, 0, 4},
+                    offsets{5, 4, 3, 2, 1}, offsets{3, 3, 1, 1, 2, 2}, offsets{1, 9, 2, 8, 3, 7, 6},
+                    offsets{0, 0, 0}}) {
+    offsets sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    llmjson::detail::sort_runs(v);
+    CHECK(v == sorted);
+  }
+  // Interleaved runs of every count and length.
+  unsigned state = 31;
+  auto next = [&](unsigned n) {
+    state = state * 1103515245u + 12345u;
+    return (state >> 16) % n;
+  };
+  for (int round = 0; round < 300; ++round) {
+    offsets v;
+    for (unsigned runs = 1 + next(9), k = 0; k < runs; ++k) {
+      std::size_t at = next(50);
+      for (unsigned n = next(40); n > 0; --n) v.push_back(at += next(7));
+    }
+    offsets sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    llmjson::detail::sort_runs(v);
+    INFO("round " << round);
+    CHECK(v == sorted);
   }
 }

@@ -15,6 +15,7 @@
 
 #include <llmjson/candidate.hpp>
 #include <llmjson/detail/config.hpp>
+#include <llmjson/detail/scan/scanner.hpp>
 #include <llmjson/error.hpp>
 #include <llmjson/fence.hpp>
 #include <llmjson/options.hpp>
@@ -193,6 +194,10 @@ std::string count_of(std::size_t n, std::string_view one);
 /// one in a region the prompt opened (its marker is the closing one, after the candidate).
 std::string region_label(const candidate& c);
 
+/// Appends `region_label(c)` to `out`, without a string of its own: every candidate in
+/// reasoning is judged `inside <think>`, and a thinking model writes thousands of drafts.
+void append_region_label(std::string& out, const candidate& c);
+
 /// Sections 5 and 6 of the rules over judged candidates: the answer under policy `pol`, or the
 /// error with its message. `fallback`: policy `first` may fall back to a valid candidate that
 /// does not qualify (`options::fallback` and the selector allow it).
@@ -203,8 +208,9 @@ result<extraction> choose_judged(scan_result&& scan, llmjson::policy pol, bool f
 template <Selector S>
 void judge_candidate(candidate& c, const S& sel) {
   c.qualifies = false;
-  if (c.in_reasoning) {  // what the model thinks is never its answer
-    c.message = "inside " + region_label(c);
+  if (c.in_reasoning) {           // what the model thinks is never its answer
+    c.message.assign("inside ");  // `inside <think>` fits the string's own buffer
+    append_region_label(c.message, c);
   } else if (!c.valid) {
     c.message = "malformed: " + c.message;
   } else {
@@ -232,7 +238,8 @@ template <Selector S>
 result<extraction> extract(std::string_view text, const S& sel, const options& opts) {
   if (auto e = detail::precheck(text.size(), detail::is_blank(text, opts.prefill.empty()), opts))
     return std::move(*e);
-  return detail::choose(candidates(text, opts), sel, opts);
+  // Judging overwrites the message of every candidate in reasoning: the scan does not word it.
+  return detail::choose(detail::scanner::scan(text, opts, detail::scan_for::selection), sel, opts);
 }
 
 namespace detail {

@@ -178,13 +178,16 @@ class stream {
     state(S sel_, options opts_)
         : sel(std::move(sel_)),
           opts(std::move(opts_)),
-          scan(opts),
+          scan(opts, detail::scan_for::selection),
           first(opts.policy.value_or(detail::default_policy_of<S>()) == policy::first) {}
 
     S sel;
     options opts;
-    detail::scanner scan;  // refers to opts: the state stays where it is (on the heap)
-    bool first;            // policy first: the answer can settle
+    // Refers to opts: the state stays where it is (on the heap). For selection: every candidate
+    // is judged before it is lent out (a selector's throw lends none), so the scan does not word
+    // why one in reasoning is malformed.
+    detail::scanner scan;
+    bool first;  // policy first: the answer can settle
     bool ended = false;
     bool done = false;  // finish() or stop() returned
     bool lent = false;  // settled(), completed() or seen() gave views since the last feed

@@ -44,13 +44,32 @@ LLMJSON_INLINE void append_candidates(std::string& out, const std::vector<candid
   if (total > shown) out += "; and " + std::to_string(total - shown) + " more";
 }
 
-LLMJSON_INLINE std::string region_label(const candidate& c) {
-  if (c.marker.empty()) return "the reasoning that the prompt opened";
+LLMJSON_INLINE void append_region_label(std::string& out, const candidate& c) {
+  if (c.marker.empty()) {
+    out += "the reasoning that the prompt opened";
+    return;
+  }
   // Stripped harmony: the region's opening marker is the leading word `analysis` alone.
-  if (c.marker.size() == 8 && detail::marker_at(c.marker, 0, "analysis"))
-    return "the analysis before assistantfinal (harmony without its special tokens)";
-  const bool closing = c.marker.data() >= c.text.data() + c.text.size();
-  return (closing ? "the reasoning before " : "") + one_line(c.marker);
+  if (c.marker.size() == 8 && detail::marker_at(c.marker, 0, "analysis")) {
+    out += "the analysis before assistantfinal (harmony without its special tokens)";
+    return;
+  }
+  if (c.marker.data() >= c.text.data() + c.text.size()) out += "the reasoning before ";
+  // A marker of printable ASCII (`<think>`, `<|channel|>analysis`) is its own one_line: copied
+  // as it is, without one_line's string.
+  const bool printable = std::all_of(c.marker.begin(), c.marker.end(),
+                                     [](char ch) { return ch >= 0x20 && ch < 0x7F; });
+  if (printable) {
+    out += c.marker;
+  } else {
+    out += one_line(c.marker);
+  }
+}
+
+LLMJSON_INLINE std::string region_label(const candidate& c) {
+  std::string out;
+  append_region_label(out, c);
+  return out;
 }
 
 /// `2 candidates inside <think> at 2:9, 5:1`, or `... inside the reasoning at 2:9 (<think>),
@@ -60,13 +79,20 @@ LLMJSON_INLINE std::string describe_reasoning(const std::vector<candidate>& cs, 
   constexpr std::size_t most = max_named_candidates;
   bool same = true;
   const candidate* first = nullptr;
+  std::string first_label, label;  // `label` reused: one string for thousands of drafts
   for (const candidate& c : cs) {
     if (!c.in_reasoning) continue;
-    if (!first) first = &c;
-    same = same && region_label(c) == region_label(*first);
+    if (!first) {
+      first = &c;
+      append_region_label(first_label, c);
+    } else if (same) {
+      label.clear();
+      append_region_label(label, c);
+      same = label == first_label;
+    }
   }
   std::string out = std::to_string(count) + (count == 1 ? " candidate" : " candidates") +
-                    " inside " + (same ? region_label(*first) : "the reasoning") + " at ";
+                    " inside " + (same ? first_label : "the reasoning") + " at ";
   std::size_t shown = 0;
   for (const candidate& c : cs) {
     if (!c.in_reasoning || shown == most) continue;

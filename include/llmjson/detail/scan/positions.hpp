@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cstddef>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <llmjson/detail/scan/find.hpp>
 #include <llmjson/detail/scan/text.hpp>
@@ -59,6 +61,15 @@ inline std::size_t count_columns(std::string_view text, std::size_t b, std::size
     const __m128i total = _mm_sad_epu8(sums, zero);
     skipped += static_cast<std::size_t>(_mm_cvtsi128_si32(total)) +
                static_cast<std::size_t>(_mm_extract_epi16(total, 4));
+  }
+  // The last bytes in one block when the text goes on past them (the bytes past `e` masked
+  // out): a position is asked for every candidate, so every stretch has such a tail.
+  if (i < e && text.size() - i >= 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+    const auto m = static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_or_si128(_mm_cmplt_epi8(x, cont), _mm_cmpeq_epi8(x, cr))));
+    skipped += static_cast<std::size_t>(std::popcount(m & ((1U << (e - i)) - 1)));
+    i = e;
   }
   n = (i - b) - skipped;
 #endif
@@ -123,6 +134,16 @@ inline line_counts count_lines(std::string_view text, std::size_t b, std::size_t
       lines += static_cast<std::size_t>(_mm_cvtsi128_si32(total)) +
                static_cast<std::size_t>(_mm_extract_epi16(total, 4));
     }
+    // The last bytes in one block, as in count_columns, when the text goes on past them.
+    if (i < to && to - i < 16 && i + 16 < text.size()) {
+      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+      const __m128i next = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i + 1));
+      const __m128i cr_alone = _mm_andnot_si128(_mm_cmpeq_epi8(next, lf), _mm_cmpeq_epi8(x, cr));
+      const auto m =
+          static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, lf), cr_alone)));
+      lines += static_cast<std::size_t>(std::popcount(m & ((1U << (to - i)) - 1)));
+      i = to;
+    }
 #endif
     for (; i < to; ++i) lines += ends_line(i) ? 1U : 0U;
     return lines;
@@ -181,6 +202,42 @@ inline line_counts count_lines(std::string_view text, std::size_t b, std::size_t
   }
   out.columns = count_columns(text, from, e);
   return out;
+}
+
+/// Sorts `v`, made of runs already in order: the offsets a scan reports, gathered source after
+/// source (records, near misses, the cut), each in document order or nearly (a record's problem
+/// lies within it, before the next record unless records nest). Adjacent runs are merged, pairs
+/// at a time: linear for the few runs of a real text, O(n log n) at worst, and no order is
+/// assumed.
+inline void sort_runs(std::vector<std::size_t>& v) {
+  std::vector<std::size_t> bounds{0};  // where each run starts, then where the last one ends
+  for (std::size_t i = 1; i < v.size(); ++i)
+    if (v[i] < v[i - 1]) bounds.push_back(i);
+  if (bounds.size() == 1) return;
+  bounds.push_back(v.size());
+  std::vector<std::size_t> into(v.size()), merged;
+  while (bounds.size() > 2) {
+    merged.assign(1, 0);
+    std::size_t k = 0;
+    for (; k + 2 < bounds.size(); k += 2) {
+      const auto b = v.begin();
+      std::merge(b + static_cast<std::ptrdiff_t>(bounds[k]),
+                 b + static_cast<std::ptrdiff_t>(bounds[k + 1]),
+                 b + static_cast<std::ptrdiff_t>(bounds[k + 1]),
+                 b + static_cast<std::ptrdiff_t>(bounds[k + 2]),
+                 into.begin() + static_cast<std::ptrdiff_t>(bounds[k]));
+      merged.push_back(bounds[k + 2]);
+    }
+    if (k + 1 < bounds.size()) {  // an odd run out: as it is
+      std::copy(v.begin() + static_cast<std::ptrdiff_t>(bounds[k]),
+                v.begin() + static_cast<std::ptrdiff_t>(bounds[k + 1]),
+                into.begin() + static_cast<std::ptrdiff_t>(bounds[k]));
+      merged.push_back(bounds[k + 1]);
+    }
+    v.swap(into);
+    bounds.swap(merged);
+  }
+  assert(std::is_sorted(v.begin(), v.end()));
 }
 
 /// Turns byte offsets into 1-based lines and code-point columns, walking the text once for

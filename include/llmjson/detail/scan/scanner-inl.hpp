@@ -67,6 +67,28 @@ inline bool build_value(std::string_view span, nlohmann::json& out, std::string&
   return false;
 }
 
+/// Whether a digit is followed by `e` or `E` somewhere in `span`, strings included: in valid
+/// JSON, an exponent always is (`1e5`, `1.5E+5`). 16 bytes at a time.
+inline bool digit_then_e(std::string_view span) noexcept {
+  const std::size_t n = span.size();
+  std::size_t i = 1;
+#if defined(LLMJSON_HAVE_SSE2) && !defined(LLMJSON_NO_SIMD)
+  const __m128i below_0 = _mm_set1_epi8('0' - 1), above_9 = _mm_set1_epi8('9' + 1);
+  const __m128i lower = _mm_set1_epi8(0x20), e = _mm_set1_epi8('e');
+  for (; i + 16 <= n; i += 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(span.data() + i));
+    const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(span.data() + i - 1));
+    // `e` and `E` are the bytes that OR 0x20 makes `e`; bytes from 0x80 are negative: no digit.
+    const __m128i is_e = _mm_cmpeq_epi8(_mm_or_si128(x, lower), e);
+    const __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(d, below_0), _mm_cmplt_epi8(d, above_9));
+    if (_mm_movemask_epi8(_mm_and_si128(is_e, digit)) != 0) return true;
+  }
+#endif
+  for (; i < n; ++i)
+    if ((span[i] | 0x20) == 'e' && span[i - 1] >= '0' && span[i - 1] <= '9') return true;
+  return false;
+}
+
 /// Whether nlohmann can hold every number of a span the validator accepted, without building
 /// its value: exactly when `build_value` would succeed. nlohmann refuses only a number beyond a
 /// double (`1e400`, or 309 digits and more), and a number token alone is refused as it is in
@@ -76,6 +98,9 @@ inline bool build_value(std::string_view span, nlohmann::json& out, std::string&
 inline bool numbers_fit(std::string_view span) {
   static constexpr byte_finder string_stops{"\"\\"};
   const std::size_t n = span.size();
+  // Too short for 300 digits, and no exponent: a thinking model's drafts, thousands of them,
+  // are let through 16 bytes at a time instead of walked a byte and a string at a time.
+  if (n < 300 && !digit_then_e(span)) return true;
   std::size_t i = 0;
   while (i < n) {
     const char c = span[i];
@@ -135,14 +160,21 @@ inline void to_output(std::size_t& offset, std::size_t& prefilled, std::size_t b
   offset = offset < base ? 0 : offset - base;
 }
 
+/// Whether a candidate's `message` says why it is not valid JSON: always for `candidates()`;
+/// for a selection, only outside reasoning (judging overwrites the message of one inside).
+inline bool worded(const context& where, scan_for purpose) noexcept {
+  return purpose == scan_for::listing || !where.in_reasoning;
+}
+
 /// The public candidate of a record: views into `text`, positions (`position_of` gives
 /// {line, column} of an offset), its value when it is valid JSON outside reasoning, and why not
-/// when it is not valid (`problem` at `problem_offset`, from `diagnose`).
+/// when it is not valid (`problem` at `problem_offset`, from `diagnose`; neither is read when
+/// `worded(where, purpose)` is false, and `message` stays empty).
+/// Made in `c`, a candidate as default-constructed: in the result's storage, not moved there.
 template <class PositionOf>
-candidate make_candidate(std::string_view text, const record& r, const context& where,
-                         std::size_t problem_offset, std::string problem, PositionOf&& position_of,
-                         bool build = true) {
-  candidate c;
+void make_candidate(candidate& c, std::string_view text, const record& r, const context& where,
+                    std::size_t problem_offset, std::string problem, PositionOf&& position_of,
+                    bool build = true, scan_for purpose = scan_for::listing) {
   c.text = text.substr(r.begin, r.end - r.begin);
   c.offset = r.begin;
   std::tie(c.line, c.column) = position_of(r.begin);
@@ -154,7 +186,7 @@ candidate make_candidate(std::string_view text, const record& r, const context& 
   c.valid = r.valid;
   c.enclosed = r.enclosed;
   c.raw_controls = r.raw;
-  if (!build) return c;  // valid, its value built already
+  if (!build) return;  // valid, its value built already
   if (c.valid && c.in_reasoning) {
     // Never the answer (nor the fallback): its value is not built, `json` stays null. Whether
     // nlohmann could hold it still decides `valid`, as building it would.
@@ -169,11 +201,21 @@ candidate make_candidate(std::string_view text, const record& r, const context& 
         r.raw ? build_value(minify(c.text), value, problem) : build_value(c.text, value, problem);
     if (c.valid) c.json = std::make_shared<const nlohmann::json>(std::move(value));
   }
-  if (!c.valid) {  // no value: `json` stays null
-    c.raw_controls = false;  // only a valid candidate is valid with raw controls (`1e400` is not)
+  if (!c.valid) c.raw_controls = false;      // only a valid candidate is (`1e400` is not)
+  if (!c.valid && worded(where, purpose)) {  // no value: `json` stays null
     auto [line, column] = position_of(r.valid ? r.begin : problem_offset);
     c.message = "line " + std::to_string(line) + " col " + std::to_string(column) + ": " + problem;
   }
+}
+
+/// `make_candidate` returning it: where a throw must leave the storage as it was (a stream's).
+template <class PositionOf>
+candidate make_candidate(std::string_view text, const record& r, const context& where,
+                         std::size_t problem_offset, std::string problem, PositionOf&& position_of,
+                         bool build = true, scan_for purpose = scan_for::listing) {
+  candidate c;
+  make_candidate(c, text, r, where, problem_offset, std::move(problem), position_of, build,
+                 purpose);
   return c;
 }
 
@@ -218,41 +260,58 @@ inline std::string stopped_by(const engine& reader, const options& opts) {
 }
 
 /// The public scan result of an engine that has read all of `text`: views, positions, values
-/// and reasons. Positions take one walk over the text, for the sorted offsets reported. The
-/// first candidates may be made already (`made`, a stream's); they are taken as they are.
+/// and reasons (for `purpose`: see `scan_for`). Positions take one walk over the text, for the
+/// offsets reported, put in order by merging their sources (each already in document order, or
+/// nearly). The first candidates may be made already (`made`, a stream's); they are taken as
+/// they are.
 inline scan_result make_scan_result(std::string_view text, engine& reader, const options& opts,
-                                    std::vector<candidate>&& made = {}, std::size_t base = 0) {
+                                    std::vector<candidate>&& made = {}, std::size_t base = 0,
+                                    scan_for purpose = scan_for::listing) {
   scan_result out;
   out.message = stopped_by(reader, opts);
   if (!out.message.empty()) return out;
   const std::vector<record>& recs = reader.records;
   validator v;
 
-  // Reasons, then positions in one walk over the text.
-  std::vector<std::pair<std::size_t, std::string>> problems(recs.size() - made.size());
+  // Reasons of the invalid records that are worded, in record order, then positions in one walk
+  // over the text.
+  struct problem {
+    std::size_t at = 0;
+    std::string why;
+  };
+  std::vector<problem> problems;
   std::vector<std::size_t> offsets;
   offsets.reserve(recs.size() * 2 + reader.near.size() + 2);
   for (std::size_t k = made.size(); k < recs.size(); ++k) {
     const record& r = recs[k];
-    auto& [problem_at, why] = problems[k - made.size()];
-    diagnose(r, v, text, reader.max_depth(), problem_at, why);
     offsets.push_back(r.begin);
-    if (!r.valid) offsets.push_back(problem_at);
+    if (r.valid || !worded(reader.contexts[r.ctx], purpose)) continue;
+    problem& p = problems.emplace_back();
+    diagnose(r, v, text, reader.max_depth(), p.at, p.why);
+    offsets.push_back(p.at);  // within the record: in order with the others, unless they nest
   }
   const std::size_t shown_near = std::min(reader.near.size(), max_near_misses);
   for (std::size_t k = 0; k < shown_near; ++k) offsets.push_back(reader.near[k].begin);
   if (reader.cut) {
-    offsets.push_back(reader.cut->offset);
-    offsets.push_back(reader.cut->fence_offset);
+    offsets.push_back(std::min(reader.cut->offset, reader.cut->fence_offset));
+    offsets.push_back(std::max(reader.cut->offset, reader.cut->fence_offset));
   }
-  std::sort(offsets.begin(), offsets.end());
+  sort_runs(offsets);
   offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
   std::vector<std::pair<std::size_t, std::size_t>> positions(offsets.size());
   position_finder finder(text);
   for (std::size_t k = 0; k < offsets.size(); ++k) positions[k] = finder.at(offsets[k]);
+  // Asked mostly in order (a record's start, then its problem, then the next record's start):
+  // the offset after the last one asked is tried before a binary search.
+  std::size_t last = 0;
   auto position_of = [&](std::size_t offset) {
-    return positions[static_cast<std::size_t>(
-        std::lower_bound(offsets.begin(), offsets.end(), offset) - offsets.begin())];
+    if (last + 1 < offsets.size() && offsets[last + 1] == offset) {
+      ++last;
+    } else if (last >= offsets.size() || offsets[last] != offset) {
+      last = static_cast<std::size_t>(std::lower_bound(offsets.begin(), offsets.end(), offset) -
+                                      offsets.begin());
+    }
+    return positions[last];
   };
   auto at = [&](std::size_t offset) {
     auto [line, column] = position_of(offset);
@@ -263,18 +322,24 @@ inline scan_result make_scan_result(std::string_view text, engine& reader, const
   out.candidates = std::move(made);
   out.candidates.reserve(recs.size());
   auto built = reader.built.begin();
+  auto next_problem = problems.begin();
   for (std::size_t k = first_new; k < recs.size(); ++k) {
     while (built != reader.built.end() && built->first < k) ++built;
+    const record& r = recs[k];
+    const context& where = reader.contexts[r.ctx];
+    candidate& c = out.candidates.emplace_back();
     if (built != reader.built.end() && built->first == k) {  // checked and built already
-      candidate c = make_candidate(text, recs[k], reader.contexts[recs[k].ctx], 0, {}, position_of,
-                                   /*build=*/false);
+      make_candidate(c, text, r, where, 0, {}, position_of, /*build=*/false);
       c.json = std::make_shared<const nlohmann::json>(std::move(built->second));
-      out.candidates.push_back(std::move(c));
       continue;
     }
-    auto& [problem_at, why] = problems[k - first_new];
-    out.candidates.push_back(make_candidate(text, recs[k], reader.contexts[recs[k].ctx], problem_at,
-                                            std::move(why), position_of));
+    if (r.valid || !worded(where, purpose)) {
+      make_candidate(c, text, r, where, 0, {}, position_of, /*build=*/true, purpose);
+      continue;
+    }
+    assert(next_problem != problems.end());
+    make_candidate(c, text, r, where, next_problem->at, std::move(next_problem->why), position_of);
+    ++next_problem;
   }
   for (std::size_t k = first_new; k < out.candidates.size(); ++k)
     to_output(out.candidates[k].offset, out.candidates[k].prefilled, base);
@@ -337,9 +402,11 @@ namespace llmjson::detail {
 /// A scanner's state: the engine, and for a text fed in pieces the text itself, the candidates
 /// made so far and what makes them (positions found so far, a validator for problems).
 struct scanner::state {
-  explicit state(const options& o) : opts(o), engine(o), buf(o.prefill), base(o.prefill.size()) {}
+  state(const options& o, scan_for p)
+      : opts(o), purpose(p), engine(o), buf(o.prefill), base(o.prefill.size()) {}
 
   const options& opts;
+  scan_for purpose;
   detail::engine engine;
   std::string buf;          // the prefill, then the bytes fed
   std::size_t base = 0;     // the prefill's length: positions in the output start here
@@ -400,28 +467,30 @@ struct scanner::state {
 
 LLMJSON_INLINE void scanner::state_deleter::operator()(state* s) const noexcept { delete s; }
 
-LLMJSON_INLINE scan_result scanner::scan(std::string_view text, const options& opts) {
+LLMJSON_INLINE scan_result scanner::scan(std::string_view text, const options& opts,
+                                         scan_for purpose) {
   if (!opts.prefill.empty()) {  // §2 The text: the prefill, then the output, read as one text
     std::string read;
     read.reserve(opts.prefill.size() + text.size());
     read += opts.prefill;
     read += text;
-    scan_result r = scan(read, opts, opts.prefill.size());
+    scan_result r = scan(read, opts, opts.prefill.size(), purpose);
     views_into_output(r.candidates, r.near_misses, read, opts.prefill.size(), text);
     return r;
   }
-  return scan(text, opts, 0);
+  return scan(text, opts, 0, purpose);
 }
 
 LLMJSON_INLINE scan_result scanner::scan(std::string_view text, const options& opts,
-                                         std::size_t base) {
+                                         std::size_t base, scan_for purpose) {
   if (std::optional<scan_result> fast = whole_candidate(text, opts, base)) return std::move(*fast);
   detail::engine engine(opts);
   engine.advance(text, /*ended=*/true);
-  return make_scan_result(text, engine, opts, {}, base);
+  return make_scan_result(text, engine, opts, {}, base, purpose);
 }
 
-LLMJSON_INLINE scanner::scanner(const options& opts) : s_(new state(opts)) {}
+LLMJSON_INLINE scanner::scanner(const options& opts, scan_for purpose)
+    : s_(new state(opts, purpose)) {}
 
 LLMJSON_INLINE bool scanner::feed(std::string_view chunk) {
   state& s = *s_;
@@ -511,11 +580,12 @@ LLMJSON_INLINE void scanner::make(std::size_t upto) {
   s.reserve(upto);  // the candidates made stay where they are: views of them stay valid
   while (s.made.size() < upto) {
     const record& r = s.engine.records[s.made.size()];
+    const context& where = s.engine.contexts[r.ctx];
     std::size_t at = 0;
     std::string why;
-    diagnose(r, s.diagnosis, text, s.engine.max_depth(), at, why);
-    s.made.push_back(
-        make_candidate(text, r, s.engine.contexts[r.ctx], at, std::move(why), position_of));
+    if (worded(where, s.purpose)) diagnose(r, s.diagnosis, text, s.engine.max_depth(), at, why);
+    s.made.push_back(make_candidate(text, r, where, at, std::move(why), position_of,
+                                    /*build=*/true, s.purpose));
     to_output(s.made.back().offset, s.made.back().prefilled, s.base);
   }
 }
@@ -541,14 +611,15 @@ LLMJSON_INLINE scan_result scanner::finish(std::size_t& kept, bool keep_made) {
   s.ended = true;
   kept = s.made.size();
   if (!keep_made) {
-    scan_result out = make_scan_result(s.buf, s.engine, s.opts, std::move(s.made), s.base);
+    scan_result out =
+        make_scan_result(s.buf, s.engine, s.opts, std::move(s.made), s.base, s.purpose);
     s.made = std::vector<candidate>();
     return out;
   }
   // A copy: the views a stream gave of `made` stay valid while the stream lives, whatever
   // becomes of the result.
   std::vector<candidate> copy = s.made;
-  scan_result out = make_scan_result(s.buf, s.engine, s.opts, std::move(copy), s.base);
+  scan_result out = make_scan_result(s.buf, s.engine, s.opts, std::move(copy), s.base, s.purpose);
   s.retire();
   return out;
 }

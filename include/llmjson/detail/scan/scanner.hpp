@@ -15,6 +15,14 @@
 
 namespace llmjson::detail {
 
+/// Who reads a scan. `listing`: `candidates()`, every field as documented. `selection`:
+/// `extract`, the stream and the retry wrapper, which judge every candidate before anyone reads
+/// it, and judging gives a candidate in reasoning the message `inside <think>` whatever it held.
+/// For them, why a candidate in reasoning is not valid JSON is neither found again (the validator
+/// over its span) nor worded, nor its position looked up: a thinking model's malformed drafts
+/// cost what its valid ones do.
+enum class scan_for : unsigned char { listing, selection };
+
 /// The scan of tests/corpus/README.md (sections 1 to 4) behind `candidates()` and `stream<S>`:
 /// the engine, the whole-output fast path, candidate assembly (views, positions, values, why a
 /// span is not JSON), near misses, and the words for a cut and for a resource limit. Judging the
@@ -34,9 +42,14 @@ class scanner {
   /// ones, near misses and the cut: `candidates()`. Views point into `text`.
   /// With `options::prefill`, the scan reads the prefill, then `text` (§2 The text): positions
   /// are in `text`, and a candidate that starts in the prefill owns its text.
-  static scan_result scan(std::string_view text, const options& opts);
+  /// `purpose`: who reads the result (`scan_for::selection` leaves the messages of candidates in
+  /// reasoning empty).
+  static scan_result scan(std::string_view text, const options& opts,
+                          scan_for purpose = scan_for::listing);
 
-  explicit scanner(const options& opts);
+  /// `purpose`: who reads the candidates made (`scan_for::selection` leaves the messages of
+  /// candidates in reasoning empty: the caller judges every one before lending it out).
+  explicit scanner(const options& opts, scan_for purpose = scan_for::listing);
 
   /// Appends `chunk` to the text. Returns true when enough new bytes came to read them now.
   /// Past `options::max_input_bytes` the text is dropped and `over()` is true for good. When the
@@ -84,7 +97,8 @@ class scanner {
 
  private:
   /// `scan` of a text read whose first `base` bytes are the prefill; views point into `text`.
-  static scan_result scan(std::string_view text, const options& opts, std::size_t base);
+  static scan_result scan(std::string_view text, const options& opts, std::size_t base,
+                          scan_for purpose);
   struct state;
   struct state_deleter {
     void operator()(state* s) const noexcept;
