@@ -84,6 +84,7 @@ constexpr std::uint64_t special_bytes8(std::uint64_t x) noexcept {
          0x8080808080808080ull;
 }
 
+/// Whether a JSON string cannot pass over `c` as it is (`special_bytes8`, one byte).
 constexpr bool is_special(char c) noexcept {
   const auto b = static_cast<unsigned char>(c);
   return b < 0x20 || b == '"' || b == '\\' || b >= 0x80;
