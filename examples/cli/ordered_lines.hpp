@@ -138,8 +138,9 @@ inline bool write_all(std::FILE* out, std::string_view s) {
 /// `chunk_bytes` (each as long as its longest line) are held at once, so memory is bounded by the
 /// jobs and the longest line (at most `max_line`), whatever the input's length. Lines end at a
 /// line feed (a carriage return before it is dropped); the input's last line needs none. `work`
-/// must not throw. Returns how the run went: a read or write error stops it, after the lines read
-/// before it are written.
+/// must not throw. On POSIX the output goes to `out`'s descriptor, past its stdio buffer, which
+/// must hold nothing unwritten. Returns how the run went: a read or write error stops it, after
+/// the lines read before it are written.
 template <class Work>
 lines_run map_lines(std::FILE* in, std::FILE* out, const lines_options& opt, Work&& work) {
   using detail_lines::chunk;
