@@ -16,6 +16,14 @@
 
 #include "text.hpp"
 
+// SSE2 is in every x86-64 CPU (and what the library's own byte searches fall back to); elsewhere,
+// and with LLMJSON_CLI_PORTABLE defined (the tests build the tool so once), eight bytes at a time
+// in a 64-bit word.
+#if defined(__SSE2__) && !defined(LLMJSON_CLI_PORTABLE)
+#include <emmintrin.h>
+#define LLMJSON_CLI_SSE2 1
+#endif
+
 namespace llmjson_cli {
 
 /// A JSON Pointer (RFC 6901), read once: its text (`/response/body`) and its reference tokens,
@@ -67,25 +75,101 @@ constexpr std::uint64_t zero_bytes(std::uint64_t x) noexcept {
   return (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
 }
 
-/// The index of the first byte at or after `at`, before `n`, that a JSON string cannot pass over
-/// as it is: `"`, `\`, a control character, or a byte of a multi-byte UTF-8 sequence. Eight bytes
-/// at a time.
-inline std::size_t next_special(const char* s, std::size_t at, std::size_t n) noexcept {
+/// The high bit of each byte of `x` that a JSON string cannot pass over as it is: `"`, `\`, a
+/// control character, or a byte of a multi-byte UTF-8 sequence; exact up to the lowest such byte.
+constexpr std::uint64_t special_bytes8(std::uint64_t x) noexcept {
   constexpr std::uint64_t ones = 0x0101010101010101ull;
+  return (zero_bytes(x ^ (ones * '"')) | zero_bytes(x ^ (ones * '\\')) | ((x - ones * 0x20) & ~x) |
+          x) &
+         0x8080808080808080ull;
+}
+
+/// Whether a JSON string cannot pass over `c` as it is (`special_bytes8`, one byte).
+constexpr bool is_special(char c) noexcept {
+  const auto b = static_cast<unsigned char>(c);
+  return b < 0x20 || b == '"' || b == '\\' || b >= 0x80;
+}
+
+#if defined(LLMJSON_CLI_SSE2)
+/// The bytes of `x` that a JSON string cannot pass over as they are, one bit each, the first in
+/// the lowest. Compared as signed bytes, those from 0x80 are below the space, as the controls are.
+inline unsigned special_bytes16(__m128i x) noexcept {
+  const __m128i hit = _mm_or_si128(
+      _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
+      _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
+  return static_cast<unsigned>(_mm_movemask_epi8(hit));
+}
+#endif
+
+/// The index of the first byte at or after `at`, before `n`, that a JSON string cannot pass over
+/// as it is (`special_bytes8`). Sixteen bytes at a time with SSE2, else eight.
+inline std::size_t next_special(const char* s, std::size_t at, std::size_t n) noexcept {
+#if defined(LLMJSON_CLI_SSE2)
+  for (; n - at >= 16; at += 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + at));
+    if (const unsigned m = special_bytes16(x))
+      return at + static_cast<std::size_t>(std::countr_zero(m));
+  }
+#endif
   if constexpr (std::endian::native == std::endian::little) {
-    for (; n - at >= 8; at += 8) {
-      const std::uint64_t x = load8(s + at);
-      const std::uint64_t m = zero_bytes(x ^ (ones * '"')) | zero_bytes(x ^ (ones * '\\')) |
-                              ((x - ones * 0x20) & ~x) | x;
-      if (const std::uint64_t hit = m & 0x8080808080808080ull)
+    for (; n - at >= 8; at += 8)
+      if (const std::uint64_t hit = special_bytes8(load8(s + at)))
         return at + static_cast<std::size_t>(std::countr_zero(hit) >> 3);
+  }
+  while (at < n && !is_special(s[at])) ++at;
+  return at;
+}
+
+/// Copies the bytes of `s[at, n)` before the first one a JSON string cannot pass over as it is
+/// to `w`, and moves both past them. Whole blocks are stored before they are looked at, so `w`
+/// must have room for `n - at` bytes, whatever the copy's length.
+inline void copy_plain(const char* s, std::size_t& at, std::size_t n, char*& w) noexcept {
+#if defined(LLMJSON_CLI_SSE2)
+  for (; n - at >= 16; at += 16, w += 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + at));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(w), x);
+    if (const unsigned m = special_bytes16(x)) {
+      const auto k = static_cast<std::size_t>(std::countr_zero(m));
+      at += k;
+      w += k;
+      return;
     }
   }
-  for (; at < n; ++at) {
-    const auto c = static_cast<unsigned char>(s[at]);
-    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) break;
+#endif
+  if constexpr (std::endian::native == std::endian::little) {
+    for (; n - at >= 8; at += 8, w += 8) {
+      const std::uint64_t x = load8(s + at);
+      std::memcpy(w, &x, 8);
+      if (const std::uint64_t hit = special_bytes8(x)) {
+        const auto k = static_cast<std::size_t>(std::countr_zero(hit) >> 3);
+        at += k;
+        w += k;
+        return;
+      }
+    }
   }
-  return at;
+  while (at < n && !is_special(s[at])) *w++ = s[at++];
+}
+
+/// Writes the UTF-8 encoding of the code point `cp` (at most U+10FFFF) at `w`; returns its end.
+inline char* put_utf8(char* w, char32_t cp) noexcept {
+  auto put = [&](char32_t v) { *w++ = static_cast<char>(v); };
+  if (cp < 0x80) {
+    put(cp);
+  } else if (cp < 0x800) {
+    put(0xC0 | (cp >> 6));
+    put(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    put(0xE0 | (cp >> 12));
+    put(0x80 | ((cp >> 6) & 0x3F));
+    put(0x80 | (cp & 0x3F));
+  } else {
+    put(0xF0 | (cp >> 18));
+    put(0x80 | ((cp >> 12) & 0x3F));
+    put(0x80 | ((cp >> 6) & 0x3F));
+    put(0x80 | (cp & 0x3F));
+  }
+  return w;
 }
 
 /// Reads one line of JSON Lines: checks that it is exactly one JSON value (RFC 8259: strings of
@@ -389,6 +473,58 @@ class line_reader {
   }
 
  public:
+  /// Reads `line` when it is one JSON string, white space around it allowed, and appends its
+  /// characters to `out` (escapes decoded, as UTF-8), checking it as `read` does in the same pass:
+  /// `--jsonl`'s usual line read once, not checked and then decoded. Returns false, `out` as it
+  /// was, when the line is anything else or not JSON (`read` then says what it is).
+  static bool read_string(std::string_view line, std::string& out) {
+    const std::size_t n = line.size();
+    const char* const s = line.data();
+    std::size_t at = 0;
+    while (at < n && is_json_ws(s[at])) ++at;
+    if (at == n || s[at] != '"') return false;
+    ++at;
+    // The characters take at most the bytes of their escapes: write in place, cut at the end.
+    // `w` stays behind `s + at` (less the quote), so copy_plain's block stores stay in `out`.
+    const std::size_t had = out.size();
+    out.resize(had + (n - at));
+    char* const begin = out.data() + had;
+    char* w = begin;
+    for (;;) {
+      copy_plain(s, at, n, w);
+      if (at == n) break;
+      const auto c = static_cast<unsigned char>(s[at]);
+      if (c == '"') {
+        ++at;
+        while (at < n && is_json_ws(s[at])) ++at;
+        if (at != n) break;
+        out.resize(had + static_cast<std::size_t>(w - begin));
+        return true;
+      }
+      if (c >= 0x80) {
+        const std::size_t len = utf8_sequence_at(line, at);
+        if (len == 0) break;
+        std::memcpy(w, s + at, len);
+        w += len;
+        at += len;
+        continue;
+      }
+      if (c < 0x20) break;
+      // One byte in twenty is a backslash in a model's output written as a JSON string (its
+      // own JSON's quotes, its line breaks): the two-byte escapes are decoded here, inline.
+      if (at + 1 < n) {
+        if (const char d = short_escape(s[at + 1])) {
+          *w++ = d;
+          at += 2;
+          continue;
+        }
+      }
+      if (!escape_checked(line, at, w)) break;
+    }
+    out.resize(had);
+    return false;
+  }
+
   /// Appends to `out` the characters of `token`, a JSON string (its quotes included) that
   /// `read` accepted: escapes decoded, as UTF-8.
   static void decode_string(std::string_view token, std::string& out) {
@@ -399,57 +535,57 @@ class line_reader {
     char* const begin = out.data() + had;
     char* w = begin;
     const char* s = body.data();
-    std::size_t at = 0;
     const std::size_t n = body.size();
-    while (at < n) {
-      if constexpr (std::endian::native == std::endian::little) {
-        // Eight bytes at a time up to the next backslash; `w` never passes `s + at`, so the
-        // eight bytes written stay in `out`.
-        while (n - at >= 8) {
-          const std::uint64_t x = load8(s + at);
-          std::memcpy(w, &x, 8);
-          const std::uint64_t hit = zero_bytes(x ^ (0x0101010101010101ull * '\\'));
-          if (hit == 0) {
-            at += 8;
-            w += 8;
-            continue;
-          }
-          const auto k = static_cast<std::size_t>(std::countr_zero(hit) >> 3);
-          at += k;
-          w += k;
-          break;
-        }
-      }
+    for (std::size_t at = 0; at < n;) {
+      copy_plain(s, at, n, w);  // `w` never passes `s + at`: its block stores stay in `out`
       if (at == n) break;
-      if (s[at] != '\\') {
+      if (s[at] != '\\') {  // a byte of a UTF-8 sequence, checked by read()
         *w++ = s[at++];
         continue;
       }
-      const char e = s[at + 1];
-      at += 2;
-      switch (e) {
-        case 'b': *w++ = '\b'; break;
-        case 'f': *w++ = '\f'; break;
-        case 'n': *w++ = '\n'; break;
-        case 'r': *w++ = '\r'; break;
-        case 't': *w++ = '\t'; break;
-        case 'u': {  // read() checked it, and the low half of a surrogate pair after it
-          auto cp = static_cast<char32_t>(hex4(body, at - 2));
-          at += 4;
-          if (cp >= 0xD800 && cp <= 0xDBFF) {
-            cp = 0x10000 + ((cp - 0xD800) << 10) + static_cast<char32_t>(hex4(body, at) - 0xDC00);
-            at += 6;
-          }
-          std::string utf8;  // at most 4 bytes: no allocation
-          append_utf8(utf8, cp);
-          std::memcpy(w, utf8.data(), utf8.size());
-          w += utf8.size();
-          break;
-        }
-        default: *w++ = e;  // " \ /
-      }
+      escape_checked(body, at, w);  // read() checked it: never false
     }
     out.resize(had + static_cast<std::size_t>(w - begin));
+  }
+
+ private:
+  /// What the two-byte escape `\e` stands for, or 0 when `e` makes none (`u` included).
+  static constexpr char short_escape(char e) noexcept {
+    switch (e) {
+      case '"': return '"';
+      case '\\': return '\\';
+      case '/': return '/';
+      case 'b': return '\b';
+      case 'f': return '\f';
+      case 'n': return '\n';
+      case 'r': return '\r';
+      case 't': return '\t';
+      default: return 0;
+    }
+  }
+
+  /// Checks the escape at `s[at]` (its backslash) as `escape` does, and decodes it at `w`
+  /// (at most as many bytes as the escape's), moving both past it; false when it is invalid.
+  static bool escape_checked(std::string_view s, std::size_t& at, char*& w) noexcept {
+    if (s.size() - at < 2) return false;
+    if (const char d = short_escape(s[at + 1])) {
+      *w++ = d;
+      at += 2;
+      return true;
+    }
+    if (s[at + 1] != 'u') return false;
+    const long v = hex4(s, at);
+    if (v < 0 || (v >= 0xDC00 && v <= 0xDFFF)) return false;
+    auto cp = static_cast<char32_t>(v);
+    if (v >= 0xD800 && v <= 0xDBFF) {
+      const long low = s.substr(at + 6, 2) == "\\u" ? hex4(s, at + 6) : -1;
+      if (low < 0xDC00 || low > 0xDFFF) return false;
+      cp = 0x10000 + ((cp - 0xD800) << 10) + static_cast<char32_t>(low - 0xDC00);
+      at += 6;
+    }
+    at += 6;
+    w = put_utf8(w, cp);
+    return true;
   }
 };
 

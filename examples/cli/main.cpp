@@ -1207,6 +1207,7 @@ struct line_layout {
   llmjson_cli::json_pointer error{"/error", {"error"}};  // a Batch API line's, when --at misses
   std::vector<const llmjson_cli::json_pointer*> asked;   // output, id?, reasoning...
   std::vector<const llmjson_cli::json_pointer*> all;     // asked, then error when --at is given
+  bool whole_line_string = false;                        // only the output, the whole line
 
   explicit line_layout(const settings& s) {
     std::string problem;  // parse_command_line checked them
@@ -1219,6 +1220,7 @@ struct line_layout {
     for (const auto& p : reasoning) asked.push_back(&p);
     all = asked;
     if (!output.tokens.empty()) all.push_back(&error);
+    whole_line_string = all.size() == 1 && output.tokens.empty();
   }
 };
 
@@ -1248,6 +1250,76 @@ std::string where(const llmjson_cli::json_pointer& p) {
   return p.text.empty() ? std::string("the line") : "the value at " + p.text;
 }
 
+/// Appends the --jsonl line of an output that was read, `text`, with the `reasoning` beside it
+/// (and its length in --report when `say_reasoning`), and returns whether it has an answer.
+template <class S>
+bool jsonl_answer(const settings& s, const S& sel, const llmjson::options& opts,
+                  std::string_view text, const std::string& reasoning,
+                  const chat_response* response, bool say_reasoning, const std::string& id,
+                  const std::string& number, std::string& out) {
+  auto head = [&] {
+    out += "{\"id\":";
+    out += id;
+    out += ",\"line\":";
+    out += number;
+    out += ",\"ok\":";
+  };
+  const auto r = llmjson::extract(text, sel, opts);
+  outcome o;
+  o.response = response;
+  o.policy = s.policy.value_or(llmjson::default_policy_of<S>());
+  if (say_reasoning) o.reasoning_bytes = reasoning.size();
+  llmjson::error failure;
+  if (r) {
+    o.answer = &*r;
+  } else {
+    failure = r.error();
+    say_why_cut(failure, reasoning, response);
+    o.failure = &failure;
+  }
+  if (s.report) {
+    o.qualifies_as = qualifies_as(s);
+    std::string text_out = dump(report(o, s.normalize), false);
+    if (o.answer && !s.normalize) text_out = splice_value(std::move(text_out), o.answer->text());
+    out += "{\"id\":";
+    out += id;
+    out += ",\"line\":";
+    out += number;
+    out += ',';
+    out.append(text_out, 1);
+    out += '\n';
+    return o.answer != nullptr;
+  }
+  if (!o.answer) {
+    head();
+    out += "false,\"error\":{\"kind\":\"";
+    out += llmjson::to_string(failure.kind);
+    out += "\",\"message\":";
+    out += dump(nlohmann::json(one_line(failure.message)), false);
+    out += "}}\n";
+    return false;
+  }
+  head();
+  out += "true,\"value\":";
+  out += answer_text(s, *o.answer);
+  if (o.answer->fallback || !o.answer->later_qualifying.empty() || o.answer->truncation ||
+      o.answer->chosen().raw_controls) {
+    o.qualifies_as = qualifies_as(s);
+    std::string note = notes(o);  // "llmjson: note: ...\n" lines
+    std::string joined;
+    for (std::size_t at = 0; at < note.size();) {
+      const std::size_t end = note.find('\n', at);
+      std::string_view one = std::string_view(note).substr(at, end - at);
+      if (one.substr(0, 15) == "llmjson: note: ") one.remove_prefix(15);
+      joined += (joined.empty() ? "" : "; ") + std::string(one);
+      at = end + 1;
+    }
+    out += ",\"note\":" + dump(nlohmann::json(joined), false);
+  }
+  out += "}\n";
+  return true;
+}
+
 /// Appends one line of --jsonl output for `in`, and returns whether it has an answer.
 template <class S>
 bool jsonl_line(const settings& s, const line_layout& layout, const S& sel,
@@ -1255,7 +1327,14 @@ bool jsonl_line(const settings& s, const line_layout& layout, const S& sel,
                 std::string& out) {
   const std::string number = std::to_string(in.number);
   std::string id = number;
-  auto head = [&] { out += "{\"id\":" + id + ",\"line\":" + number + ",\"ok\":"; };
+  // Appended piece by piece: a line's own output allocates nothing when `out` has room.
+  auto head = [&] {
+    out += "{\"id\":";
+    out += id;
+    out += ",\"line\":";
+    out += number;
+    out += ",\"ok\":";
+  };
   auto error_line = [&](std::string_view kind, const std::string& message) {
     head();
     out += "false,\"error\":{\"kind\":\"";
@@ -1266,6 +1345,13 @@ bool jsonl_line(const settings& s, const line_layout& layout, const S& sel,
   if (in.too_long)
     return error_line("too_large", "line " + number + " is longer than --max-bytes (" +
                                        std::to_string(s.max_bytes) + " bytes): not read");
+  w.text.clear();
+  w.reasoning.clear();
+  // The usual line, one string and nothing asked of it but the output: checked and decoded in
+  // one pass. Any other line, or one that is not JSON, is read below (which says why).
+  if (layout.whole_line_string && !s.response &&
+      llmjson_cli::line_reader::read_string(in.bytes, w.text))
+    return jsonl_answer(s, sel, opts, w.text, w.reasoning, nullptr, false, id, number, out);
   bool error_hint = layout.all.size() > layout.asked.size();
   if (!w.reader.read(in.bytes, layout.all, w.found) && error_hint && w.reader.ambiguous()) {
     error_hint = false;  // "error" repeated: the hint is not worth failing the line for
@@ -1302,8 +1388,6 @@ bool jsonl_line(const settings& s, const line_layout& layout, const S& sel,
     return error_line("input", why);
   }
   std::optional<chat_response> response;
-  w.text.clear();
-  w.reasoning.clear();
   if (s.response) {
     response = read_body(*output);
     if (!response->problem.empty())
@@ -1331,48 +1415,8 @@ bool jsonl_line(const settings& s, const line_layout& layout, const S& sel,
   }
   const std::string_view text = response ? std::string_view(response->content) : w.text;
   const std::string& reasoning = response ? response->reasoning : w.reasoning;
-
-  const auto r = llmjson::extract(text, sel, opts);
-  outcome o;
-  o.response = response ? &*response : nullptr;
-  o.policy = s.policy.value_or(llmjson::default_policy_of<S>());
-  if (s.response || !layout.reasoning.empty()) o.reasoning_bytes = reasoning.size();
-  llmjson::error failure;
-  if (r) {
-    o.answer = &*r;
-  } else {
-    failure = r.error();
-    say_why_cut(failure, reasoning, response ? &*response : nullptr);
-    o.failure = &failure;
-  }
-  if (s.report) {
-    o.qualifies_as = qualifies_as(s);
-    std::string text_out = dump(report(o, s.normalize), false);
-    if (o.answer && !s.normalize) text_out = splice_value(std::move(text_out), o.answer->text());
-    out += "{\"id\":" + id + ",\"line\":" + number + ",";
-    out.append(text_out, 1);
-    out += '\n';
-    return o.answer != nullptr;
-  }
-  if (!o.answer) return error_line(llmjson::to_string(failure.kind), failure.message);
-  head();
-  out += "true,\"value\":" + answer_text(s, *o.answer);
-  if (o.answer->fallback || !o.answer->later_qualifying.empty() || o.answer->truncation ||
-      o.answer->chosen().raw_controls) {
-    o.qualifies_as = qualifies_as(s);
-    std::string note = notes(o);  // "llmjson: note: ...\n" lines
-    std::string joined;
-    for (std::size_t at = 0; at < note.size();) {
-      const std::size_t end = note.find('\n', at);
-      std::string_view one = std::string_view(note).substr(at, end - at);
-      if (one.substr(0, 15) == "llmjson: note: ") one.remove_prefix(15);
-      joined += (joined.empty() ? "" : "; ") + std::string(one);
-      at = end + 1;
-    }
-    out += ",\"note\":" + dump(nlohmann::json(joined), false);
-  }
-  out += "}\n";
-  return true;
+  return jsonl_answer(s, sel, opts, text, reasoning, response ? &*response : nullptr,
+                      s.response || !layout.reasoning.empty(), id, number, out);
 }
 
 /// --jsonl: every line of the input through `sel`, on --jobs threads; returns the exit code.

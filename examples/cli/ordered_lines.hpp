@@ -21,6 +21,10 @@
 #include <thread>
 #include <vector>
 
+#ifndef _WIN32
+#include <unistd.h>
+#endif
+
 namespace llmjson_cli {
 
 /// One line of the input, as the work sees it.
@@ -76,12 +80,53 @@ struct chunk {
     bool too_long;
   };
   std::uint64_t seq = 0;
-  std::string bytes;
+  // The bytes as read: the lines, then maybe the start of a line the next chunk ends. Never
+  // shrinks, so a buffer that grew for a long line is not allocated again.
+  std::unique_ptr<char[]> bytes;
+  std::size_t capacity = 0;
   std::vector<line> lines;
   std::string out;
   std::uint64_t failed = 0;
   bool done = false;
+
+  /// Makes room for at least `n` bytes, keeping the first `kept`.
+  void reserve(std::size_t n, std::size_t kept) {
+    if (n <= capacity) return;
+    std::unique_ptr<char[]> bigger(new char[n]);  // not zeroed: only read where written
+    if (kept) std::memcpy(bigger.get(), bytes.get(), kept);
+    bytes = std::move(bigger);
+    capacity = n;
+  }
 };
+
+/// Writes all of `s` to `out`, in pieces of 64 KiB, each counted in `output_written` once
+/// written (a signal waits as long as it grows). One `write(2)` a piece on POSIX: a chunk's lines
+/// are already one buffer, and stdio would only copy them again. Returns false on a write error
+/// (errno says why).
+inline bool write_all(std::FILE* out, std::string_view s) {
+  constexpr std::size_t piece = 64u << 10;
+#ifndef _WIN32
+  const int fd = fileno(out);
+  for (std::size_t at = 0; at < s.size();) {
+    const ssize_t n = ::write(fd, s.data() + at, std::min(piece, s.size() - at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;  // a write that takes nothing and says no error: not retried
+      return false;
+    }
+    at += static_cast<std::size_t>(n);
+    output_written.fetch_add(static_cast<std::size_t>(n), std::memory_order_relaxed);
+  }
+  return true;
+#else
+  for (std::size_t at = 0; at < s.size(); at += piece) {
+    const std::size_t n = std::min(piece, s.size() - at);
+    if (std::fwrite(s.data() + at, 1, n, out) != n || std::fflush(out) != 0) return false;
+    output_written.fetch_add(n, std::memory_order_relaxed);
+  }
+  return true;
+#endif
+}
 
 }  // namespace detail_lines
 
@@ -93,8 +138,9 @@ struct chunk {
 /// `chunk_bytes` (each as long as its longest line) are held at once, so memory is bounded by the
 /// jobs and the longest line (at most `max_line`), whatever the input's length. Lines end at a
 /// line feed (a carriage return before it is dropped); the input's last line needs none. `work`
-/// must not throw. Returns how the run went: a read or write error stops it, after the lines read
-/// before it are written.
+/// must not throw. On POSIX the output goes to `out`'s descriptor, past its stdio buffer, which
+/// must hold nothing unwritten. Returns how the run went: a read or write error stops it, after
+/// the lines read before it are written.
 template <class Work>
 lines_run map_lines(std::FILE* in, std::FILE* out, const lines_options& opt, Work&& work) {
   using detail_lines::chunk;
@@ -126,7 +172,7 @@ lines_run map_lines(std::FILE* in, std::FILE* out, const lines_options& opt, Wor
       c->out.clear();
       c->failed = 0;
       for (const auto& l : c->lines) {
-        const input_line line{std::string_view(c->bytes).substr(l.offset, l.size), l.number,
+        const input_line line{std::string_view(c->bytes.get() + l.offset, l.size), l.number,
                               l.too_long, l.length};
         if (!work(index, line, c->out)) ++c->failed;
       }
@@ -164,8 +210,8 @@ lines_run map_lines(std::FILE* in, std::FILE* out, const lines_options& opt, Wor
       if (!run.write_failed) {
         std::unique_lock<std::timed_mutex> writing;
         if (opt.out_lock) writing = std::unique_lock(*opt.out_lock);
-        // Flushed under the lock: whoever takes it next finds only whole lines written.
-        if (!write_counted(out, c->out)) {
+        // Written under the lock: whoever takes it next finds only whole lines written.
+        if (!detail_lines::write_all(out, c->out)) {
           run.write_failed = true;
           run.write_problem = std::strerror(errno);
         }
@@ -196,14 +242,17 @@ lines_run map_lines(std::FILE* in, std::FILE* out, const lines_options& opt, Wor
   for (unsigned i = 0; i < jobs; ++i) threads.emplace_back(worker, i);
   std::thread writing(writer);
 
-  // The reader: this thread.
+  // The reader: this thread. Each chunk's bytes are read straight into its own buffer, up to
+  // `chunk_bytes`, and split there: the lines stay where they were read, and only the start of
+  // a line that the buffer's end cuts is copied, to the front of the next chunk's buffer. A line
+  // longer than the buffer grows it, up to `max_line` + 1 bytes; past `max_line` its bytes are
+  // dropped as they come, and only its length is counted.
   auto take_free = [&]() -> chunk* {
     std::unique_lock lock(m);
     chunk_free.wait(lock, [&] { return !free.empty() || stop; });
     if (stop) return nullptr;
     chunk* c = free.back();
     free.pop_back();
-    c->bytes.clear();
     c->lines.clear();
     return c;
   };
@@ -217,49 +266,74 @@ lines_run map_lines(std::FILE* in, std::FILE* out, const lines_options& opt, Wor
     work_ready.notify_one();
   };
 
-  std::vector<char> buffer(std::size_t{1} << 20);
+  const std::size_t chunk_bytes = std::max<std::size_t>(opt.chunk_bytes, 1);
+  constexpr std::size_t max_lines = 8192;  // a chunk's lines, so that tiny lines share the work
   chunk* c = take_free();
+  if (c) c->reserve(chunk_bytes, 0);
   std::uint64_t number = opt.first_line;
-  std::size_t line_start = 0;  // in c->bytes
-  std::uint64_t length = 0;    // of the line being read
-  bool too_long = false;
-  auto end_line = [&] {
-    std::size_t size = c->bytes.size() - line_start;
-    if (!too_long && size > 0 && c->bytes.back() == '\r') --size;
+  std::size_t used = 0;        // bytes in c->bytes
+  std::size_t line_start = 0;  // where the line being read starts in c->bytes
+  std::uint64_t dropped = 0;   // bytes of a line over max_line, dropped before line_start
+  bool too_long = false;       // the line being read is over max_line
+  auto end_line = [&](std::size_t end) {
+    const std::uint64_t length = dropped + (end - line_start);
+    if (!too_long && length > opt.max_line) too_long = true;
+    std::size_t size = too_long ? 0 : end - line_start;
+    if (size > 0 && c->bytes[line_start + size - 1] == '\r') --size;
     c->lines.push_back({line_start, size, number++, length, too_long});
-    length = 0;
+    dropped = 0;
     too_long = false;
-    line_start = c->bytes.size();
   };
-  while (c) {
-    const std::size_t got = std::fread(buffer.data(), 1, buffer.size(), in);
-    for (std::size_t pos = 0; pos < got && c;) {
-      const char* nl = static_cast<const char*>(std::memchr(buffer.data() + pos, '\n', got - pos));
-      const std::size_t end = nl ? static_cast<std::size_t>(nl - buffer.data()) : got;
-      const std::size_t piece = end - pos;
-      if (!too_long && length + piece > opt.max_line) {
-        too_long = true;
-        c->bytes.resize(line_start);
-      }
-      if (!too_long) c->bytes.append(buffer.data() + pos, piece);
-      length += piece;
-      pos = end;
-      if (!nl) break;
-      ++pos;
-      end_line();
-      if (c->bytes.size() >= opt.chunk_bytes || c->lines.size() >= 8192) {
+  bool at_end = false;
+  while (c && !at_end) {
+    if (used >= chunk_bytes || c->lines.size() >= max_lines) {
+      if (!c->lines.empty()) {
+        // The cut line's start moves to the next chunk (the same one, maybe, once written: hence
+        // memmove). The bytes of the lines sent stay put: a worker may be reading them.
         submit(c);
-        c = take_free();
+        chunk* const next = take_free();
+        if (!next) {
+          c = nullptr;
+          break;
+        }
+        const std::size_t carry = used - line_start;
+        next->reserve(std::max(chunk_bytes, carry), 0);  // `c` itself has room already
+        if (carry) std::memmove(next->bytes.get(), c->bytes.get() + line_start, carry);
+        c = next;
+        used = carry;
         line_start = 0;
+        continue;
       }
+      // One line fills the buffer (line_start is 0, and the line at most max_line bytes): room
+      // for twice as much, or for max_line + 1 bytes, which tells a line over the limit.
+      const std::size_t most = opt.max_line / 2 < c->capacity ? opt.max_line + 1 : 2 * c->capacity;
+      c->reserve(std::max(most, used + 1), used);
     }
-    if (got < buffer.size()) {
+    const std::size_t room = (used < chunk_bytes ? chunk_bytes : c->capacity) - used;
+    const std::size_t got = std::fread(c->bytes.get() + used, 1, room, in);
+    if (got < room) {
+      at_end = true;
       if (std::ferror(in)) run.read_problem = std::strerror(errno);
-      break;
+    }
+    const char* const base = c->bytes.get();
+    for (std::size_t pos = used, end = used + got; pos < end;) {
+      const void* nl = std::memchr(base + pos, '\n', end - pos);
+      if (!nl) break;
+      const auto at = static_cast<std::size_t>(static_cast<const char*>(nl) - base);
+      end_line(at);
+      line_start = pos = at + 1;
+    }
+    used += got;
+    // The line still open: over max_line, its bytes are dropped (and the ones that come next).
+    if (too_long || dropped + (used - line_start) > opt.max_line) {
+      too_long = true;
+      dropped += used - line_start;
+      used = line_start;
     }
   }
   if (c) {
-    if (run.read_problem.empty() && (length > 0 || too_long)) end_line();  // no final line feed
+    // The last line, without a line feed; none after a read error (it may be cut).
+    if (run.read_problem.empty() && (used > line_start || too_long)) end_line(used);
     if (!c->lines.empty()) {
       submit(c);
     } else {

@@ -1312,6 +1312,78 @@ def group_jsonl(c, a):
     finally:
         os.unlink(f.name)
 
+    # Lines across the reader's buffers: each chunk reads 256 KiB straight into its buffer and only
+    # the line its end cuts is carried into the next, so whatever the buffer's end cuts (a \\u
+    # escape, a surrogate pair, a UTF-8 sequence, CR LF, an empty line, the last line) reads as
+    # it would whole, with any --jobs, from a file or a pipe; a line longer than the buffer grows
+    # it, and one longer than --max-bytes is dropped as it comes, over several buffers.
+    buffer = 256 << 10
+    def ok_line(n, value):
+        return b'{"id":%d,"line":%d,"ok":true,"value":%s}' % (n, n, value)
+    def no_json_line(n):
+        return b'{"id":%d,"line":%d,"ok":false,"error":{"kind":"no_json","message":"no JSON value in the output"}}' % (n, n)
+    def padded(line2, at, cut, tail=b'"{\\"z\\": 3}"'):
+        """Line 1 (no JSON) as long as puts byte `at` of `line2` (line 2, with its LF) `cut` bytes
+        before the buffer's end; then `tail`, a last line without LF."""
+        head = buffer - at - cut
+        return b'"' + b"z" * (head - 3) + b'"\n' + line2 + tail
+    cases = []
+    for text, value in ((u'y {"k": "\u00e9"}', u'{"k":"\u00e9"}'), (u'y {"k": "\U0001F600"}', u'{"k":"\U0001F600"}')):
+        for ascii_only in (True, False):  # the \\u escapes, or the UTF-8 bytes, across the end
+            line2 = json.dumps(text, ensure_ascii=ascii_only).encode("utf-8") + b"\n"
+            # The value's escape or UTF-8 sequence: from its first byte to the `\"}` after it.
+            at = line2.index(b"\\u") if ascii_only else next(i for i, b in enumerate(line2) if b >= 0x80)
+            width = line2.index(b'\\"}', at) - at
+            for cut in range(1, width + 1):
+                cases.append(("%r %s cut %d" % (text, "escaped" if ascii_only else "UTF-8", cut),
+                              padded(line2, at, cut), [ok_line(2, value.encode("utf-8"))]))
+    crlf = b'"{\\"c\\": 1}"\r\n'
+    for cut in (-1, 0, 1):  # CR LF both in the next buffer; CR last in this one; both in this one
+        cases.append(("CR LF cut %d" % cut, padded(crlf, len(crlf) - 1, cut), [ok_line(2, b'{"c":1}')]))
+    empty = b'\n\n'
+    for cut in (0, 1, 2):
+        cases.append(("empty line cut %d" % cut, padded(b'"{}"\n' + empty, 4, cut),
+                      [ok_line(2, b"{}"), b'{"id":3,"line":3,"ok":false,"error":{"kind":"input","message":'
+                       b'"line 3 is empty: each line holds one output"}}']))
+    last = b'"{\\"e\\":5}"'
+    for cut in (-1, 0, 1):  # the last line, without LF, ends at the buffer's end or next to it
+        data = padded(last, len(last) + cut, 0, tail=b"")
+        cases.append(("last line without LF, end %+d" % cut, data, [ok_line(2, b'{"e":5}')]))
+    for name, data, want in cases:
+        outs = []
+        for jobs in ("1", "2"):
+            rc, out, err = c.run(["--jsonl", "--jobs", jobs], data)
+            lines = out.split(b"\n")
+            outs.append(out)
+            c.check(lines[0] == no_json_line(1) and lines[1:1 + len(want)] == want and out.endswith(b"\n"),
+                    "%s, --jobs %s: exit %s, %r" % (name, jobs, rc, [x[:200] for x in lines[1:]]))
+        c.check(outs[0] == outs[1], "%s: --jobs 1 and 2 differ" % name)
+    # Lines longer than the buffer: whole below --max-bytes (at the limit exactly too), too_large
+    # above it, and the lines around them untouched.
+    limit = 3 * buffer + 17
+    def long_line(size, tail):  # a JSON string line of `size` bytes, without its LF
+        return b'"' + b"w" * (size - 2 - len(tail)) + tail + b'"'
+    tail = b' {\\"big\\": 1}'
+    lines = [b'"{\\"n\\": 1}"', long_line(limit, tail), long_line(limit + 1, tail), b'"{\\"n\\": 4}"',
+             long_line(5 * buffer, tail) + b"\r", long_line(buffer - 1, tail), long_line(2 * buffer, tail)]
+    want = [ok_line(1, b'{"n":1}'), ok_line(2, b'{"big":1}'),
+            b'{"id":3,"line":3,"ok":false,"error":{"kind":"too_large","message":"line 3 is longer than '
+            b'--max-bytes (%d bytes): not read"}}' % limit, ok_line(4, b'{"n":4}'),
+            b'{"id":5,"line":5,"ok":false,"error":{"kind":"too_large","message":"line 5 is longer than '
+            b'--max-bytes (%d bytes): not read"}}' % limit, ok_line(6, b'{"big":1}'), ok_line(7, b'{"big":1}')]
+    data = b"\n".join(lines)  # the last line without LF
+    with tempfile.NamedTemporaryFile(suffix=".jsonl", delete=False) as f:
+        f.write(data)
+    try:
+        for jobs in ("1", "2"):
+            for source in ("pipe", "file"):
+                args = ["--jsonl", "--max-bytes", str(limit), "--jobs", jobs]
+                rc, out, err = c.run(args + [f.name]) if source == "file" else c.run(args, data)
+                got = out.split(b"\n")[:-1]
+                c.check(rc == 1 and got == want, "long lines, --jobs %s, %s: exit %s, %r" % (jobs, source, rc, [x[:160] for x in got]))
+    finally:
+        os.unlink(f.name)
+
     # 4. The line reader against Python's strict JSON reader, on mutations of JSON lines: a line is
     # JSON for one exactly when it is for the other.
     def strict(b):
