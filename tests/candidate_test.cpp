@@ -970,7 +970,9 @@ TEST_CASE("a candidate's value: null when invalid, shared by the copies of an er
   for (int i = 0; i < 100; ++i) body += "0, ";
   body += "3]";
   const std::string text = "{\"a\": 1,} then {\"b\": 2} and\n```json\n" + body + "\n```\n";
-  auto r = llmjson::extract(text, llmjson::any_key({"z"}), {.fallback = false});
+  // A predicate judges each candidate by its value: each valid one gets it.
+  auto has_z = [](const json& v) { return v.is_object() && v.contains("z"); };
+  auto r = llmjson::extract(text, has_z, {.fallback = false});
   REQUIRE_FALSE(r);
   const llmjson::error& e = r.error();
   CHECK(e.kind == llmjson::error_kind::no_match);
@@ -993,6 +995,44 @@ TEST_CASE("a candidate's value: null when invalid, shared by the copies of an er
   CHECK(whole.candidates[0].source == llmjson::source::whole);
   REQUIRE(whole.candidates[0].json != nullptr);
   CHECK(*whole.candidates[0].json == json::parse(R"({"c": [1]})"));
+}
+
+TEST_CASE("any_key and any_object build the value of the answer and of what qualifies only",
+          "[candidate][select]") {
+  std::string body = "[";  // a fence body this long is built by the engine, in one pass
+  for (int i = 0; i < 100; ++i) body += "0, ";
+  body += "3]";
+  const std::string text = "Draft {\"b\": 2}, example {\"a\": [1]}\n```json\n" + body +
+                           "\n```\nAnswer: {\"a\": {\"x\": \"y\"}} {\"a\": 3}";
+  const auto r = llmjson::extract(text, llmjson::any_key({"a"}));
+  REQUIRE(r);
+  REQUIRE(r->candidates.size() == 5);
+  CHECK(r->index == 1);
+  CHECK(r->json() == json::parse(R"({"a": [1]})"));
+  // Turned down from their text (type and top-level keys): no value, the reason as on a value.
+  CHECK(r->candidates[0].json == nullptr);
+  CHECK(r->candidates[0].message == R"(has none of the keys "a")");
+  CHECK(r->candidates[2].json == nullptr);  // built by the engine, dropped: it does not qualify
+  CHECK(r->candidates[2].message == "not an object (array)");
+  // Every candidate that qualifies has its value (the later ones too).
+  REQUIRE(r->candidates[3].json != nullptr);
+  CHECK(*r->candidates[3].json == json::parse(R"({"a": {"x": "y"}})"));
+  REQUIRE(r->candidates[4].json != nullptr);
+  CHECK(r->later_qualifying == std::vector<std::size_t>{3, 4});
+  // candidates() gives every valid candidate outside reasoning its value.
+  for (const llmjson::candidate& c : llmjson::candidates(text).candidates) CHECK(c.json != nullptr);
+  // The fallback (no candidate qualifies) gets its value when it is taken.
+  const auto f = llmjson::extract(text, llmjson::any_key({"zz"}));
+  REQUIRE(f);
+  CHECK(f->fallback);
+  CHECK(f->json() == json::parse(R"({"b": 2})"));
+  // A stream's settled candidate has it too.
+  llmjson::stream s(llmjson::any_object{}, {.start = llmjson::output_start::answer});
+  s.feed(text);
+  s.sync();
+  REQUIRE(s.settled() != nullptr);
+  REQUIRE(s.settled()->json != nullptr);
+  CHECK(*s.settled()->json == json::parse(R"({"b": 2})"));
 }
 
 TEST_CASE("a candidate in reasoning: valid, with its span and position, and no value",

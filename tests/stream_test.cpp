@@ -114,6 +114,10 @@ struct completed_watch {
       c.text = read.substr(read_at(c, opts), c.text.size());
       if (!c.info.empty()) c.info = read.substr(entries[k].info_at, c.info.size());
       if (!c.marker.empty()) c.marker = read.substr(entries[k].marker_at, c.marker.size());
+      // The answer's value is built when it is chosen (a fallback, which never qualified,
+      // had none while it was only completed).
+      if (final_result && k == final_result->index && final_result->fallback && !c.json)
+        c.json = all[k].json;
       mine.push_back(std::move(c));
       head.push_back(all[k]);
     }

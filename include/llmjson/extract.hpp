@@ -203,18 +203,49 @@ void append_region_label(std::string& out, const candidate& c);
 /// does not qualify (`options::fallback` and the selector allow it).
 result<extraction> choose_judged(scan_result&& scan, llmjson::policy pol, bool fallback);
 
+/// Builds the value of a valid candidate outside reasoning that has none yet (a scan for
+/// selection builds none: judging, and the answer, ask for them). Returns whether it has one; the
+/// scan checked that nlohmann can hold its numbers, so it always has (otherwise the candidate
+/// becomes malformed, with nlohmann's reason). Nothing for one in reasoning or not valid.
+bool ensure_value(candidate& c);
+
+/// What `any_object` and `any_key` say of a valid candidate, read from its text alone (its type
+/// and its top-level keys): the same verdict, word for word, as on its value, which is not built.
+verdict judge_text(const any_object& sel, std::string_view text);
+verdict judge_text(const any_key& sel, std::string_view text);
+
+/// The selectors that judge a candidate from its text (`judge_text`), without its value.
+template <class S>
+inline constexpr bool judges_text = std::same_as<S, any_object> || std::same_as<S, any_key>;
+
 /// Gives a candidate its verdict: `qualifies` and `message`. Candidates in reasoning and
-/// invalid ones never qualify; the others are what `sel` says.
+/// invalid ones never qualify; the others are what `sel` says. A candidate that qualifies gets
+/// its value (`ensure_value`), and so does every one a selector judges by its value; `any_object`
+/// and `any_key` judge the others from their text.
 template <Selector S>
 void judge_candidate(candidate& c, const S& sel) {
   c.qualifies = false;
   if (c.in_reasoning) {           // what the model thinks is never its answer
     c.message.assign("inside ");  // `inside <think>` fits the string's own buffer
     append_region_label(c.message, c);
-  } else if (!c.valid) {
+    return;
+  }
+  verdict v;
+  if (c.valid) {
+    if constexpr (judges_text<S>) {
+      v = judge_text(sel, c.text);
+      if (v.ok) {
+        ensure_value(c);
+      } else {
+        c.json.reset();  // one the engine built: whether it has one never depends on the path
+      }
+    } else if (ensure_value(c)) {
+      v = judge(sel, *c.json);
+    }
+  }
+  if (!c.valid) {
     c.message = "malformed: " + c.message;
   } else {
-    verdict v = judge(sel, *c.json);  // valid: never null
     c.qualifies = v.ok;
     c.message = std::move(v.message);
   }
@@ -228,8 +259,17 @@ result<extraction> choose(scan_result&& scan, const S& sel, const options& opts,
   for (std::size_t i = judged; i < scan.candidates.size(); ++i)
     judge_candidate(scan.candidates[i], sel);
   const llmjson::policy pol = opts.policy.value_or(default_policy_of<S>());
-  return choose_judged(std::move(scan), pol,
-                       pol == policy::first && opts.fallback && allows_fallback_of<S>());
+  result<extraction> r = choose_judged(
+      std::move(scan), pol, pol == policy::first && opts.fallback && allows_fallback_of<S>());
+  // A fallback has not qualified: its value is built now (a qualifying answer has it).
+  if (r && !ensure_value(r->candidates[r->index]))
+    return error{error_kind::no_match,
+                 r->chosen().offset,
+                 "the chosen candidate's value cannot be built: " + r->chosen().message,
+                 std::move(r->candidates),
+                 std::move(r->truncation),
+                 {}};
+  return r;
 }
 
 }  // namespace detail

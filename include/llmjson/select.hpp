@@ -54,6 +54,11 @@ struct any_object {
   verdict operator()(const nlohmann::json& v) const;
 };
 
+class any_key;
+namespace detail {
+verdict judge_text(const any_key& sel, std::string_view text);
+}  // namespace detail
+
 /// An object with at least one of these top-level keys qualifies (keys compared byte for byte,
 /// after JSON unescaping). Owns its keys.
 ///
@@ -76,6 +81,7 @@ class any_key {
   [[nodiscard]] const std::vector<std::string>& keys() const noexcept { return keys_; }
 
  private:
+  friend verdict detail::judge_text(const any_key& sel, std::string_view text);
   std::vector<std::string> keys_;
   std::string missing_;  // the reason of an object without the keys, written once
 };

@@ -123,6 +123,10 @@ class engine {
   /// that is one value (or a cut one) has no parts: it is all answer.
   void collect_parts(std::vector<part_span>& out) noexcept { part_spans_ = &out; }
 
+  /// Whether the long fence bodies checked in one pass are built too (`built`): not for a
+  /// scan for selection, which builds the values that judging and the answer ask for.
+  void build_values(bool yes) noexcept { build_values_ = yes; }
+
   /// Takes all the text so far (the bytes given before, and maybe more) and processes what it
   /// can decide. `ended`: no more text will come; the results are then final.
   void advance(std::string_view text, bool ended) {
@@ -236,11 +240,15 @@ class engine {
   /// already open (a closing tag before any opening marker, or an `<|end|>`/`<|call|>` before
   /// any other harmony token with a token only harmony uses after it), as `markers()` decides
   /// it; nothing when it would decide the start is answer text. Only looks at markers.
-  [[nodiscard]] std::optional<marker_match> first_already_open() const {
+  /// Where it finds no marker at all, the reading does not look again (`no_marker_from_`).
+  [[nodiscard]] std::optional<marker_match> first_already_open() {
     bool seen_harmony = false;
     for (std::size_t pos = start_;;) {
       const marker_match m = markers_.next(text_, pos, /*ended=*/true);
-      if (m.kind == marker_kind::none) return std::nullopt;
+      if (m.kind == marker_kind::none) {
+        no_marker_from_ = pos;
+        return std::nullopt;
+      }
       const std::size_t after = m.at + m.len;
       if (m.kind == marker_kind::tag_close) return m;
       if ((m.is(harmony::end) || m.is(harmony::call)) && !seen_harmony &&
@@ -367,7 +375,9 @@ class engine {
       }
       // After an Apriel region, `[END FINAL RESPONSE]` cuts the text.
       const bool end_cut = phrase_ == phrase::yes && phrase_pair_ == apriel_phrases;
-      const marker_match m = markers_.next(text_, marker_pos_, ended_, true, end_cut);
+      const marker_match m = marker_pos_ >= no_marker_from_ && !end_cut
+                                 ? marker_match{marker_kind::none, 0, n, 0, true}
+                                 : markers_.next(text_, marker_pos_, ended_, true, end_cut);
       part_text(m.at);
       marker_pos_ = m.at;
       if (m.kind == marker_kind::none) break;  // not yet known, or not there
@@ -732,9 +742,9 @@ class engine {
       std::size_t e = s;
       while (e > b && is_json_ws(text_[e - 1])) --e;
       nlohmann::json value;
-      if (!parse_whole(text_, body, s, max_depth_, value)) return false;
+      if (!parse_whole(text_, body, s, max_depth_, build_values_ ? &value : nullptr)) return false;
       add_record(b, e, source::fence, where(true));
-      built.emplace_back(records.size() - 1, std::move(value));
+      if (build_values_) built.emplace_back(records.size() - 1, std::move(value));
       fences_.close();
       note_fence_end(s, eol, true);
       prose_begin(eol);  // the closing line's end: the prose after it starts there
@@ -892,9 +902,11 @@ class engine {
   std::size_t fence_at_ = 0, info_at_ = 0, info_len_ = 0;
 
   bool in_body_ = false;
-  std::size_t body_begin_ = 0;  // the current fence body's
-  prefix_watch body_watch_;     // §3 Fence bodies: the current fence body
-  std::size_t frames_pos_ = 0;  // the next byte for the frames
+  std::size_t body_begin_ = 0;         // the current fence body's
+  bool build_values_ = true;           // whole_body builds the values it checks (build_values)
+  std::size_t no_marker_from_ = none;  // the whole text has no marker from here on
+  prefix_watch body_watch_;            // §3 Fence bodies: the current fence body
+  std::size_t frames_pos_ = 0;         // the next byte for the frames
 };
 
 }  // namespace llmjson::detail

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +15,8 @@
 
 #include <llmjson/candidate.hpp>
 #include <llmjson/detail/config.hpp>
+#include <llmjson/detail/scan/build.hpp>
+#include <llmjson/detail/scan/keys.hpp>
 #include <llmjson/detail/scan/regions.hpp>
 #include <llmjson/detail/scan/text.hpp>
 #include <llmjson/detail/scan/utf8.hpp>
@@ -297,6 +300,40 @@ class canonical_sax {
   std::vector<container> open_;
   std::string done_;
 };
+
+LLMJSON_INLINE bool ensure_value(candidate& c) {
+  if (!c.valid || c.in_reasoning) return false;
+  if (c.json) return true;
+  nlohmann::json value;
+  const std::string escaped = c.raw_controls ? minify(c.text) : std::string();
+  if (build_json(c.raw_controls ? std::string_view(escaped) : c.text, value)) {
+    c.json = std::make_shared<const nlohmann::json>(std::move(value));
+    return true;
+  }
+  c.valid = false;  // unreachable: the scan checked its numbers (numbers_fit)
+  c.raw_controls = false;
+  c.message = "nlohmann/json could not represent the value";
+  return false;
+}
+
+LLMJSON_INLINE verdict judge_text(const any_object&, std::string_view text) {
+  const char* type = type_name_of(text);
+  if (type[0] == 'o') return verdict::pass();  // "object"
+  return verdict::fail(std::string("not an object (") + type + ")");
+}
+
+LLMJSON_INLINE verdict judge_text(const any_key& sel, std::string_view text) {
+  const char* type = type_name_of(text);
+  if (type[0] != 'o') return verdict::fail(std::string("not an object (") + type + ")");
+  const std::vector<std::string>& keys = sel.keys();
+  const bool found = any_top_level_key(text, [&](std::string_view k) {
+    for (const std::string& want : keys)
+      if (want == k) return true;
+    return false;
+  });
+  if (found) return verdict::pass();
+  return verdict::fail(sel.missing_);
+}
 
 /// Whether two valid candidates have equal values as the rules compare them (§5 `unique`, as §7
 /// compares `expect`): nlohmann's `==` first (cheap, and never false for equal values), then,

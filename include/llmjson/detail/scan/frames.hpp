@@ -541,17 +541,18 @@ class frame_scanner {
     const bool alive_closed = f.dead_at == alive;
     const bool raw = alive_closed && inside(validator_.last_raw());
     const bool bad = raw && inside(validator_.last_bad_raw());
-    push_record(f.open, i + 1, alive_closed && !bad, cut_by::none, !frames_.empty(), raw && !bad);
+    push_record(f.open, i + 1, alive_closed && !bad, cut_by::none, !frames_.empty(), raw && !bad,
+                !alive_closed || inside(validator_.last_big_number()));
   }
 
   void push_record(std::size_t begin, std::size_t end, bool valid, cut_by why, bool enclosed,
-                   bool raw_controls = false) {
+                   bool raw_controls = false, bool big_number = true) {
     if (context_index_ == no_context) {
       contexts_.push_back(where_);
       context_index_ = static_cast<std::uint32_t>(contexts_.size() - 1);
     }
-    records_.push_back(
-        record{begin, end, context_index_, source::prose, valid, why, enclosed, raw_controls});
+    records_.push_back(record{begin, end, context_index_, source::prose, valid, why, enclosed,
+                              raw_controls, big_number});
     note_record();
   }
 

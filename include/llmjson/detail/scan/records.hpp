@@ -44,6 +44,9 @@ struct record {
   // Valid with raw controls (§3): raw LF, CR or tabs in its strings; its value is read with
   // them escaped.
   bool raw = false;
+  // A number in it may be beyond a double (one with an exponent, or 300 bytes long): whether
+  // nlohmann can hold its value is checked (`numbers_fit`). Frames know; other records check.
+  bool big_number = true;
 };
 static_assert(sizeof(record) <= 4 * sizeof(std::size_t), "a record is four words at most");
 

@@ -67,71 +67,6 @@ inline bool build_value(std::string_view span, nlohmann::json& out, std::string&
   return false;
 }
 
-/// Whether a digit is followed by `e` or `E` somewhere in `span`, strings included: in valid
-/// JSON, an exponent always is (`1e5`, `1.5E+5`). 16 bytes at a time.
-inline bool digit_then_e(std::string_view span) noexcept {
-  const std::size_t n = span.size();
-  std::size_t i = 1;
-#if defined(LLMJSON_HAVE_SSE2) && !defined(LLMJSON_NO_SIMD)
-  const __m128i below_0 = _mm_set1_epi8('0' - 1), above_9 = _mm_set1_epi8('9' + 1);
-  const __m128i lower = _mm_set1_epi8(0x20), e = _mm_set1_epi8('e');
-  for (; i + 16 <= n; i += 16) {
-    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(span.data() + i));
-    const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(span.data() + i - 1));
-    // `e` and `E` are the bytes that OR 0x20 makes `e`; bytes from 0x80 are negative: no digit.
-    const __m128i is_e = _mm_cmpeq_epi8(_mm_or_si128(x, lower), e);
-    const __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(d, below_0), _mm_cmplt_epi8(d, above_9));
-    if (_mm_movemask_epi8(_mm_and_si128(is_e, digit)) != 0) return true;
-  }
-#endif
-  for (; i < n; ++i)
-    if ((span[i] | 0x20) == 'e' && span[i - 1] >= '0' && span[i - 1] <= '9') return true;
-  return false;
-}
-
-/// Whether nlohmann can hold every number of a span the validator accepted, without building
-/// its value: exactly when `build_value` would succeed. nlohmann refuses only a number beyond a
-/// double (`1e400`, or 309 digits and more), and a number token alone is refused as it is in
-/// its span; so only the numbers with an exponent or 300 digits and more are handed to it, one
-/// token at a time. The strings are skipped 16 or 32 bytes at a time. Does not allocate (a
-/// token's parse aside).
-inline bool numbers_fit(std::string_view span) {
-  static constexpr byte_finder string_stops{"\"\\"};
-  const std::size_t n = span.size();
-  // Too short for 300 digits, and no exponent: a thinking model's drafts, thousands of them,
-  // are let through 16 bytes at a time instead of walked a byte and a string at a time.
-  if (n < 300 && !digit_then_e(span)) return true;
-  std::size_t i = 0;
-  while (i < n) {
-    const char c = span[i];
-    if (c == '"') {  // a string: to its closing quote, past escapes
-      for (i = string_stops.next(span, i + 1, n); i < n && span[i] == '\\';)
-        i = string_stops.next(span, i + 2, n);
-      ++i;
-      continue;
-    }
-    if (c != '-' && (c < '0' || c > '9')) {
-      ++i;
-      continue;
-    }
-    const std::size_t b = i;
-    bool exponent = false;
-    for (; i < n; ++i) {
-      const char d = span[i];
-      if (d == 'e' || d == 'E') {
-        exponent = true;
-      } else if ((d < '0' || d > '9') && d != '-' && d != '+' && d != '.') {
-        break;
-      }
-    }
-    if (!exponent && i - b < 300) continue;  // below 1e300: a double holds it
-    const std::string_view token = span.substr(b, i - b);
-    if (nlohmann::json::parse(token.begin(), token.end(), nullptr, false).is_discarded())
-      return false;
-  }
-  return true;
-}
-
 }  // namespace llmjson::detail
 
 namespace llmjson::detail {
@@ -187,10 +122,11 @@ void make_candidate(candidate& c, std::string_view text, const record& r, const 
   c.enclosed = r.enclosed;
   c.raw_controls = r.raw;
   if (!build) return;  // valid, its value built already
-  if (c.valid && c.in_reasoning) {
-    // Never the answer (nor the fallback): its value is not built, `json` stays null. Whether
+  if (c.valid && (c.in_reasoning || purpose == scan_for::selection)) {
+    // In reasoning: never the answer (nor the fallback): its value is not built. For selection:
+    // built when judging or the answer needs it (`ensure_value`). `json` stays null; whether
     // nlohmann could hold it still decides `valid`, as building it would.
-    if (!numbers_fit(c.text)) {
+    if (r.big_number && !numbers_fit(c.text)) {
       c.valid = false;
       problem = "a number is out of range for a double";
     }
@@ -220,20 +156,24 @@ candidate make_candidate(std::string_view text, const record& r, const context& 
 }
 
 /// The fast path: when the whole output (a BOM and white space aside) is one object or array,
-/// its one candidate, checked and built in one nlohmann pass. Nothing otherwise: the engine then
-/// reads the text and decides (the same way: a whole value owns all inside it).
+/// its one candidate, checked and (for `scan_for::listing`) built. Nothing otherwise: the engine
+/// then reads the text and decides (the same way: a whole value owns all inside it).
 inline std::optional<scan_result> whole_candidate(std::string_view text, const options& opts,
-                                                  std::size_t base = 0) {
+                                                  std::size_t base = 0,
+                                                  scan_for purpose = scan_for::listing) {
   const std::size_t start = bom_length(text);
   std::size_t b = start, e = text.size();
   while (b < e && is_json_ws(text[b])) ++b;
   if (b == e || (text[b] != '{' && text[b] != '[')) return std::nullopt;
   while (is_json_ws(text[e - 1])) --e;
+  // For selection, checked only: its value is built when judging or the answer asks for it.
   nlohmann::json value;
-  if (!parse_whole(text, start, text.size(), std::min(opts.max_depth, max_depth_limit), value))
+  const bool build = purpose == scan_for::listing;
+  if (!parse_whole(text, start, text.size(), std::min(opts.max_depth, max_depth_limit),
+                   build ? &value : nullptr))
     return std::nullopt;
   candidate c;
-  c.json = std::make_shared<const nlohmann::json>(std::move(value));
+  if (build) c.json = std::make_shared<const nlohmann::json>(std::move(value));
   c.text = text.substr(b, e - b);
   c.offset = b;
   std::tie(c.line, c.column) = position_finder(text).at(b);
@@ -403,7 +343,9 @@ namespace llmjson::detail {
 /// made so far and what makes them (positions found so far, a validator for problems).
 struct scanner::state {
   state(const options& o, scan_for p)
-      : opts(o), purpose(p), engine(o), buf(o.prefill), base(o.prefill.size()) {}
+      : opts(o), purpose(p), engine(o), buf(o.prefill), base(o.prefill.size()) {
+    engine.build_values(p == scan_for::listing);
+  }
 
   const options& opts;
   scan_for purpose;
@@ -483,8 +425,10 @@ LLMJSON_INLINE scan_result scanner::scan(std::string_view text, const options& o
 
 LLMJSON_INLINE scan_result scanner::scan(std::string_view text, const options& opts,
                                          std::size_t base, scan_for purpose) {
-  if (std::optional<scan_result> fast = whole_candidate(text, opts, base)) return std::move(*fast);
+  if (std::optional<scan_result> fast = whole_candidate(text, opts, base, purpose))
+    return std::move(*fast);
   detail::engine engine(opts);
+  engine.build_values(purpose == scan_for::listing);
   engine.advance(text, /*ended=*/true);
   return make_scan_result(text, engine, opts, {}, base, purpose);
 }
@@ -601,7 +545,7 @@ LLMJSON_INLINE scan_result scanner::finish(std::size_t& kept, bool keep_made) {
   }
   // The whole-output fast path, as in scan(): the engine has not begun reading the text.
   if (!s.engine.reading()) {
-    if (std::optional<scan_result> fast = whole_candidate(s.buf, s.opts, s.base)) {
+    if (std::optional<scan_result> fast = whole_candidate(s.buf, s.opts, s.base, s.purpose)) {
       s.ended = true;
       s.retire();
       return std::move(*fast);

@@ -44,6 +44,7 @@ class validator {
     raw_whitespace_ = false;
     last_raw_ = no_raw;
     last_bad_raw_ = no_raw;
+    last_big_number_ = no_raw;
     stack_.clear();
     stack_first_ = 0;
     keys_.clear();
@@ -81,6 +82,10 @@ class validator {
   /// no frame may hold even with raw controls (§3 Raw controls): one other than LF, CR and tab,
   /// or one right after a backslash; or `no_raw`.
   [[nodiscard]] std::size_t last_bad_raw() const noexcept { return last_bad_raw_; }
+  /// The offset of the last number taken that nlohmann may not hold (one with an exponent, or
+  /// of 300 bytes or more: below that a double holds any number), or `no_raw`: where there is
+  /// none, a span's value needs no check of its numbers (`numbers_fit`).
+  [[nodiscard]] std::size_t last_big_number() const noexcept { return last_big_number_; }
 
   /// Takes `text[i]`. Returns false once the text seen is no valid JSON prefix.
   /// Inline: the bytes most text holds (a string's plain bytes, white space between tokens)
@@ -108,7 +113,10 @@ class validator {
   /// but white space; otherwise records why ("unexpected end").
   bool finish(std::size_t end) {
     if (failed_) return false;
-    if (state_ == state::number && number_complete() && depth() == 0) value_done();
+    if (state_ == state::number && number_complete() && depth() == 0) {
+      number_done(end);
+      value_done();
+    }
     if (state_ == state::done) return true;
     return fail(end, started_ ? "the text ends before the value does" : "no value");
   }
@@ -173,6 +181,7 @@ class validator {
           if (number_ == number_state::zero && c >= '0' && c <= '9')
             return fail(i, "leading zero in number");
           if (!number_complete()) return fail(i, "incomplete number");
+          number_done(i);
           value_done();
           continue;  // the byte that ended the number is read in the new state
         case state::literal: return literal_byte(i, c);
@@ -341,11 +350,11 @@ class validator {
       case 't': begin_literal("true"); return true;
       case 'f': begin_literal("false"); return true;
       case 'n': begin_literal("null"); return true;
-      case '-': begin_number(number_state::minus); return true;
-      case '0': begin_number(number_state::zero); return true;
+      case '-': begin_number(i, number_state::minus); return true;
+      case '0': begin_number(i, number_state::zero); return true;
       default:
         if (c >= '1' && c <= '9') {
-          begin_number(number_state::integer);
+          begin_number(i, number_state::integer);
           return true;
         }
         return unexpected(i, c, "a value");
@@ -580,9 +589,10 @@ class validator {
 
   // --- numbers and literals ---------------------------------------------------------------
 
-  void begin_number(number_state s) noexcept {
+  void begin_number(std::size_t i, number_state s) noexcept {
     state_ = state::number;
     number_ = s;
+    number_begin_ = i;
   }
 
   /// Takes a byte that continues the number; false when the byte is not part of it.
@@ -619,6 +629,13 @@ class validator {
       case number_state::exponent: return digit;
     }
     return false;
+  }
+
+  /// The number that began at `number_begin_` ends before `end`: it is remembered when it may
+  /// be beyond a double.
+  void number_done(std::size_t end) noexcept {
+    if (number_ == number_state::exponent || end - number_begin_ >= 300)
+      last_big_number_ = number_begin_;
   }
 
   [[nodiscard]] bool number_complete() const noexcept {
@@ -674,6 +691,8 @@ class validator {
   bool strict_string_ = false;   // this string is an object's first key
   std::size_t last_raw_ = no_raw;
   std::size_t last_bad_raw_ = no_raw;
+  std::size_t number_begin_ = 0;
+  std::size_t last_big_number_ = no_raw;
 };
 
 /// What `[b, e)` holds as one JSON value: a whole value, a valid prefix of one, neither, or

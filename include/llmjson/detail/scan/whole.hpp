@@ -9,22 +9,92 @@
 #include <nlohmann/json.hpp>
 
 #include <llmjson/detail/scan/build.hpp>
+#include <llmjson/detail/scan/find.hpp>
 #include <llmjson/detail/scan/validator.hpp>
 
 namespace llmjson::detail {
 
+/// Whether a digit is followed by `e` or `E` somewhere in `span`, strings included: in valid
+/// JSON, an exponent always is (`1e5`, `1.5E+5`). 16 bytes at a time.
+inline bool digit_then_e(std::string_view span) noexcept {
+  const std::size_t n = span.size();
+  std::size_t i = 1;
+#if defined(LLMJSON_HAVE_SSE2) && !defined(LLMJSON_NO_SIMD)
+  const __m128i below_0 = _mm_set1_epi8('0' - 1), above_9 = _mm_set1_epi8('9' + 1);
+  const __m128i lower = _mm_set1_epi8(0x20), e = _mm_set1_epi8('e');
+  for (; i + 16 <= n; i += 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(span.data() + i));
+    const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(span.data() + i - 1));
+    // `e` and `E` are the bytes that OR 0x20 makes `e`; bytes from 0x80 are negative: no digit.
+    const __m128i is_e = _mm_cmpeq_epi8(_mm_or_si128(x, lower), e);
+    const __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(d, below_0), _mm_cmplt_epi8(d, above_9));
+    if (_mm_movemask_epi8(_mm_and_si128(is_e, digit)) != 0) return true;
+  }
+#endif
+  for (; i < n; ++i)
+    if ((span[i] | 0x20) == 'e' && span[i - 1] >= '0' && span[i - 1] <= '9') return true;
+  return false;
+}
+
+/// Whether nlohmann can hold every number of a span the validator accepted, without building
+/// its value: exactly when `build_value` would succeed. nlohmann refuses only a number beyond a
+/// double (`1e400`, or 309 digits and more), and a number token alone is refused as it is in
+/// its span; so only the numbers with an exponent or 300 digits and more are handed to it, one
+/// token at a time. The strings are skipped 16 or 32 bytes at a time. Does not allocate (a
+/// token's parse aside).
+inline bool numbers_fit(std::string_view span) {
+  static constexpr byte_finder string_stops{"\"\\"};
+  const std::size_t n = span.size();
+  // Too short for 300 digits, and no exponent: a thinking model's drafts, thousands of them,
+  // are let through 16 bytes at a time instead of walked a byte and a string at a time.
+  if (n < 300 && !digit_then_e(span)) return true;
+  std::size_t i = 0;
+  while (i < n) {
+    const char c = span[i];
+    if (c == '"') {  // a string: to its closing quote, past escapes
+      for (i = string_stops.next(span, i + 1, n); i < n && span[i] == '\\';)
+        i = string_stops.next(span, i + 2, n);
+      ++i;
+      continue;
+    }
+    if (c != '-' && (c < '0' || c > '9')) {
+      ++i;
+      continue;
+    }
+    const std::size_t b = i;
+    bool exponent = false;
+    for (; i < n; ++i) {
+      const char d = span[i];
+      if (d == 'e' || d == 'E') {
+        exponent = true;
+      } else if ((d < '0' || d > '9') && d != '-' && d != '+' && d != '.') {
+        break;
+      }
+    }
+    if (!exponent && i - b < 300) continue;  // below 1e300: a double holds it
+    const std::string_view token = span.substr(b, i - b);
+    if (nlohmann::json::parse(token.begin(), token.end(), nullptr, false).is_discarded())
+      return false;
+  }
+  return true;
+}
+
 /// Whether `text[b, e)` is one valid JSON value under the rules (JSON white space around it
-/// allowed), built into `out`: the validator reads it (the rules' own reading, which tells a
-/// repeated key and nesting deeper than `max_depth`), then `value_builder` builds it without
-/// checking again, together several times faster than nlohmann's parse alone. A `false` decides
-/// nothing: the caller reads the text the slow way, which tells a prefix, an invalid text, or a
-/// value nlohmann cannot hold (`1e400`).
+/// allowed) that nlohmann can hold, built into `*out` unless `out` is null: the validator reads
+/// it (the rules' own reading, which tells a repeated key and nesting deeper than `max_depth`),
+/// then `value_builder` builds it without checking again (together several times faster than
+/// nlohmann's parse alone), or its numbers are checked (none with an exponent or 300 bytes long:
+/// nothing to check). A `false` decides nothing: the
+/// caller reads the text the slow way, which tells a prefix, an invalid text, or a value
+/// nlohmann cannot hold (`1e400`).
 inline bool parse_whole(std::string_view text, std::size_t b, std::size_t e, std::size_t max_depth,
-                        nlohmann::json& out) {
+                        nlohmann::json* out) {
   validator v;
   std::size_t vb = 0, ve = 0;
   if (shape_of(v, text, b, e, max_depth, vb, ve) != value_shape::complete) return false;
-  return build_json(text.substr(vb, ve - vb), out);
+  const std::string_view span = text.substr(vb, ve - vb);
+  if (out) return build_json(span, *out);
+  return v.last_big_number() == validator::no_raw || numbers_fit(span);
 }
 
 }  // namespace llmjson::detail
