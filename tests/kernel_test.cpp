@@ -9,8 +9,11 @@
 #include "enum_names_check.hpp"
 #include "kernel_ops.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -268,4 +271,23 @@ TEST_CASE("next_in_string: every kernel gives the scalar answer, with and withou
         CHECK(llmjson_test::next_in_string(k, every.data(), from, 256, non_ascii) == want);
       }
   }
+}
+
+// Run by the ctests kernel_env/* with LLMJSON_KERNEL set (hidden otherwise: the process's first
+// search must come after the variable is set, and in this program it comes in this test).
+TEST_CASE("LLMJSON_KERNEL sets the first choice, and an unknown or unavailable name is ignored",
+          "[.kernel_env]") {
+  const char* value = std::getenv("LLMJSON_KERNEL");
+  REQUIRE(value != nullptr);
+  const kernel first = llmjson::active_kernel();
+  REQUIRE(llmjson::use_kernel(kernel::automatic));
+  const kernel best = llmjson::active_kernel();
+  const std::string_view name = value;
+  const std::optional<kernel> named = llmjson::from_string<kernel>(name);
+  const std::vector<kernel> available = llmjson::available_kernels();
+  const bool runs =
+      named && std::find(available.begin(), available.end(), *named) != available.end();
+  INFO("LLMJSON_KERNEL=" << name << ", first " << to_string(first) << ", best " << to_string(best));
+  CHECK(first == (runs ? *named : best));
+  if (name == "scalar") CHECK(first == kernel::scalar);
 }
