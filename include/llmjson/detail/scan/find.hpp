@@ -73,11 +73,15 @@ class byte_finder {
       switch (kernels::active()) {  // the same answer every call: predicted
 #if defined(LLMJSON_KERNEL_AVX2)
         case kernels::id::avx2:
-          return kernels::avx2::find_any(text.data(), i, end, bytes_.data(), count_);
+          // Near hits (`<think>` repeated) are found by one inlined 16-byte probe: the kernel's
+          // functions carry a target attribute, so each is a call.
+          if (const std::size_t j = probe16(text.data() + i)) return i + j - 1;
+          return kernels::avx2::find_any(text.data(), i + 16, end, bytes_.data(), count_);
 #endif
 #if defined(LLMJSON_KERNEL_SSE42)
         case kernels::id::sse42:
-          return kernels::sse42::find_any(text.data(), i, end, bytes_.data(), count_);
+          if (const std::size_t j = probe16(text.data() + i)) return i + j - 1;
+          return kernels::sse42::find_any(text.data(), i + 16, end, bytes_.data(), count_);
 #endif
 #if defined(LLMJSON_KERNEL_NEON)
         case kernels::id::neon:
@@ -92,10 +96,47 @@ class byte_finder {
   }
 
  private:
+#if defined(LLMJSON_KERNEL_SSE42) || defined(LLMJSON_KERNEL_AVX2)
+  /// 1 + the first of the 16 bytes at `p` in the set, or 0: SSE2, which every x86-64 has, so
+  /// inlined here where the kernels cannot be.
+  [[nodiscard]] std::size_t probe16(const char* p) const noexcept {
+    switch (count_) {
+      case 1: return probe16<1>(p);
+      case 2: return probe16<2>(p);
+      case 3: return probe16<3>(p);
+      case 4: return probe16<4>(p);
+      default: return probe16<max_bytes>(p);
+    }
+  }
+  template <std::size_t N>
+  [[nodiscard]] std::size_t probe16(const char* p) const noexcept {
+    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    __m128i hits = _mm_cmpeq_epi8(chunk, _mm_set1_epi8(bytes_[0]));
+    for (std::size_t k = 1; k < N; ++k)
+      hits = _mm_or_si128(hits, _mm_cmpeq_epi8(chunk, _mm_set1_epi8(bytes_[k < count_ ? k : 0])));
+    const auto mask = static_cast<unsigned>(_mm_movemask_epi8(hits));
+    return mask ? static_cast<std::size_t>(std::countr_zero(mask)) + 1 : 0;
+  }
+#endif
   std::array<bool, 256> table_{};
   std::array<char, max_bytes> bytes_{};
   std::size_t count_ = 0;  // distinct bytes in the set
 };
+
+#if defined(LLMJSON_KERNEL_SSE42) || defined(LLMJSON_KERNEL_AVX2)
+/// 1 + the first of the 16 bytes at `p` where a string's scan must look, or 0 (SSE2: inlined).
+inline std::size_t string_probe16(const char* p, bool non_ascii) noexcept {
+  const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i below = _mm_set1_epi8(0x1F);
+  // max(x, 0x1F) == 0x1F exactly for the bytes 0x00-0x1F (unsigned).
+  __m128i hits = _mm_cmpeq_epi8(_mm_max_epu8(x, below), below);
+  hits = _mm_or_si128(hits, _mm_cmpeq_epi8(x, _mm_set1_epi8('"')));
+  hits = _mm_or_si128(hits, _mm_cmpeq_epi8(x, _mm_set1_epi8('\\')));
+  auto mask = static_cast<unsigned>(_mm_movemask_epi8(hits));
+  if (non_ascii) mask |= static_cast<unsigned>(_mm_movemask_epi8(x));  // the high bit
+  return mask ? static_cast<std::size_t>(std::countr_zero(mask)) + 1 : 0;
+}
+#endif
 
 /// Returns the first `i` in `[from, end)` where a JSON string's scan must look: `"`, `\\`, a
 /// control byte (below 0x20), and with `non_ascii` a byte from 0x80 (UTF-8 to validate); or
@@ -107,11 +148,16 @@ inline std::size_t next_in_string(std::string_view text, std::size_t from, std::
     switch (kernels::active()) {
 #if defined(LLMJSON_KERNEL_AVX2)
       case kernels::id::avx2:
-        return kernels::avx2::next_in_string(text.data(), from, end, non_ascii);
+        // Most strings end in their first 16 bytes: one inlined SSE2 probe before the call.
+        if (const std::size_t j = string_probe16(text.data() + from, non_ascii))
+          return from + j - 1;
+        return kernels::avx2::next_in_string(text.data(), from + 16, end, non_ascii);
 #endif
 #if defined(LLMJSON_KERNEL_SSE42)
       case kernels::id::sse42:
-        return kernels::sse42::next_in_string(text.data(), from, end, non_ascii);
+        if (const std::size_t j = string_probe16(text.data() + from, non_ascii))
+          return from + j - 1;
+        return kernels::sse42::next_in_string(text.data(), from + 16, end, non_ascii);
 #endif
 #if defined(LLMJSON_KERNEL_NEON)
       case kernels::id::neon:
