@@ -2,9 +2,11 @@
 // SPDX-License-Identifier: MIT
 #include <llmjson/detail/scan/fence_walker.hpp>
 #include <llmjson/fence.hpp>
+#include <llmjson/kernel.hpp>
 #include <llmjson/scan.hpp>
 
 #include "catch_compat.hpp"
+#include "kernel_ops.hpp"
 #include "reference/reference.hpp"
 
 #include <cstddef>
@@ -250,14 +252,19 @@ TEST_CASE("fences() lists the reference's fences, part by part", "[fence]") {
       for (const auto& p : llmjson_ref::split_parts(text, llmjson_ref::after_bom(text), {}).parts)
         for (const auto& f : llmjson_ref::find_fences(text, p.begin, p.end)) want.push_back(f);
     }
-    const auto got = llmjson::fences(text);
-    INFO(text);
-    REQUIRE(got.size() == want.size());
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      CHECK(got[i].offset == want[i].opener);
-      CHECK(got[i].body_offset == want[i].body_begin);
-      CHECK(got[i].body_offset + got[i].body.size() == want[i].body_end);
-      CHECK(got[i].closed == want[i].closed);
+    // Under every kernel, on the same text.
+    for (llmjson::kernel k : llmjson::available_kernels()) {
+      const llmjson_test::kernel_scope scope(k);
+      INFO("kernel " << to_string(k));
+      const auto got = llmjson::fences(text);
+      INFO(text);
+      REQUIRE(got.size() == want.size());
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        CHECK(got[i].offset == want[i].opener);
+        CHECK(got[i].body_offset == want[i].body_begin);
+        CHECK(got[i].body_offset + got[i].body.size() == want[i].body_end);
+        CHECK(got[i].closed == want[i].closed);
+      }
     }
   }
 }

@@ -1,9 +1,13 @@
-// llmjson: byte_finder agrees with a plain loop (built twice: SSE2 and LLMJSON_NO_SIMD)
+// llmjson: byte_finder and next_in_string agree with a plain loop under every kernel this build
+// and CPU run, and position_finder with a byte loop (built again with LLMJSON_NO_SIMD, for
+// positions.hpp's portable path, which that macro alone selects)
 // SPDX-License-Identifier: MIT
 #include <llmjson/detail/scan/find.hpp>
 #include <llmjson/detail/scan/positions.hpp>
+#include <llmjson/kernel.hpp>
 
 #include "catch_compat.hpp"
+#include "kernel_ops.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -34,16 +38,55 @@ TEST_CASE("byte_finder finds the next byte of its set, at every offset and lengt
             : r == 3 ? '\0'
                      : static_cast<char>('a' + r % 26);
   }
-  for (std::string_view set :
-       {std::string_view("{"), std::string_view("{["), std::string_view("<[\xE2"),
-        std::string_view("{[\xE2\0", 4), std::string_view("abcdefghij{"), std::string_view("")}) {
-    const llmjson::detail::byte_finder f(set);
-    for (std::size_t from = 0; from < text.size(); from += 7)
-      for (std::size_t end : {from, from + 1, from + 15, from + 16, from + 17, from + 100,
-                              text.size(), text.size() + 5}) {
-        INFO("set size " << set.size() << " from " << from << " end " << end);
-        CHECK(f.next(text, from, end) == naive(text, set, from, end));
-      }
+  for (llmjson::kernel k : llmjson::available_kernels()) {
+    const llmjson_test::kernel_scope scope(k);
+    INFO("kernel " << to_string(k));
+    for (std::string_view set :
+         {std::string_view("{"), std::string_view("{["), std::string_view("<[\xE2"),
+          std::string_view("{[\xE2\0", 4), std::string_view("{[\xE2\0ab", 6),
+          std::string_view("abcdefgh"), std::string_view("abcdefghij{"), std::string_view("")}) {
+      const llmjson::detail::byte_finder f(set);
+      for (std::size_t from = 0; from < text.size(); from += 7)
+        for (std::size_t end : {from, from + 1, from + 15, from + 16, from + 17, from + 31,
+                                from + 33, from + 80, from + 100, text.size(), text.size() + 5}) {
+          INFO("set size " << set.size() << " from " << from << " end " << end);
+          CHECK(f.next(text, from, end) == naive(text, set, from, end));
+        }
+    }
+  }
+}
+
+TEST_CASE("next_in_string stops where a string's scan must look, under every kernel", "[find]") {
+  std::string text;
+  unsigned state = 999;
+  for (int i = 0; i < 700; ++i) {
+    state = state * 1103515245u + 12345u;
+    const unsigned r = (state >> 16) % 80;
+    text += r == 0   ? '"'
+            : r == 1 ? '\\'
+            : r == 2 ? '\xC3'
+            : r == 3 ? '\x1F'
+            : r == 4 ? '\x7F'
+                     : static_cast<char>('a' + r % 26);
+  }
+  auto naive_string = [&](std::size_t from, std::size_t end, bool non_ascii) {
+    for (std::size_t i = from; i < end && i < text.size(); ++i) {
+      const auto c = static_cast<unsigned char>(text[i]);
+      if (c == '"' || c == '\\' || c < 0x20 || (non_ascii && c >= 0x80)) return i;
+    }
+    return end < text.size() ? end : text.size();
+  };
+  for (llmjson::kernel k : llmjson::available_kernels()) {
+    const llmjson_test::kernel_scope scope(k);
+    INFO("kernel " << to_string(k));
+    for (bool non_ascii : {false, true})
+      for (std::size_t from = 0; from < text.size(); from += 5)
+        for (std::size_t end : {from, from + 1, from + 15, from + 16, from + 17, from + 33,
+                                from + 100, text.size(), text.size() + 5}) {
+          INFO("from " << from << " end " << end << " non_ascii " << non_ascii);
+          CHECK(llmjson::detail::next_in_string(text, from, end, non_ascii) ==
+                naive_string(from, end, non_ascii));
+        }
   }
 }
 
@@ -79,12 +122,17 @@ TEST_CASE("position_finder counts lines and code points as a byte loop does", "[
       }
       expected[i + 1] = {line, column};
     }
-    for (std::size_t step : {std::size_t{1}, std::size_t{5}, std::size_t{17}, std::size_t{64},
-                             std::size_t{999}, std::size_t{20011}}) {
-      llmjson::detail::position_finder f(text);
-      for (std::size_t offset = 0; offset <= text.size(); offset += step) {
-        INFO("round " << round << " step " << step << " offset " << offset);
-        CHECK(f.at(offset) == expected[offset]);
+    // positions.hpp counts with AVX2 only while the AVX2 kernel is in use.
+    for (llmjson::kernel k : llmjson::available_kernels()) {
+      const llmjson_test::kernel_scope scope(k);
+      INFO("kernel " << to_string(k));
+      for (std::size_t step : {std::size_t{1}, std::size_t{5}, std::size_t{17}, std::size_t{64},
+                               std::size_t{999}, std::size_t{20011}}) {
+        llmjson::detail::position_finder f(text);
+        for (std::size_t offset = 0; offset <= text.size(); offset += step) {
+          INFO("round " << round << " step " << step << " offset " << offset);
+          CHECK(f.at(offset) == expected[offset]);
+        }
       }
     }
     INFO("round " << round << ": the end at once");

@@ -17,6 +17,7 @@
 #include <llmjson/feedback.hpp>
 #include <llmjson/fence.hpp>
 #include <llmjson/json_text.hpp>
+#include <llmjson/kernel.hpp>
 #include <llmjson/options.hpp>
 #include <llmjson/result.hpp>
 #include <llmjson/retry.hpp>
