@@ -74,11 +74,15 @@ struct cut {
 
 /// One span of the output that is, or claims to be, a JSON answer.
 ///
-/// Valid candidates outside reasoning carry their value, `json`. Valid candidates inside a
-/// reasoning region (`in_reasoning`) do not: they never qualify and are never the fallback, so
-/// their value is not built (`json` is null), which spares a thinking model's drafts most of
-/// the cost of reading them; their `valid`, `text`, position, `marker` and `message` are as for
-/// any other (parse `text` for the value of one). Invalid ones (`json` null) are *malformed
+/// A candidate's value, `json`, is built where something needs it. From `candidates()`: every
+/// valid candidate outside reasoning has it. From `extract`, a stream and the retry wrapper: the
+/// answer has it, and so does every candidate that qualifies and every one a selector judged by
+/// its value (a predicate, a typed decoder, a schema); `any_object` and `any_key` judge from the
+/// text (its type and top-level keys: the same verdict, word for word), so the valid candidates
+/// they turn down have none (`json` is null: parse `text`, or call `candidates()`). Valid
+/// candidates inside a reasoning region (`in_reasoning`) never have one: they never qualify and
+/// are never the fallback, which spares a thinking model's drafts most of the cost of reading
+/// them; their `valid`, `text`, position, `marker` and `message` are as for any other. Invalid ones (`json` null) are *malformed
 /// owners*: spans that start like a JSON object (`{` then `}` or `"key":`), close, and are not
 /// valid JSON; they are listed with the reason so a person or a re-prompt can act on them, and
 /// they never qualify.
@@ -101,10 +105,10 @@ struct candidate {
   std::string_view info;  ///< the enclosing fence's info string (`json`), if any
   bool in_fence = false;  ///< the span lies in a fence body
   bool valid = false;     ///< valid JSON (RFC 8259, unique keys, depth limit)
-  /// The value when valid and not `in_reasoning` (nlohmann's reading of `text`, or of
-  /// `minify(text)` with `raw_controls`); null otherwise: a candidate in reasoning is never the
-  /// answer, so its value is not built. `valid` still
-  /// says whether nlohmann could hold it (`1e400` is malformed there too). Immutable and shared:
+  /// The value (nlohmann's reading of `text`, or of `minify(text)` with `raw_controls`) of a
+  /// valid candidate outside reasoning, where it was built (see above: always the answer's and
+  /// those that qualify; all from `candidates()`); null otherwise. `valid` says whether nlohmann
+  /// can hold it whether or not it was built (`1e400` is malformed, in reasoning too). Immutable and shared:
   /// copies of a candidate, of an error or of a result holding one share it instead of copying it.
   /// Reading it needs `<nlohmann/json.hpp>`; the headers of the calls that make candidates
   /// include it.

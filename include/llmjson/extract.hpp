@@ -30,6 +30,8 @@ namespace llmjson {
 ///
 /// `candidates` are all the candidates in document order, each with its verdict
 /// (`qualifies`, `message`); `candidates[index]` is the answer. Views point into the caller's text.
+/// The answer and every candidate that qualifies have their values (`candidate::json`); the others
+/// have one only when the selector judged them by it (`any_object` and `any_key` read the text).
 struct extraction {
   std::vector<candidate> candidates;
   std::size_t index = 0;                   ///< the answer is `candidates[index]`
