@@ -82,13 +82,13 @@ struct cut {
 /// they turn down have none (`json` is null: parse `text`, or call `candidates()`). Valid
 /// candidates inside a reasoning region (`in_reasoning`) never have one: they never qualify and
 /// are never the fallback, which spares a thinking model's drafts most of the cost of reading
-/// them; their `valid`, `text`, position, `marker` and `message` are as for any other. Invalid ones (`json` null) are *malformed
-/// owners*: spans that start like a JSON object (`{` then `}` or `"key":`), close, and are not
-/// valid JSON; they are listed with the reason so a person or a re-prompt can act on them, and
-/// they never qualify.
-/// `text`, `info` and `marker` are views into the caller's text: they live as long as it does.
-/// With `options::prefill`, a candidate with a view into the prefill (its span starts there, or
-/// its fence's info string or its region's marker lies there) owns copies of all three
+/// them; their `valid`, `text`, position, `marker` and `message` are as for any other. Invalid ones
+/// (`json` null) are *malformed owners*: spans that start like a JSON object (`{` then `}` or
+/// `"key":`), close, and are not valid JSON; they are listed with the reason so a person or a
+/// re-prompt can act on them, and they never qualify. `text`, `info` and `marker` are views into
+/// the caller's text: they live as long as it does. With `options::prefill`, a candidate with a
+/// view into the prefill (its span starts there, or its fence's info string or its region's marker
+/// lies there) owns copies of all three
 /// (`storage`), from `extract`, `candidates` and the retry wrapper; a stream's candidates point
 /// into the stream's text, which keeps the prefill just before `stream::text()`.
 struct candidate {
@@ -108,10 +108,10 @@ struct candidate {
   /// The value (nlohmann's reading of `text`, or of `minify(text)` with `raw_controls`) of a
   /// valid candidate outside reasoning, where it was built (see above: always the answer's and
   /// those that qualify; all from `candidates()`); null otherwise. `valid` says whether nlohmann
-  /// can hold it whether or not it was built (`1e400` is malformed, in reasoning too). Immutable and shared:
-  /// copies of a candidate, of an error or of a result holding one share it instead of copying it.
-  /// Reading it needs `<nlohmann/json.hpp>`; the headers of the calls that make candidates
-  /// include it.
+  /// can hold it whether or not it was built (`1e400` is malformed, in reasoning too). Immutable
+  /// and shared: copies of a candidate, of an error or of a result holding one share it instead of
+  /// copying it. Reading it needs `<nlohmann/json.hpp>`; the headers of the calls that make
+  /// candidates include it.
   std::shared_ptr<const nlohmann::json> json;
   bool qualifies = false;  ///< set by selection
   /// Why it cannot be the answer; empty when nothing is known against it. From `candidates()`:
