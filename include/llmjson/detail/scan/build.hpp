@@ -161,25 +161,25 @@ class value_builder {
     const char* last = s_.data() + i_;
     if (integer) {
       if (*first == '-') {
-        std::int64_t v = 0;
+        json::number_integer_t v = 0;
         const auto r = std::from_chars(first, last, v);
         if (r.ec == std::errc() && r.ptr == last) {
-          out = json(static_cast<json::number_integer_t>(v));
+          out = json(v);
           return true;
         }
       } else {
-        std::uint64_t v = 0;
+        json::number_unsigned_t v = 0;
         const auto r = std::from_chars(first, last, v);
         if (r.ec == std::errc() && r.ptr == last) {
-          out = json(static_cast<json::number_unsigned_t>(v));
+          out = json(v);
           return true;
         }
       }
     }
-    double d = 0;
+    json::number_float_t d = 0;
     const auto r = std::from_chars(first, last, d);
     if (r.ec == std::errc() && r.ptr == last) {
-      out = json(static_cast<json::number_float_t>(d));
+      out = json(d);
       return true;
     }
     // Out of range: beyond a double (refused), or below its smallest (nlohmann rounds to 0):
