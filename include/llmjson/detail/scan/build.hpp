@@ -176,14 +176,18 @@ class value_builder {
         }
       }
     }
+#if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
+    // A standard library with from_chars for doubles (libstdc++ 11 and later): correctly
+    // rounded, as nlohmann's strtod is, and independent of the C locale.
     json::number_float_t d = 0;
     const auto r = std::from_chars(first, last, d);
     if (r.ec == std::errc() && r.ptr == last) {
       out = json(d);
       return true;
     }
-    // Out of range: beyond a double (refused), or below its smallest (nlohmann rounds to 0):
-    // nlohmann decides, on the token alone.
+#endif
+    // Out of range: beyond a double (refused), or below its smallest (nlohmann rounds to 0); or
+    // a library without from_chars for doubles (libc++ 14): nlohmann decides, on the token alone.
     out = json::parse(first, last, nullptr, false);
     return !out.is_discarded();
   }
