@@ -4,6 +4,7 @@
 #include <llmjson/detail/scan/utf8.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/scan.hpp>
+#include <llmjson/stream.hpp>
 
 #include "catch_compat.hpp"
 #include "enum_names_check.hpp"
