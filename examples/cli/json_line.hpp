@@ -151,27 +151,6 @@ inline void copy_plain(const char* s, std::size_t& at, std::size_t n, char*& w) 
   while (at < n && !is_special(s[at])) *w++ = s[at++];
 }
 
-/// Writes the UTF-8 encoding of the code point `cp` (at most U+10FFFF) at `w`; returns its end.
-inline char* put_utf8(char* w, char32_t cp) noexcept {
-  auto put = [&](char32_t v) { *w++ = static_cast<char>(v); };
-  if (cp < 0x80) {
-    put(cp);
-  } else if (cp < 0x800) {
-    put(0xC0 | (cp >> 6));
-    put(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    put(0xE0 | (cp >> 12));
-    put(0x80 | ((cp >> 6) & 0x3F));
-    put(0x80 | (cp & 0x3F));
-  } else {
-    put(0xF0 | (cp >> 18));
-    put(0x80 | ((cp >> 12) & 0x3F));
-    put(0x80 | ((cp >> 6) & 0x3F));
-    put(0x80 | (cp & 0x3F));
-  }
-  return w;
-}
-
 /// Reads one line of JSON Lines: checks that it is exactly one JSON value (RFC 8259: strings of
 /// valid UTF-8 without raw control characters or unpaired `\u` surrogates, numbers and literals
 /// as the grammar writes them, nested at most `max_depth` levels, white space around) and finds

@@ -53,9 +53,9 @@ constexpr std::size_t utf8_sequence_at(std::string_view s, std::size_t i) noexce
   return n;
 }
 
-/// Appends the UTF-8 encoding of the code point `cp` (at most U+10FFFF) to `out`.
-inline void append_utf8(std::string& out, char32_t cp) {
-  auto put = [&](unsigned v) { out.push_back(static_cast<char>(v)); };
+/// Writes the UTF-8 encoding of the code point `cp` (at most U+10FFFF) at `w`; returns its end.
+inline char* put_utf8(char* w, char32_t cp) noexcept {
+  auto put = [&](char32_t v) { *w++ = static_cast<char>(v); };
   if (cp < 0x80) {
     put(cp);
   } else if (cp < 0x800) {
@@ -71,6 +71,13 @@ inline void append_utf8(std::string& out, char32_t cp) {
     put(0x80 | ((cp >> 6) & 0x3F));
     put(0x80 | (cp & 0x3F));
   }
+  return w;
+}
+
+/// Appends the UTF-8 encoding of the code point `cp` (at most U+10FFFF) to `out`.
+inline void append_utf8(std::string& out, char32_t cp) {
+  char bytes[4];
+  out.append(bytes, static_cast<std::size_t>(put_utf8(bytes, cp) - bytes));
 }
 
 /// `s` fit for one line of a terminal: valid UTF-8 (U+FFFD for each byte of an ill-formed
