@@ -15,6 +15,7 @@
 
 #include <llmjson/candidate.hpp>
 #include <llmjson/detail/scan/find.hpp>
+#include <llmjson/detail/scan/frame_stack.hpp>
 #include <llmjson/detail/scan/records.hpp>
 #include <llmjson/detail/scan/text.hpp>
 #include <llmjson/detail/scan/validator.hpp>
@@ -33,16 +34,9 @@ namespace llmjson::detail {
 /// is still a valid JSON prefix records nothing (that owner will drop it whatever comes); the
 /// validator forgets the containers of dead frames. Past `max_frames` open frames, or
 /// `max_records` records, the scan stops (`overflowed()`).
-class frame_scanner {
+class frame_scanner : public frame_stack {
  public:
-  frame_scanner(std::size_t max_depth, std::vector<record>& records, std::vector<context>& contexts,
-                std::vector<span>& near, std::size_t max_records, std::size_t max_frames)
-      : max_depth_(max_depth),
-        records_(records),
-        contexts_(contexts),
-        near_misses_(near),
-        max_records_(max_records),
-        max_frames_(max_frames) {}
+  using frame_stack::frame_stack;
 
   /// Points at the text again, moved or grown (a stream's buffer): offsets keep their meaning.
   void rebind(std::string_view text) noexcept {
@@ -149,53 +143,41 @@ class frame_scanner {
     return end_segment(e, runs_to_end, why);
   }
 
-  /// Records from this index on lie inside an open frame that could still own them (a
-  /// JSON-like frame, or one whose kind is not decided yet): they may still be dropped.
-  /// Amortized O(1): the run of prose-like frames at the bottom of the stack is remembered
-  /// (a prose-like frame never changes kind, and leaves the stack only from its top), so a
-  /// stream that asks after every chunk never walks thousands of unclosed `{'x` frames again.
-  [[nodiscard]] std::size_t stable_records() const noexcept {
-    while (prose_run_ < frames_.size() && frames_[prose_run_].kind == frame_kind::brace_prose)
-      ++prose_run_;
-    return prose_run_ < frames_.size() ? frames_[prose_run_].mark : records_.size();
-  }
-
-  /// A resource limit stopped the scan: which.
-  [[nodiscard]] overflow overflowed() const noexcept { return overflow_; }
-
-  /// Counts a record made outside this scanner (a whole value) against the limit.
-  void note_record() {
-    if (records_.size() > max_records_) overflow_ = overflow::candidates;
-  }
-
  private:
-  enum class frame_kind : unsigned char {
-    brace_pending,
-    brace_json,
-    brace_prose,
-    bracket_pending,
-    bracket
-  };
   enum class pending : unsigned char { after_brace, first_string, after_first_string };
   enum class probe : unsigned char { none, name, after_name };  // `{name :` makes a near miss
-  static constexpr std::size_t alive = static_cast<std::size_t>(-1);
 
-  struct frame {
-    std::size_t open = 0;
-    std::size_t dead_at = alive;  // the byte where its text stopped being a valid JSON prefix
-    std::size_t mark = 0;  // records_.size() when the frame opened: later records lie inside it
-    std::size_t near_mark = 0;      // near_misses_.size() likewise
-    std::size_t base = 0;           // validator depth outside this frame's opener
-    std::uint32_t nest = 0;         // brackets: the `[` open inside it (outside strings)
-    std::uint32_t prose_above = 0;  // prose-like frames that do not look like objects, open
-                                    // right inside this one (counted, not stored)
-    frame_kind kind = frame_kind::brace_pending;
-    bool in_chain = true;  // the validator is reading this frame's text
-    bool looks = false;    // brace frames: starts like an object (`{"`, `{'`, `{name:`)
-  };
-
-  static bool json_like(const frame& f) noexcept {
-    return f.kind == frame_kind::brace_json || f.kind == frame_kind::bracket;
+  /// Settles the kind of the frame on top while it is still open, on `c`. Returns false when
+  /// the byte was used up doing so; else the byte is read in the kind of the frame then on top.
+  /// `first_string`: `c` is a `"` that starts a bracket frame's first string.
+  bool settle(std::size_t i, char c, bool& first_string) {
+    for (;;) {
+      frame& top = frames_.back();
+      if (top.kind == frame_kind::brace_pending) {
+        if (!decide_kind(top, c)) return false;
+        if (fold_prose()) {  // counted now: the byte is read in it
+          step_counted(i, c);
+          return false;
+        }
+      } else if (top.kind == frame_kind::bracket_pending) {
+        if (is_json_ws(c)) return false;
+        if (c != '{' && c != '[' && c != '"') {
+          // `[1]`, `[text](url)`, `[ ]`: no frame after all; read the byte where it stands.
+          frames_.pop_back();
+          after_pop();
+          if (frames_.empty()) return false;  // outside every frame only `{` and `[` matter
+          if (frames_.back().prose_above > 0) {
+            step_counted(i, c);
+            return false;
+          }
+          continue;
+        }
+        top.kind = frame_kind::bracket;
+        first_string = c == '"';
+      }
+      break;
+    }
+    return true;
   }
 
   void step(std::size_t i) {
@@ -233,33 +215,13 @@ class frame_scanner {
       return;
     }
     // Settle a frame whose kind is still open; the byte is then read as in that kind.
-    bool first_string = false;  // a `"` that starts a bracket frame's first string
-    for (;;) {
-      frame& top = frames_.back();
-      if (top.kind == frame_kind::brace_pending) {
-        if (!decide_kind(top, c)) return;
-        if (fold_prose()) {  // counted now: the byte is read in it
-          step_counted(i, c);
-          return;
-        }
-      } else if (top.kind == frame_kind::bracket_pending) {
-        if (is_json_ws(c)) return;
-        if (c != '{' && c != '[' && c != '"') {
-          // `[1]`, `[text](url)`, `[ ]`: no frame after all; read the byte where it stands.
-          frames_.pop_back();
-          after_pop();
-          if (frames_.empty()) return;  // outside every frame only `{` and `[` matter
-          if (frames_.back().prose_above > 0) {
-            step_counted(i, c);
-            return;
-          }
-          continue;
-        }
-        top.kind = frame_kind::bracket;
-        first_string = c == '"';
-      }
-      break;
-    }
+    bool first_string = false;
+    if (!settle(i, c, first_string)) return;
+    read_in_kind(i, c, joined, first_string);
+  }
+
+  /// Reads `c` in the settled kind of the frame on top.
+  void read_in_kind(std::size_t i, char c, bool joined, bool first_string) {
     frame& top = frames_.back();
     switch (top.kind) {
       case frame_kind::bracket:
@@ -269,7 +231,7 @@ class frame_scanner {
           ++top.nest;
         } else if (c == ']') {
           if (top.nest == 0) {
-            close_frame(i);
+            close(i);
           } else {
             --top.nest;
           }
@@ -283,7 +245,7 @@ class frame_scanner {
         } else if (c == '{') {
           open_brace(i, joined);
         } else if (c == '}') {
-          close_frame(i);
+          close(i);
         }
         break;
       case frame_kind::brace_prose:
@@ -297,7 +259,7 @@ class frame_scanner {
         if (c == '{') {
           open_brace(i, joined);
         } else if (c == '}') {
-          close_frame(i);
+          close(i);
         } else if (c == '[') {
           open_bracket(i);
         }
@@ -418,25 +380,16 @@ class frame_scanner {
     }
   }
 
-  void push_frame(std::size_t i, frame_kind kind) {
-    if (frames_.size() >= max_frames_) {
-      overflow_ = overflow::frames;
-      return;
-    }
-    // Filled in place: a frame built aside and copied in stalls on the copy (store forwarding).
-    frame& f = frames_.emplace_back();
-    f.open = i;
-    f.mark = records_.size();
-    f.near_mark = near_misses_.size();
-    f.base = lazy_ ? 0 : validator_.depth() - 1;
-    f.kind = kind;
+  /// The frame on top closes at `i` (a near miss's probe ends with it).
+  void close(std::size_t i) {
     probe_ = probe::none;
-    if (!lazy_) check_depth(i);
+    close_frame(i);
   }
 
   void open_brace(std::size_t i, bool joined) {
     if (!joined) start_chain(i);
     push_frame(i, frame_kind::brace_pending);
+    probe_ = probe::none;
     pending_ = pending::after_brace;
   }
 
@@ -445,22 +398,7 @@ class frame_scanner {
   void open_bracket(std::size_t i) {
     start_chain(i);
     push_frame(i, frame_kind::bracket_pending);
-  }
-
-  /// A frame that starts a chain: the validator starts only if what follows the opener can
-  /// still make it JSON (most `{` and `[` in prose are not: `{{name}}`, `[1]`), so a run of
-  /// such openers costs no validator work.
-  void start_chain(std::size_t i) {
-    retire_chain();
-    alive_from_ = frames_.size();
-    if (max_depth_ == 0) {  // every frame is too deep at once: the validator says so
-      validator_.reset(text_, std::numeric_limits<std::size_t>::max(), /*quiet=*/true);
-      validator_.relax_strings();
-      validator_.feed(i);
-      return;
-    }
-    lazy_ = true;
-    lazy_from_ = i;
+    probe_ = probe::none;
   }
 
   /// Whether the validator of a chain not started yet may skip `c` (white space after the
@@ -489,167 +427,8 @@ class frame_scanner {
     return true;
   }
 
-  /// Starts the validator of a lazy chain: it reads what the scan read since the opener.
-  /// Returns false when that already is no JSON prefix (the chain is then dead there).
-  bool start_validator(std::size_t i) {
-    lazy_ = false;
-    validator_.reset(text_, std::numeric_limits<std::size_t>::max(), /*quiet=*/true);
-    validator_.relax_strings();  // the valid-prefix tests read strings as the scan does
-    for (std::size_t k = lazy_from_; k < i; ++k) {
-      if (!validator_.feed(k)) {
-        kill_chain(validator_.error_offset());
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /// After a pop: the chain's live frames are within the stack; none left, the chain is over.
-  void after_pop() {
-    prose_run_ = std::min(prose_run_, frames_.size());
-    alive_from_ = std::min(alive_from_, frames_.size());
-    if (alive_from_ == frames_.size()) retire_chain();
-  }
-
-  /// No frame the validator reads is alive: it stops reading (its state would only grow).
-  void retire_chain() {
-    lazy_ = false;
-    for (std::size_t k = frames_.size(); k-- > 0 && frames_[k].in_chain;)
-      frames_[k].in_chain = false;
-  }
-
-  void close_frame(std::size_t i) {
-    const frame f = frames_.back();
-    frames_.pop_back();
-    after_pop();
-    probe_ = probe::none;
-    if (f.kind == frame_kind::brace_prose) {  // keeps what lies inside it
-      if (f.looks && !where_.in_reasoning) {
-        near_misses_.resize(f.near_mark);  // only the outermost near miss is named
-        near_misses_.push_back(span{f.open, i + 1});
-      }
-      return;
-    }
-    records_.resize(f.mark);  // the parts of a JSON-like frame are never answers
-    near_misses_.resize(f.near_mark);
-    // A frame inside one that is still a valid JSON prefix is a part of it, whatever comes.
-    if (alive_from_ < frames_.size()) return;
-    // A live frame's text was all read by the validator since the chain started (relaxed):
-    // a raw control character it took in a string inside the frame makes it invalid JSON, or
-    // valid with raw controls when every one is a LF, CR or tab on its own (§3 Raw controls).
-    auto inside = [&](std::size_t at) { return at != validator::no_raw && at >= f.open && at < i; };
-    const bool alive_closed = f.dead_at == alive;
-    const bool raw = alive_closed && inside(validator_.last_raw());
-    const bool bad = raw && inside(validator_.last_bad_raw());
-    push_record(f.open, i + 1, alive_closed && !bad, cut_by::none, !frames_.empty(), raw && !bad,
-                !alive_closed || inside(validator_.last_big_number()));
-  }
-
-  void push_record(std::size_t begin, std::size_t end, bool valid, cut_by why, bool enclosed,
-                   bool raw_controls = false, bool big_number = true) {
-    if (context_index_ == no_context) {
-      contexts_.push_back(where_);
-      context_index_ = static_cast<std::uint32_t>(contexts_.size() - 1);
-    }
-    records_.push_back(record{begin, end, context_index_, source::prose, valid, why, enclosed,
-                              raw_controls, big_number});
-    note_record();
-  }
-
-  /// The validator failed at `i`: every frame it was reading contains the failure.
-  void kill_chain(std::size_t i) {
-    lazy_ = false;
-    for (std::size_t k = frames_.size(); k-- > 0 && frames_[k].in_chain;) {
-      frames_[k].in_chain = false;
-      if (frames_[k].dead_at == alive) frames_[k].dead_at = i;
-    }
-    alive_from_ = frames_.size();
-  }
-
-  /// Frames whose nesting now exceeds the limit are dead; frames nested deeper stay valid. The
-  /// validator then forgets the containers outside the outermost live frame.
-  void check_depth(std::size_t i) {
-    const std::size_t from = alive_from_;
-    while (alive_from_ < frames_.size() &&
-           validator_.depth() - frames_[alive_from_].base > max_depth_)
-      frames_[alive_from_++].dead_at = i;
-    if (alive_from_ == from) return;
-    if (alive_from_ == frames_.size()) {
-      retire_chain();
-    } else {
-      validator_.forget_outer(validator_.depth() - frames_[alive_from_].base);
-    }
-  }
-
-  std::optional<pending_cut> end_segment(std::size_t e, bool runs_to_end, cut_by why) {
-    std::optional<pending_cut> cut;
-    if (frames_.empty()) return cut;
-    if (lazy_) start_validator(e);  // is what the scan read alone a JSON prefix?
-    // The outermost open frame whose text is a valid prefix swallows all inside it; the dead
-    // JSON-like frames outside it drop what starts before the byte where they went wrong.
-    std::vector<span> drops;
-    const std::size_t mark = frames_.front().mark, near_mark = frames_.front().near_mark;
-    for (const frame& f : frames_) {
-      if (f.dead_at == alive) {
-        records_.resize(f.mark);
-        near_misses_.resize(f.near_mark);
-        const bool array = f.kind == frame_kind::bracket || f.kind == frame_kind::bracket_pending;
-        if (runs_to_end) {
-          pending_cut found;
-          found.kind = array ? pending_cut::what::array : pending_cut::what::object;
-          found.offset = f.open;
-          cut = found;
-        } else {
-          push_record(f.open, e, false, why, &f != &frames_.front());
-        }
-        break;
-      }
-      if (json_like(f)) drops.push_back(span{f.open, f.dead_at});
-    }
-    if (!drops.empty()) {
-      drop_starting_in(records_, mark, drops);
-      drop_starting_in(near_misses_, near_mark, drops);
-    }
-    frames_.clear();
-    prose_run_ = 0;
-    return cut;
-  }
-
-  /// Removes the items of `v[from..]` (sorted by `begin`) that start in one of the spans of
-  /// `drops` (sorted by `begin`; each contains every item from its `begin` on).
-  template <class T>
-  static void drop_starting_in(std::vector<T>& v, std::size_t from,
-                               const std::vector<span>& drops) {
-    std::size_t d = 0, until = 0, to = from;
-    for (std::size_t k = from; k < v.size(); ++k) {
-      while (d < drops.size() && drops[d].begin <= v[k].begin)
-        until = std::max(until, drops[d++].end);
-      if (v[k].begin < until) continue;
-      if (to != k) v[to] = std::move(v[k]);
-      ++to;
-    }
-    v.resize(to);
-  }
-
-  std::string_view text_;
-  std::size_t max_depth_;
-  std::vector<record>& records_;
-  std::vector<context>& contexts_;
-  std::vector<span>& near_misses_;
-  std::size_t max_records_;
-  std::size_t max_frames_;
-  std::vector<frame> frames_;
-  mutable std::size_t prose_run_ = 0;  // frames_[..prose_run_] are prose-like (stable_records)
-  validator validator_;
-  static constexpr std::uint32_t no_context = static_cast<std::uint32_t>(-1);
-  context where_;                             // the current segment's
-  std::uint32_t context_index_ = no_context;  // its index in contexts_, once it has a record
-  std::size_t alive_from_ = 0;                // frames_[alive_from_..] are the chain's live frames
   pending pending_ = pending::after_brace;
   probe probe_ = probe::none;
-  overflow overflow_ = overflow::none;
-  bool lazy_ = false;  // the chain's validator has not started (lazy_from_: its opener)
-  std::size_t lazy_from_ = 0;
   bool in_string_ = false;
   bool escaped_ = false;
   bool strict_ = false;  // the string is a frame's first one (string_byte)
