@@ -27,6 +27,11 @@ namespace llmjson::detail {
 ///
 /// The brace scanner feeds it the bytes of nested `{...}` spans and reads `depth()` to settle
 /// every span in one pass. Memory: the open containers and the keys of open objects.
+///
+/// It holds the state machine of the structure (values, containers, commas, colons) and the
+/// inline fast path; each part checks one rule and is a member: `open_containers` (nesting and
+/// unique keys), `string_reader`, `number_reader` and `literal_reader` (the tokens), and
+/// `failure_record` (where and why it failed, in `failure_words`).
 class validator {
  public:
   validator() = default;
@@ -285,7 +290,13 @@ class validator {
     state_ = state::string;
   }
 
-  bool string_byte(std::size_t i, unsigned char c) {
+  /// Out of line, as `feed_slow`'s other arms: inlined there, the key check would make every
+  /// call of `feed_slow` save registers and set up a frame.
+#if defined(__GNUC__) || defined(__clang__)
+  [[gnu::noinline]]
+#endif
+  bool
+  string_byte(std::size_t i, unsigned char c) {
     switch (strings_.take(i, c, failure_)) {
       case string_reader::step::taken: return true;
       case string_reader::step::closed: return end_string(i);
@@ -294,8 +305,13 @@ class validator {
   }
 
   /// The string ends with the quote at `i`. A key is checked against the keys of its object
-  /// (after unescaping) and kept until the object closes.
-  bool end_string(std::size_t i) {
+  /// (after unescaping) and kept until the object closes. Out of line too: inlined, the key
+  /// check would make `string_byte` save registers and set up a frame for every byte it takes.
+#if defined(__GNUC__) || defined(__clang__)
+  [[gnu::noinline]]
+#endif
+  bool
+  end_string(std::size_t i) {
     if (!strings_.is_key()) {
       value_done();
       return true;
@@ -333,14 +349,14 @@ class validator {
   }
 
   std::string_view text_;
+  open_containers containers_;
   state state_ = state::value;
-  bool started_ = false;
-  std::size_t comma_ = 0;  // the last comma after a value in a container
-  string_reader strings_;
   number_reader number_;
   literal_reader literal_;
-  open_containers containers_;
+  string_reader strings_;
   failure_record failure_;
+  bool started_ = false;
+  std::size_t comma_ = 0;  // the last comma after a value in a container
 };
 
 /// What `[b, e)` holds as one JSON value: a whole value, a valid prefix of one, neither, or
