@@ -1,5 +1,5 @@
-// llmjson: the validator's failure (§1 Valid JSON): where a text stops being a valid JSON prefix
-// and why SPDX-License-Identifier: MIT
+// llmjson: the validator's failure, where a text stops being a valid JSON prefix (§1) and why
+// SPDX-License-Identifier: MIT
 #ifndef LLMJSON_DETAIL_SCAN_VALIDATOR_FAILURE_HPP_INCLUDED
 #define LLMJSON_DETAIL_SCAN_VALIDATOR_FAILURE_HPP_INCLUDED
 

@@ -1,5 +1,5 @@
-// llmjson: the validator's numbers and literals (§1 Valid JSON: RFC 8259's number, true, false,
-// null) SPDX-License-Identifier: MIT
+// llmjson: the validator's numbers and literals (§1 Valid JSON: numbers, true, false, null)
+// SPDX-License-Identifier: MIT
 #ifndef LLMJSON_DETAIL_SCAN_VALIDATOR_TOKENS_HPP_INCLUDED
 #define LLMJSON_DETAIL_SCAN_VALIDATOR_TOKENS_HPP_INCLUDED
 
