@@ -21,7 +21,6 @@
 #include <llmjson/detail/scan/scan_state.hpp>
 #include <llmjson/detail/scan/segments.hpp>
 #include <llmjson/detail/scan/text_start.hpp>
-#include <llmjson/detail/scan/validator.hpp>
 #include <llmjson/options.hpp>
 
 namespace llmjson::detail {
@@ -162,7 +161,8 @@ class engine {
   marker_set markers_;
   frame_scanner frames_;
   scan_state state_;
-  // The stages, first to last; each holds the ones after it that it hands bytes to.
+  // The stages: text_start, then marker_walk, part_reader, line_reader, segment_reader, each
+  // holding the next one, which is made before it.
   text_start start_;
   segment_reader segments_;
   line_reader lines_;
