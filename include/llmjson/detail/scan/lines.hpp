@@ -28,10 +28,11 @@ class line_reader {
  public:
   line_reader(scan_state& s, segment_reader& segments) noexcept : s_(s), segments_(segments) {}
 
-  /// A part starts at `at` (which starts a line); its records lie in `where`.
+  /// A part starts at `at` (which starts a line); its records lie in `where`, which the
+  /// `part_reader` keeps until the part ends (it is not copied: a part per marker).
   void begin(std::size_t at, const context& where) {
     part_begin_ = at;
-    part_where_ = where;
+    part_where_ = &where;
     line_pos_ = at;
     held_ = false;
     fences_.reset();
@@ -157,7 +158,7 @@ class line_reader {
         s_.fence_spans->push_back(fence_span{s, next, next, next, fence_.info_at, fence_.info_len,
                                              fences_.marker_length(), fences_.marker(), false});
       }
-      if (s_.ended && !s_.fences_only && !part_where_.in_reasoning && whole_body(next, upto))
+      if (s_.ended && !s_.fences_only && !part_where_->in_reasoning && whole_body(next, upto))
         return;
       segments_.body_begin(next, body_where(), fence_);
       line_pos_ = next;
@@ -167,7 +168,7 @@ class line_reader {
       segments_.body_end(s, false, cut_by::closing_line);
       note_fence_end(s, eol, true);
       // The closing line's end: the prose after it starts there (its line ending included).
-      segments_.prose_begin(eol, part_where_);
+      segments_.prose_begin(eol, *part_where_);
       line_pos_ = eol;
       return;
     }
@@ -177,7 +178,7 @@ class line_reader {
 
   /// Where the records of the open fence's body lie.
   [[nodiscard]] context body_where() const noexcept {
-    context c = part_where_;
+    context c = *part_where_;
     c.in_fence = true;
     c.info_at = fence_.info_at;
     c.info_len = clamp32(fence_.info_len);
@@ -214,7 +215,7 @@ class line_reader {
       if (s_.build_values) s_.built.emplace_back(s_.records.size() - 1, std::move(value));
       fences_.close();
       note_fence_end(s, eol, true);
-      segments_.prose_begin(eol, part_where_);  // the closing line's end: the prose starts there
+      segments_.prose_begin(eol, *part_where_);  // the closing line's end: the prose starts there
       line_pos_ = eol;
       return true;
     }
@@ -232,9 +233,9 @@ class line_reader {
 
   scan_state& s_;
   segment_reader& segments_;
-  std::size_t part_begin_ = 0;  // the current part's first byte
-  context part_where_;          // ... and where its prose's records lie
-  bool held_ = false;           // the line from held_at_ may be a fence line: it waits for its end
+  std::size_t part_begin_ = 0;           // the current part's first byte
+  const context* part_where_ = nullptr;  // ... and where its prose's records lie
+  bool held_ = false;  // the line from held_at_ may be a fence line: it waits for its end
   std::size_t line_pos_ = 0, held_at_ = 0;
   fence_walker fences_;
   fence_opening fence_;  // the last fence opened

@@ -93,8 +93,13 @@ class marker_walk {
   enum class region_kind : unsigned char { tags, harmony, prompt, stripped, phrase };
 
   /// In a region: where it ends, as far as the text so far shows. Returns false when the walk
-  /// waits (the end is not there yet, or not yet known).
-  bool region_marker() {
+  /// waits (the end is not there yet, or not yet known). Inline, as `outside_marker`: `walk`
+  /// alternates the two once per marker, which a call each would cost (hostile runs of markers).
+#if defined(__GNUC__) || defined(__clang__)
+  [[gnu::always_inline]]
+#endif
+  bool
+  region_marker() {
     const marker_match c = region_end(marker_pos_);
     parts_.text(c.at);
     marker_pos_ = c.at;
@@ -118,7 +123,11 @@ class marker_walk {
 
   /// Outside regions: the next marker, and what it does. Returns false when the walk waits
   /// (no marker yet, or the bytes so far cannot tell what it does).
-  bool outside_marker() {
+#if defined(__GNUC__) || defined(__clang__)
+  [[gnu::always_inline]]
+#endif
+  bool
+  outside_marker() {
     const std::size_t n = s_.text.size();
     // After an Apriel region, `[END FINAL RESPONSE]` cuts the text.
     const marker_match m = marker_pos_ >= no_marker_from_ && !end_cut_
@@ -130,8 +139,9 @@ class marker_walk {
     const std::size_t after = m.at + m.len;
     // A channel's opening marker is `<|channel|>` with its name: the region's text starts
     // after the name, which may still go on (its bytes are read once: channel_name_end).
+    const bool channel_opens = m.is(harmony::channel) && !marker_set::is_final(s_.text, after);
     std::size_t region_from = after;
-    if (m.is(harmony::channel) && !marker_set::is_final(s_.text, after)) {
+    if (channel_opens) {
       region_from = channel_name_end(after);
       if (region_from == n && !s_.ended) return false;
     }
@@ -154,7 +164,7 @@ class marker_walk {
       region_ = region_kind::tags;
       tag_pair_ = m.index;
       parts_.begin(true, after, m.at, marker_set::shown_len(m));
-    } else if (m.is(harmony::channel) && !marker_set::is_final(s_.text, after)) {
+    } else if (channel_opens) {
       mode_ = mode::region;
       region_ = region_kind::harmony;
       marker_pos_ = region_from;

@@ -55,8 +55,14 @@ class part_reader {
     } else {
       part_watch_.start(s_.text, at, s_.max_depth);
     }
+    where_ = context{};
+    where_.in_reasoning = region;
+    if (region && marker_at != scan_state::none) {
+      where_.marker_at = marker_at;
+      where_.marker_len = clamp32(marker_len);
+    }
     // Lines and frames start at the part's first byte, which starts a line.
-    lines_.begin(at, where());
+    lines_.begin(at, where_);
   }
 
   /// The part's bytes are known up to `upto`.
@@ -76,7 +82,7 @@ class part_reader {
       switch (part_watch_.finish(e)) {
         case prefix_watch::ending::blank: return finish();
         case prefix_watch::ending::value:
-          s_.add_record(part_watch_.first(), part_watch_.last(), source::part, where());
+          s_.add_record(part_watch_.first(), part_watch_.last(), source::part, where_);
           return finish();
         case prefix_watch::ending::cut:
           if (!at_end) break;  // cut by a marker: its lines and frames read it
@@ -91,20 +97,10 @@ class part_reader {
  private:
   void finish() noexcept { part_.active = false; }
 
-  /// Where the part's records lie (but for fence bodies): in reasoning or not.
-  [[nodiscard]] context where() const noexcept {
-    context c;
-    c.in_reasoning = part_.region;
-    if (part_.region && part_.marker_at != scan_state::none) {
-      c.marker_at = part_.marker_at;
-      c.marker_len = clamp32(part_.marker_len);
-    }
-    return c;
-  }
-
   scan_state& s_;
   line_reader& lines_;
   part_state part_;
+  context where_;  // where the part's records lie (but for fence bodies): in reasoning or not
   prefix_watch part_watch_;  // §3 Whole parts: the current answer part
 };
 
