@@ -36,7 +36,7 @@ constexpr marker_run fence_marker(std::string_view line) noexcept {
 /// §2 Fences, the line rules: fed a part's lines in order (each without its line ending), it
 /// says which one opens a fence, which one closes it, and which are text (prose, or the open
 /// fence's body). A fence never crosses a part's boundary: `reset()` at each part's start. The
-/// engine feeds it; `fences()` reads what the engine found. Does not allocate.
+/// engine's `line_reader` feeds it; `fences()` reads what the engine found. Does not allocate.
 ///
 ///   fence_walker w;  // "```json", "{}", "```": opens, text, closes
 class fence_walker {

@@ -104,50 +104,54 @@ LLMJSON_TARGET_AVX2 inline std::size_t count_lf_avx2(const char* p, std::size_t 
 }
 #endif
 
+/// Whether `text[i]` ends a line: a LF, or a CR not followed by LF.
+inline bool ends_line(std::string_view text, std::size_t i) noexcept {
+  const char c = text[i];
+  return c == '\n' || (c == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n'));
+}
+
+/// The line ends in `text[from, to)`, exactly (LF, and CR not followed by LF, the byte after `to`
+/// looked at for a CR at `to - 1`), 16 bytes at a time: `count_lines` for a stretch with a CR.
+inline std::size_t count_line_ends(std::string_view text, std::size_t from,
+                                   std::size_t to) noexcept {
+  std::size_t lines = 0, i = from;
+#if defined(LLMJSON_HAVE_SSE2) && !defined(LLMJSON_NO_SIMD)
+  const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
+  // Blocks whose next byte is in the text too (a CR's follower is read from the next load).
+  while (i + 16 < text.size() && to - i >= 16) {
+    __m128i sums = zero;
+    for (int blocks = 0; blocks < 255 && i + 16 < text.size() && to - i >= 16; ++blocks, i += 16) {
+      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+      const __m128i next = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i + 1));
+      const __m128i cr_alone = _mm_andnot_si128(_mm_cmpeq_epi8(next, lf), _mm_cmpeq_epi8(x, cr));
+      // Each match is 0xFF, that is -1: subtracting counts it.
+      sums = _mm_sub_epi8(sums, _mm_or_si128(_mm_cmpeq_epi8(x, lf), cr_alone));
+    }
+    const __m128i total = _mm_sad_epu8(sums, zero);
+    lines += static_cast<std::size_t>(_mm_cvtsi128_si32(total)) +
+             static_cast<std::size_t>(_mm_extract_epi16(total, 4));
+  }
+  // The last bytes in one block, as in count_columns, when the text goes on past them.
+  if (i < to && to - i < 16 && i + 16 < text.size()) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+    const __m128i next = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i + 1));
+    const __m128i cr_alone = _mm_andnot_si128(_mm_cmpeq_epi8(next, lf), _mm_cmpeq_epi8(x, cr));
+    const auto m =
+        static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, lf), cr_alone)));
+    lines += static_cast<std::size_t>(std::popcount(m & ((1U << (to - i)) - 1)));
+    i = to;
+  }
+#endif
+  for (; i < to; ++i) lines += ends_line(text, i) ? 1U : 0U;
+  return lines;
+}
+
 /// Counts `text[b, e)`. A CR at `e - 1` ends a line unless `text[e]` is LF (or the text ends).
 /// Line ends are counted 64 bytes a step (AVX2 or SSE2; a stretch without a CR counts its LFs
 /// alone, one with a CR is counted again exactly, 16 bytes at a time); columns only after the
 /// last line end, found from the end.
 inline line_counts count_lines(std::string_view text, std::size_t b, std::size_t e) noexcept {
   line_counts out;
-  auto ends_line = [&](std::size_t i) {
-    const char c = text[i];
-    return c == '\n' || (c == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n'));
-  };
-  // Line ends: LF, and CR not followed by LF, in `[from, to)`.
-  auto exact = [&](std::size_t from, std::size_t to) {
-    std::size_t lines = 0, i = from;
-#if defined(LLMJSON_HAVE_SSE2) && !defined(LLMJSON_NO_SIMD)
-    const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
-    // Blocks whose next byte is in the text too (a CR's follower is read from the next load).
-    while (i + 16 < text.size() && to - i >= 16) {
-      __m128i sums = zero;
-      for (int blocks = 0; blocks < 255 && i + 16 < text.size() && to - i >= 16;
-           ++blocks, i += 16) {
-        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
-        const __m128i next = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i + 1));
-        const __m128i cr_alone = _mm_andnot_si128(_mm_cmpeq_epi8(next, lf), _mm_cmpeq_epi8(x, cr));
-        // Each match is 0xFF, that is -1: subtracting counts it.
-        sums = _mm_sub_epi8(sums, _mm_or_si128(_mm_cmpeq_epi8(x, lf), cr_alone));
-      }
-      const __m128i total = _mm_sad_epu8(sums, zero);
-      lines += static_cast<std::size_t>(_mm_cvtsi128_si32(total)) +
-               static_cast<std::size_t>(_mm_extract_epi16(total, 4));
-    }
-    // The last bytes in one block, as in count_columns, when the text goes on past them.
-    if (i < to && to - i < 16 && i + 16 < text.size()) {
-      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
-      const __m128i next = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i + 1));
-      const __m128i cr_alone = _mm_andnot_si128(_mm_cmpeq_epi8(next, lf), _mm_cmpeq_epi8(x, cr));
-      const auto m =
-          static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, lf), cr_alone)));
-      lines += static_cast<std::size_t>(std::popcount(m & ((1U << (to - i)) - 1)));
-      i = to;
-    }
-#endif
-    for (; i < to; ++i) lines += ends_line(i) ? 1U : 0U;
-    return lines;
-  };
   std::size_t i = b;
 #if defined(LLMJSON_HAVE_AVX2)
   if (cpu_has_avx2()) {
@@ -155,7 +159,7 @@ inline line_counts count_lines(std::string_view text, std::size_t b, std::size_t
       const std::size_t steps = std::min<std::size_t>((e - i) / 64, 127);
       bool cr_seen = false;
       const std::size_t lfs = count_lf_avx2(text.data() + i, steps, cr_seen);
-      out.lines += cr_seen ? exact(i, i + steps * 64) : lfs;
+      out.lines += cr_seen ? count_line_ends(text, i, i + steps * 64) : lfs;
       i += steps * 64;
     }
   }
@@ -177,7 +181,7 @@ inline line_counts count_lines(std::string_view text, std::size_t b, std::size_t
         }
       }
       if (_mm_movemask_epi8(crs) != 0) {
-        out.lines += exact(start, i);
+        out.lines += count_line_ends(text, start, i);
         continue;
       }
       const __m128i total = _mm_sad_epu8(sums, zero);
@@ -186,14 +190,14 @@ inline line_counts count_lines(std::string_view text, std::size_t b, std::size_t
     }
   }
 #endif
-  out.lines += exact(i, e);
+  out.lines += count_line_ends(text, i, e);
   out.ended = out.lines > 0;
   // Columns: the bytes after the last line end (or from `b`) that start a code point.
   std::size_t from = b;
   if (out.ended) {
     for (std::size_t before = e;;) {
       const std::size_t p = last_line_byte(text, b, before);
-      if (ends_line(p)) {
+      if (ends_line(text, p)) {
         from = p + 1;
         break;
       }

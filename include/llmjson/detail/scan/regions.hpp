@@ -72,6 +72,8 @@ inline constexpr std::string_view details_type = "type=\"reasoning\"";
 /// attributes can run long; real ones, `<details type="reasoning" done="true" duration="4">`,
 /// fit).
 inline constexpr std::size_t details_shown = 64;
+/// The pair index of Open WebUI's `<details type="reasoning">`...`</details>`.
+inline constexpr std::size_t details_pair = static_cast<std::size_t>(-2);
 
 /// Stripped harmony (gpt-oss served without its special tokens): `analysis...assistantfinal`.
 inline constexpr std::string_view stripped_open = "analysis";
@@ -131,6 +133,104 @@ struct marker_match {
   }
 };
 
+/// What `marker_set`'s searches look markers up in: every marker of one set of options once, in
+/// the order that breaks ties, grouped by its first two bytes; depends only on the caller's
+/// marker pairs and the formats switched off (`off`: bit f for reasoning_format(f)).
+struct marker_table {
+  struct entry {
+    std::uint32_t key;  // the first two bytes, ASCII-lowercased (one-byte markers: one)
+    marker_kind kind;
+    std::size_t index;
+    std::string_view m;
+  };
+
+  marker_table(const options& opts, std::uint32_t off) : starts(first_bytes(opts, off)) {
+    // Every marker once, in the order that breaks ties: built-in tags (open, then close),
+    // harmony, `<details`, `[END FINAL RESPONSE]`, the caller's tags; then grouped by their
+    // first two bytes (a stable sort keeps that order within a group). A format switched off
+    // has none.
+    auto add = [&](marker_kind kind, std::size_t index, std::string_view m) {
+      if (!m.empty()) entries.push_back(entry{key_of(m), kind, index, m});
+    };
+    for (std::size_t p = 0; p < builtin_tag_pairs.size(); ++p) {
+      if (!is_on(off, static_cast<reasoning_format>(p))) continue;
+      add(marker_kind::tag_open, p, builtin_tag_pairs[p][0]);
+      add(marker_kind::tag_close, p, builtin_tag_pairs[p][1]);
+    }
+    if (is_on(off, reasoning_format::harmony))
+      for (std::size_t h = 0; h < harmony_tokens.size(); ++h)
+        add(marker_kind::harmony_token, h, harmony_tokens[h]);
+    if (is_on(off, reasoning_format::details))  // `</details>` is only its closer
+      add(marker_kind::tag_open, details_pair, details_open);
+    if (is_on(off, reasoning_format::apriel)) add(marker_kind::end_cut, 0, apriel_end);
+    for (std::size_t k = 0; k < opts.reasoning_markers.size(); ++k) {
+      const marker_pair& pair = opts.reasoning_markers[k];
+      if (pair.open.empty() || pair.close.empty()) continue;  // see `marker_set::usable`
+      add(marker_kind::tag_open, builtin_tag_pairs.size() + k, pair.open);
+      add(marker_kind::tag_close, builtin_tag_pairs.size() + k, pair.close);
+    }
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const entry& a, const entry& b) { return a.key < b.key; });
+    // Which second bytes follow each first byte (lowercased): most `[` and `<` are rejected
+    // on these two bytes alone.
+    for (const entry& e : entries) {
+      has_short = has_short || e.m.size() < 2;
+      if (e.m.size() < 2) continue;
+      auto& slot = follow[static_cast<unsigned char>(ascii_lower(e.m[0]))];
+      if (slot == 0) {
+        seconds.emplace_back();
+        slot = static_cast<std::uint8_t>(seconds.size());
+      }
+      seconds[slot - 1U].set(static_cast<unsigned char>(ascii_lower(e.m[1])));
+    }
+  }
+
+  /// A marker's group: its first two bytes, lowercased (a one-byte marker has a group of its own).
+  static std::uint32_t key_of(std::string_view m) noexcept {
+    const auto b0 = static_cast<unsigned char>(ascii_lower(m[0]));
+    if (m.size() == 1) return 0x10000U | b0;
+    return static_cast<std::uint32_t>(b0) << 8 | static_cast<unsigned char>(ascii_lower(m[1]));
+  }
+
+  /// The entries whose key is `key`, in tie-breaking order.
+  [[nodiscard]] std::pair<std::vector<entry>::const_iterator, std::vector<entry>::const_iterator>
+  group(std::uint32_t key) const noexcept {
+    return std::equal_range(entries.begin(), entries.end(), entry{key, {}, 0, {}},
+                            [](const entry& a, const entry& b) { return a.key < b.key; });
+  }
+
+  byte_finder starts;                      // the bytes a marker can start with
+  std::vector<entry> entries;              // every marker, grouped by key_of
+  std::array<std::uint8_t, 256> follow{};  // a first byte: 1 + its index in seconds, or 0
+  std::vector<std::bitset<256>> seconds;   // the second bytes that follow it
+  bool has_short = false;                  // a caller's marker is one byte long
+
+ private:
+  static constexpr bool is_on(std::uint32_t off, reasoning_format f) noexcept {
+    return (off & format_bit(f)) == 0;
+  }
+
+  /// Every byte a marker can start with, in both cases for letters.
+  static std::string first_bytes(const options& opts, std::uint32_t off) {
+    std::string out;
+    auto add = [&](std::string_view m) {
+      if (m.empty()) return;
+      out += ascii_lower(m[0]);
+      out += ascii_upper(m[0]);
+    };
+    for (std::size_t p = 0; p < builtin_tag_pairs.size(); ++p)
+      if (is_on(off, static_cast<reasoning_format>(p)))
+        add(builtin_tag_pairs[p][0]), add(builtin_tag_pairs[p][1]);
+    if (is_on(off, reasoning_format::harmony))
+      for (const auto& h : harmony_tokens) add(h);
+    if (is_on(off, reasoning_format::details)) add(details_open);
+    if (is_on(off, reasoning_format::apriel)) add(apriel_end);
+    for (const auto& p : opts.reasoning_markers)
+      if (!p.open.empty() && !p.close.empty()) add(p.open), add(p.close);
+    return out;
+  }
+};
+
 /// The markers of one set of options, and the searches the rules make for them, over a text
 /// that may still grow: a search stops where the bytes so far cannot decide yet. Does not
 /// allocate after construction.
@@ -148,10 +248,10 @@ class marker_set {
     bool own = (off_ & in_table) != 0;
     for (const auto& p : opts.reasoning_markers) own = own || (!p.open.empty() && !p.close.empty());
     if (own) {
-      own_.emplace(make_table(opts, off_));
+      own_.emplace(opts, off_);
       table_ = &*own_;
     } else {
-      static const table builtin = make_table(options{}, 0);
+      static const marker_table builtin(options{}, 0);
       table_ = &builtin;
     }
   }
@@ -160,9 +260,6 @@ class marker_set {
   [[nodiscard]] bool on(reasoning_format f) const noexcept { return (off_ & format_bit(f)) == 0; }
   marker_set(const marker_set&) = delete;  // table_ may point into own_
   marker_set& operator=(const marker_set&) = delete;
-
-  /// The pair index of Open WebUI's `<details type="reasoning">`...`</details>`.
-  static constexpr std::size_t details_pair = static_cast<std::size_t>(-2);
 
   [[nodiscard]] std::size_t pair_count() const noexcept {
     return builtin_tag_pairs.size() + opts_.reasoning_markers.size();
@@ -198,7 +295,7 @@ class marker_set {
     best.at = i;
     const std::size_t left = text.size() - i;
     bool open = false;  // a marker that matches so far may still be completed
-    auto consider = [&](const entry& e) {
+    auto consider = [&](const marker_table::entry& e) {
       if (e.kind == marker_kind::end_cut && !end_cut) return;
       const std::size_t have = std::min(e.m.size(), left);
       // The third byte tells most entries of a group apart (`<|channel|>`, `<|end|>`, ...).
@@ -235,15 +332,19 @@ class marker_set {
         best.decided = !table_->starts.contains(text[i]);
         return best;
       }
-      for (const entry& e : table_->entries) consider(e);
+      for (const marker_table::entry& e : table_->entries) consider(e);
     } else {
       // Most bytes a marker starts with (`[`, `<`) start no marker: two bytes tell.
       const std::uint8_t slot = table_->follow[static_cast<unsigned char>(ascii_lower(text[i]))];
       if (slot != 0 &&
           table_->seconds[slot - 1U].test(static_cast<unsigned char>(ascii_lower(text[i + 1]))))
-        for (auto [it, last] = group(key_of(text.substr(i, 2))); it != last; ++it) consider(*it);
+        for (auto [it, last] = table_->group(marker_table::key_of(text.substr(i, 2))); it != last;
+             ++it)
+          consider(*it);
       if (table_->has_short)
-        for (auto [it, last] = group(key_of(text.substr(i, 1))); it != last; ++it) consider(*it);
+        for (auto [it, last] = table_->group(marker_table::key_of(text.substr(i, 1))); it != last;
+             ++it)
+          consider(*it);
     }
     best.decided =
         ended || (!open && (!best.is(harmony::channel) || name_known(text, i + best.len)));
@@ -441,115 +542,17 @@ class marker_set {
     std::size_t reasoning = nowhere;  // the start of its last `type="reasoning"`
   };
 
-  struct entry {
-    std::uint32_t key;  // the first two bytes, ASCII-lowercased (one-byte markers: one)
-    marker_kind kind;
-    std::size_t index;
-    std::string_view m;
-  };
-
-  /// A marker's group: its first two bytes, lowercased (a one-byte marker has a group of its own).
-  static std::uint32_t key_of(std::string_view m) noexcept {
-    const auto b0 = static_cast<unsigned char>(ascii_lower(m[0]));
-    if (m.size() == 1) return 0x10000U | b0;
-    return static_cast<std::uint32_t>(b0) << 8 | static_cast<unsigned char>(ascii_lower(m[1]));
-  }
-
-  /// The entries whose key is `key`, in tie-breaking order.
-  [[nodiscard]] std::pair<std::vector<entry>::const_iterator, std::vector<entry>::const_iterator>
-  group(std::uint32_t key) const noexcept {
-    return std::equal_range(table_->entries.begin(), table_->entries.end(), entry{key, {}, 0, {}},
-                            [](const entry& a, const entry& b) { return a.key < b.key; });
-  }
-
   /// Whether the bytes after `<|channel|>` at `i` tell its name as a marker shows it.
   static bool name_known(std::string_view text, std::size_t i) noexcept {
     return name_end(text, i) < std::min(text.size(), i + channel_name_shown) ||
            text.size() - i >= channel_name_shown + 1;
   }
 
-  static constexpr bool is_on(std::uint32_t off, reasoning_format f) noexcept {
-    return (off & format_bit(f)) == 0;
-  }
-
-  /// Every byte a marker can start with, in both cases for letters.
-  static std::string first_bytes(const options& opts, std::uint32_t off) {
-    std::string out;
-    auto add = [&](std::string_view m) {
-      if (m.empty()) return;
-      out += ascii_lower(m[0]);
-      out += ascii_upper(m[0]);
-    };
-    for (std::size_t p = 0; p < builtin_tag_pairs.size(); ++p)
-      if (is_on(off, static_cast<reasoning_format>(p)))
-        add(builtin_tag_pairs[p][0]), add(builtin_tag_pairs[p][1]);
-    if (is_on(off, reasoning_format::harmony))
-      for (const auto& h : harmony_tokens) add(h);
-    if (is_on(off, reasoning_format::details)) add(details_open);
-    if (is_on(off, reasoning_format::apriel)) add(apriel_end);
-    for (const auto& p : opts.reasoning_markers)
-      if (!p.open.empty() && !p.close.empty()) add(p.open), add(p.close);
-    return out;
-  }
-
-  /// What the searches look markers up in; depends only on the caller's marker pairs and the
-  /// formats switched off.
-  struct table {
-    byte_finder starts;                      // the bytes a marker can start with
-    std::vector<entry> entries;              // every marker, grouped by key_of
-    std::array<std::uint8_t, 256> follow{};  // a first byte: 1 + its index in seconds, or 0
-    std::vector<std::bitset<256>> seconds;   // the second bytes that follow it
-    bool has_short = false;                  // a caller's marker is one byte long
-  };
-
-  static table make_table(const options& opts, std::uint32_t off) {
-    table t{byte_finder(first_bytes(opts, off)), {}, {}, {}, false};
-    // Every marker once, in the order that breaks ties: built-in tags (open, then close),
-    // harmony, `<details`, `[END FINAL RESPONSE]`, the caller's tags; then grouped by their
-    // first two bytes (a stable sort keeps that order within a group). A format switched off
-    // has none.
-    auto add = [&](marker_kind kind, std::size_t index, std::string_view m) {
-      if (!m.empty()) t.entries.push_back(entry{key_of(m), kind, index, m});
-    };
-    for (std::size_t p = 0; p < builtin_tag_pairs.size(); ++p) {
-      if (!is_on(off, static_cast<reasoning_format>(p))) continue;
-      add(marker_kind::tag_open, p, builtin_tag_pairs[p][0]);
-      add(marker_kind::tag_close, p, builtin_tag_pairs[p][1]);
-    }
-    if (is_on(off, reasoning_format::harmony))
-      for (std::size_t h = 0; h < harmony_tokens.size(); ++h)
-        add(marker_kind::harmony_token, h, harmony_tokens[h]);
-    if (is_on(off, reasoning_format::details))  // `</details>` is only its closer
-      add(marker_kind::tag_open, details_pair, details_open);
-    if (is_on(off, reasoning_format::apriel)) add(marker_kind::end_cut, 0, apriel_end);
-    for (std::size_t k = 0; k < opts.reasoning_markers.size(); ++k) {
-      const marker_pair& pair = opts.reasoning_markers[k];
-      if (pair.open.empty() || pair.close.empty()) continue;  // see `usable`
-      add(marker_kind::tag_open, builtin_tag_pairs.size() + k, pair.open);
-      add(marker_kind::tag_close, builtin_tag_pairs.size() + k, pair.close);
-    }
-    std::stable_sort(t.entries.begin(), t.entries.end(),
-                     [](const entry& a, const entry& b) { return a.key < b.key; });
-    // Which second bytes follow each first byte (lowercased): most `[` and `<` are rejected
-    // on these two bytes alone.
-    for (const entry& e : t.entries) {
-      t.has_short = t.has_short || e.m.size() < 2;
-      if (e.m.size() < 2) continue;
-      auto& slot = t.follow[static_cast<unsigned char>(ascii_lower(e.m[0]))];
-      if (slot == 0) {
-        t.seconds.emplace_back();
-        slot = static_cast<std::uint8_t>(t.seconds.size());
-      }
-      t.seconds[slot - 1U].set(static_cast<unsigned char>(ascii_lower(e.m[1])));
-    }
-    return t;
-  }
-
   const options& opts_;
-  std::uint32_t off_ = 0;         // the formats switched off: bit f for reasoning_format(f)
-  std::optional<table> own_;      // the caller's markers' table
-  const table* table_ = nullptr;  // the table in use: own_, or the built-in one
-  mutable details_read details_;  // what `details_end` read last
+  std::uint32_t off_ = 0;                // the formats switched off: bit f for reasoning_format(f)
+  std::optional<marker_table> own_;      // the caller's markers' table
+  const marker_table* table_ = nullptr;  // the table in use: own_, or the built-in one
+  mutable details_read details_;         // what `details_end` read last
 };
 
 }  // namespace llmjson::detail
