@@ -1112,6 +1112,35 @@ TEST_CASE("validity in reasoning is decided as elsewhere: numbers beyond a doubl
   }
 }
 
+TEST_CASE("whole outputs, parts and fence bodies tell numbers beyond a double, listed or selected",
+          "[candidate][rule §1 Valid JSON]") {
+  // Their validator flags a number that may not fit (`last_big_number`), so their candidates
+  // check the numbers only then; a long fence body is checked as it is parsed whole.
+  const std::string pad(300, 'p');
+  const std::vector<std::pair<std::string, bool>> values{
+      {R"({"n": 1e308})", true},
+      {R"({"n": 1e309})", false},
+      {R"({"n": [1, 2.5e-3, -7]})", true},
+      {"{\"pad\": \"" + pad + "\", \"n\": 1e400}", false},
+      {"{\"pad\": \"" + pad + "\", \"n\": 12}", true},
+      {"{\"n\": 1" + std::string(309, '0') + "}", false},
+  };
+  for (const auto& [value, fits] : values) {
+    for (const std::string& text :
+         {value, "Here:\n```json\n" + value + "\n```\nDone.", "<think>x</think>" + value,
+          "<|channel|>final<|message|>" + value + "<|end|>"}) {
+      INFO(text);
+      const llmjson::scan_result listed = llmjson::candidates(text);
+      REQUIRE(listed.candidates.size() == 1);
+      CHECK(listed.candidates[0].valid == fits);
+      const auto picked = llmjson::extract(text, llmjson::any_key({"n"}));
+      CHECK(picked.has_value() == fits);
+      if (!fits)
+        CHECK(picked.error().message.find("out of range for a double") != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("a malformed draft in reasoning: candidates() says why, selection says where it lies",
           "[candidate][rule §5 Selection and policies]") {
   // extract, the stream and the retry wrapper do not word the reason of a candidate in reasoning

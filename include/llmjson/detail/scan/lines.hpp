@@ -211,7 +211,7 @@ class line_reader {
       nlohmann::json value;
       if (!parse_whole(text, body, s, s_.max_depth, s_.build_values ? &value : nullptr))
         return false;
-      s_.add_record(b, e, source::fence, body_where());
+      s_.add_record(b, e, source::fence, body_where(), false);  // parse_whole checked its numbers
       if (s_.build_values) s_.built.emplace_back(s_.records.size() - 1, std::move(value));
       fences_.close();
       note_fence_end(s, eol, true);

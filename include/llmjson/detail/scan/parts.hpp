@@ -82,7 +82,8 @@ class part_reader {
       switch (part_watch_.finish(e)) {
         case prefix_watch::ending::blank: return finish();
         case prefix_watch::ending::value:
-          s_.add_record(part_watch_.first(), part_watch_.last(), source::part, where_);
+          s_.add_record(part_watch_.first(), part_watch_.last(), source::part, where_,
+                        part_watch_.big_number());
           return finish();
         case prefix_watch::ending::cut:
           if (!at_end) break;  // cut by a marker: its lines and frames read it

@@ -83,6 +83,10 @@ class prefix_watch {
   /// The span's first byte and the end of its last byte that are not JSON white space.
   [[nodiscard]] std::size_t first() const noexcept { return first_; }
   [[nodiscard]] std::size_t last() const noexcept { return last_; }
+  /// Whether a number it read may be beyond a double (`validator::last_big_number`).
+  [[nodiscard]] bool big_number() const noexcept {
+    return validator_.last_big_number() != validator::no_raw;
+  }
 
  private:
   static constexpr std::size_t none = static_cast<std::size_t>(-1);

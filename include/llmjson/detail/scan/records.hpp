@@ -45,7 +45,7 @@ struct record {
   // them escaped.
   bool raw = false;
   // A number in it may be beyond a double (one with an exponent, or 300 bytes long): whether
-  // nlohmann can hold its value is checked (`numbers_fit`). Frames know; other records check.
+  // nlohmann can hold its value is checked (`numbers_fit`). The validator that read it knows.
   bool big_number = true;
 };
 static_assert(sizeof(record) <= 4 * sizeof(std::size_t), "a record is four words at most");

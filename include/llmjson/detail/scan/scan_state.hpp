@@ -66,11 +66,20 @@ struct scan_state {
   /// A resource limit stopped the reading: nothing more is read.
   [[nodiscard]] bool stopped() const noexcept { return frames.overflowed() != overflow::none; }
 
-  /// A whole value (output, part or fence body), lying in `c`.
-  void add_record(std::size_t first, std::size_t last, source src, const context& c) {
+  /// A whole value (output, part or fence body), lying in `c`. `big_number`: a number in it may
+  /// be beyond a double (what its validator saw), so its candidate checks them (`numbers_fit`).
+  void add_record(std::size_t first, std::size_t last, source src, const context& c,
+                  bool big_number) {
     contexts.push_back(c);
-    records.push_back(
-        record{first, last, static_cast<std::uint32_t>(contexts.size() - 1), src, true, {}});
+    records.push_back(record{first,
+                             last,
+                             static_cast<std::uint32_t>(contexts.size() - 1),
+                             src,
+                             true,
+                             {},
+                             false,
+                             false,
+                             big_number});
     frames.note_record();
   }
 

@@ -78,7 +78,8 @@ class segment_reader {
           in_body_ = false;
           return;
         case prefix_watch::ending::value:
-          s_.add_record(first, body_watch_.last(), source::fence, body_where_);
+          s_.add_record(first, body_watch_.last(), source::fence, body_where_,
+                        body_watch_.big_number());
           in_body_ = false;
           return;
         case prefix_watch::ending::cut:

@@ -82,7 +82,8 @@ class text_start {
       switch (whole_watch_.finish(s_.text.size())) {
         case prefix_watch::ending::value:
           whole_value_ = true;
-          s_.add_record(whole_watch_.first(), whole_watch_.last(), source::whole, context{});
+          s_.add_record(whole_watch_.first(), whole_watch_.last(), source::whole, context{},
+                        whole_watch_.big_number());
           return false;
         case prefix_watch::ending::cut:
           whole_value_ = true;
