@@ -44,7 +44,12 @@ namespace llmjson::detail {
 /// - `line_reader` (§2 Lines, §2 Fences): a line that may be a fence line is held until it
 ///   ends, then fed to the `fence_walker`; fence lines cut a part into segments;
 /// - `segment_reader` (§3 Fence bodies, §3 The scan): a body waits while it is a valid JSON
-///   prefix; the `frame_scanner` reads each segment.
+///   prefix; the `frame_scanner` reads each segment;
+/// - `frame_scanner` (`frames.hpp`, §3 The scan): the byte rules that open, settle and close
+///   brace and bracket frames, on a `frame_stack` (the open frames, the chain of live JSON-like
+///   ones that one `validator` reads, and the records they leave). The validator
+///   (`validator.hpp`, §1 Valid JSON) owns its parts: containers and keys, strings, numbers and
+///   literals, the wording of a failure (`validator_*.hpp`).
 class engine {
  public:
   explicit engine(const options& opts)
