@@ -85,6 +85,7 @@ class frame_stack {
   static bool json_like(const frame& f) noexcept {
     return f.kind == frame_kind::brace_json || f.kind == frame_kind::bracket;
   }
+
   /// Opens a frame of `kind` at `i` (none past `max_frames`: the scan stops).
   void push_frame(std::size_t i, frame_kind kind) {
     if (frames_.size() >= max_frames_) {
@@ -100,6 +101,7 @@ class frame_stack {
     f.kind = kind;
     if (!lazy_) check_depth(i);
   }
+
   /// A frame that starts a chain: the validator starts only if what follows the opener can
   /// still make it JSON (most `{` and `[` in prose are not: `{{name}}`, `[1]`), so a run of
   /// such openers costs no validator work.
@@ -207,6 +209,10 @@ class frame_stack {
     }
   }
 
+  /// The segment ends at `e` with frames open: the outermost one whose text is still a valid
+  /// JSON prefix is a cut value (`runs_to_end`: the output ends there) or a malformed record cut
+  /// by `why`; what lies in it, and what starts where a dead JSON-like frame outside it went
+  /// wrong, is dropped.
   std::optional<pending_cut> end_segment(std::size_t e, bool runs_to_end, cut_by why) {
     std::optional<pending_cut> cut;
     if (frames_.empty()) return cut;
@@ -256,6 +262,7 @@ class frame_stack {
     }
     v.resize(to);
   }
+
   std::string_view text_;
   std::size_t max_depth_;
   std::vector<record>& records_;

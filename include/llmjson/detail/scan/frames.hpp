@@ -23,7 +23,8 @@
 namespace llmjson::detail {
 
 /// §3 The scan, over one segment at a time, with a stack of brace and bracket frames and one
-/// validator shared by the chain of nested frames it is validating.
+/// validator shared by the chain of nested frames it is validating (`frame_stack`, which this
+/// class builds on, holds them; the byte rules are here).
 /// Linear: every byte is looked at once by the frame logic and at most once by the validator,
 /// and every frame is pushed, killed and popped at most once. Where nothing but a few bytes can
 /// matter (a dead frame, the plain text of a string), it skips 16 or 32 bytes at a time
