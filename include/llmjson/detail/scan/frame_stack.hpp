@@ -211,8 +211,8 @@ class frame_stack {
 
   /// The segment ends at `e` with frames open: the outermost one whose text is still a valid
   /// JSON prefix is a cut value (`runs_to_end`: the output ends there) or a malformed record cut
-  /// by `why`; what lies in it, and what starts where a dead JSON-like frame outside it went
-  /// wrong, is dropped.
+  /// by `why`. What lies in it is dropped, and so is what starts in a dead JSON-like frame
+  /// outside it before the byte where that frame went wrong.
   std::optional<pending_cut> end_segment(std::size_t e, bool runs_to_end, cut_by why) {
     std::optional<pending_cut> cut;
     if (frames_.empty()) return cut;
