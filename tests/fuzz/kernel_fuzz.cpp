@@ -26,7 +26,8 @@
 //    next_in_string both ways, every stop in turn. The first 1024 bytes (64 placements each).
 // 2. candidates() and extract() give the same results, field for field, under every kernel, and
 //    under each the library agrees with the reference as in diff_fuzz (diff_compare.hpp: the
-//    input is read as diff_fuzz reads it, a first byte below 0x08 starts an options header).
+//    input is read as diff_fuzz reads it, a first byte below 0x08 starts an options header);
+//    past 16 KiB of text, under the CPU's best kernel only (check_library says why).
 
 namespace {
 
@@ -104,7 +105,11 @@ void check_library(const std::vector<kernel>& kernels, const llmjson_diff::setup
                    llmjson_diff::shown(s.text).c_str());
       std::abort();
     }
-    llmjson_diff::compare(s, sel);  // the reference, the policies, the stream
+    // The reference, the policies and the stream's chunkings: under every kernel for a text of
+    // up to 16 KiB; for a longer one (the corpus's 200 KB trace) under the last kernel only, the
+    // CPU's best. The others gave that kernel's candidates and answer just above, and a run of
+    // every chunking per kernel took such a text past libFuzzer's 10 s under ASan at -O1.
+    if (s.text.size() <= 16 * 1024 || k == kernels.back()) llmjson_diff::compare(s, sel);
   }
   llmjson::use_kernel(kernel::automatic);
 }
