@@ -1,7 +1,7 @@
 // llmjson: candidates() applies the brace-scan and fence rules of tests/corpus/README.md
 // SPDX-License-Identifier: MIT
 #include <llmjson/candidate.hpp>
-#include <llmjson/detail/scan/utf8.hpp>
+#include <llmjson/detail/text/utf8.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/scan.hpp>
 #include <llmjson/stream.hpp>

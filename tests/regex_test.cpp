@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <llmjson/detail/scan/utf8.hpp>
+#include <llmjson/detail/text/utf8.hpp>
 #include <llmjson/detail/schema/regex.hpp>
 #include <llmjson/detail/schema/unicode.hpp>
 #include <llmjson/schema.hpp>

@@ -16,7 +16,7 @@
 #include <llmjson/detail/scan/engine.hpp>
 #include <llmjson/detail/scan/positions.hpp>
 #include <llmjson/detail/scan/scanner-inl.hpp>
-#include <llmjson/detail/scan/utf8.hpp>
+#include <llmjson/detail/text/utf8.hpp>
 #include <llmjson/error.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/feedback.hpp>

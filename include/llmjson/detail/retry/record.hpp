@@ -12,7 +12,7 @@
 
 #include <llmjson/adapter.hpp>
 #include <llmjson/detail/config.hpp>
-#include <llmjson/detail/scan/utf8.hpp>
+#include <llmjson/detail/text/utf8.hpp>
 #include <llmjson/error.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/result.hpp>

@@ -11,7 +11,7 @@
 
 #include <llmjson/detail/config.hpp>
 #include <llmjson/detail/retry/wording.hpp>
-#include <llmjson/detail/scan/utf8.hpp>
+#include <llmjson/detail/text/utf8.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/retry_types.hpp>
 

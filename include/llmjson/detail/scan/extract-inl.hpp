@@ -18,8 +18,8 @@
 #include <llmjson/detail/scan/build.hpp>
 #include <llmjson/detail/scan/keys.hpp>
 #include <llmjson/detail/scan/regions.hpp>
-#include <llmjson/detail/scan/text.hpp>
-#include <llmjson/detail/scan/utf8.hpp>
+#include <llmjson/detail/text/ascii.hpp>
+#include <llmjson/detail/text/utf8.hpp>
 #include <llmjson/error.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/json_text.hpp>

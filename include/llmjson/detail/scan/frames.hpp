@@ -17,7 +17,7 @@
 #include <llmjson/detail/scan/find.hpp>
 #include <llmjson/detail/scan/frame_stack.hpp>
 #include <llmjson/detail/scan/records.hpp>
-#include <llmjson/detail/scan/text.hpp>
+#include <llmjson/detail/text/ascii.hpp>
 #include <llmjson/detail/scan/validator.hpp>
 
 namespace llmjson::detail {

@@ -9,8 +9,8 @@
 #include <string_view>
 
 #include <llmjson/detail/scan/find.hpp>
-#include <llmjson/detail/scan/text.hpp>
-#include <llmjson/detail/scan/utf8.hpp>
+#include <llmjson/detail/text/ascii.hpp>
+#include <llmjson/detail/text/utf8.hpp>
 
 namespace llmjson::detail {
 

@@ -14,7 +14,7 @@
 #include <llmjson/detail/scan/records.hpp>
 #include <llmjson/detail/scan/scan_state.hpp>
 #include <llmjson/detail/scan/segments.hpp>
-#include <llmjson/detail/scan/text.hpp>
+#include <llmjson/detail/text/ascii.hpp>
 #include <llmjson/detail/scan/whole.hpp>
 
 namespace llmjson::detail {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include <llmjson/detail/scan/find.hpp>
-#include <llmjson/detail/scan/text.hpp>
+#include <llmjson/detail/text/ascii.hpp>
 
 namespace llmjson::detail {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include <llmjson/detail/scan/find.hpp>
-#include <llmjson/detail/scan/text.hpp>
+#include <llmjson/detail/text/ascii.hpp>
 #include <llmjson/detail/scan/validator.hpp>
 
 namespace llmjson::detail {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include <llmjson/detail/scan/find.hpp>
-#include <llmjson/detail/scan/text.hpp>
+#include <llmjson/detail/text/ascii.hpp>
 #include <llmjson/options.hpp>
 
 namespace llmjson::detail {

@@ -15,7 +15,7 @@
 #include <llmjson/detail/scan/positions.hpp>
 #include <llmjson/detail/scan/records.hpp>
 #include <llmjson/detail/scan/scanner.hpp>
-#include <llmjson/detail/scan/utf8.hpp>
+#include <llmjson/detail/text/utf8.hpp>
 #include <llmjson/fence.hpp>
 #include <llmjson/options.hpp>
 #include <llmjson/scan.hpp>

@@ -27,8 +27,8 @@
 #include <llmjson/detail/scan/positions.hpp>
 #include <llmjson/detail/scan/relocate.hpp>
 #include <llmjson/detail/scan/scanner.hpp>
-#include <llmjson/detail/scan/text.hpp>
-#include <llmjson/detail/scan/utf8.hpp>
+#include <llmjson/detail/text/ascii.hpp>
+#include <llmjson/detail/text/utf8.hpp>
 #include <llmjson/detail/scan/validator.hpp>
 #include <llmjson/detail/scan/whole.hpp>
 #include <llmjson/json_text.hpp>

@@ -11,7 +11,7 @@
 #include <llmjson/detail/scan/records.hpp>
 #include <llmjson/detail/scan/regions.hpp>
 #include <llmjson/detail/scan/scan_state.hpp>
-#include <llmjson/detail/scan/text.hpp>
+#include <llmjson/detail/text/ascii.hpp>
 #include <llmjson/options.hpp>
 
 namespace llmjson::detail {

@@ -11,7 +11,7 @@
 
 #include <llmjson/detail/scan/find.hpp>
 #include <llmjson/detail/scan/keys.hpp>
-#include <llmjson/detail/scan/text.hpp>
+#include <llmjson/detail/text/ascii.hpp>
 #include <llmjson/detail/scan/validator_containers.hpp>
 #include <llmjson/detail/scan/validator_failure.hpp>
 #include <llmjson/detail/scan/validator_strings.hpp>

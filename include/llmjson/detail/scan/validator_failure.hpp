@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include <llmjson/detail/scan/text.hpp>
+#include <llmjson/detail/text/ascii.hpp>
 
 namespace llmjson::detail {
 

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string>
 
-#include <llmjson/detail/scan/text.hpp>
-#include <llmjson/detail/scan/utf8.hpp>
+#include <llmjson/detail/text/ascii.hpp>
+#include <llmjson/detail/text/utf8.hpp>
 #include <llmjson/detail/scan/validator_failure.hpp>
 
 namespace llmjson::detail {

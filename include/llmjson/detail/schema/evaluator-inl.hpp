@@ -14,7 +14,7 @@
 
 #include <llmjson/detail/config.hpp>
 #include <llmjson/detail/pointer.hpp>
-#include <llmjson/detail/scan/utf8.hpp>
+#include <llmjson/detail/text/utf8.hpp>
 #include <llmjson/detail/schema/evaluator.hpp>
 #include <llmjson/detail/schema/messages.hpp>
 #include <llmjson/detail/schema/regex.hpp>

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include <llmjson/detail/config.hpp>
-#include <llmjson/detail/scan/text.hpp>
-#include <llmjson/detail/scan/utf8.hpp>
+#include <llmjson/detail/text/ascii.hpp>
+#include <llmjson/detail/text/utf8.hpp>
 #include <llmjson/detail/schema/regex.hpp>
 #include <llmjson/detail/schema/unicode.hpp>
 

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include <llmjson/detail/config.hpp>
-#include <llmjson/detail/scan/text.hpp>
+#include <llmjson/detail/text/ascii.hpp>
 #include <llmjson/detail/schema/uri.hpp>
 
 namespace llmjson::detail {

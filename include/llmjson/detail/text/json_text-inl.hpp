@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include <llmjson/detail/config.hpp>
-#include <llmjson/detail/scan/text.hpp>
+#include <llmjson/detail/text/ascii.hpp>
 #include <llmjson/json_text.hpp>
 
 namespace llmjson {

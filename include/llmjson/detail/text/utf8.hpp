@@ -1,13 +1,13 @@
-// llmjson: UTF-8 helpers shared by the validator, the regex engine and the tool
+// llmjson: UTF-8 helpers shared by the scan, the schema and the retry wings
 // SPDX-License-Identifier: MIT
-#ifndef LLMJSON_DETAIL_SCAN_UTF8_HPP_INCLUDED
-#define LLMJSON_DETAIL_SCAN_UTF8_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_TEXT_UTF8_HPP_INCLUDED
+#define LLMJSON_DETAIL_TEXT_UTF8_HPP_INCLUDED
 
 #include <cstddef>
 #include <string>
 #include <string_view>
 
-#include <llmjson/detail/scan/text.hpp>
+#include <llmjson/detail/text/ascii.hpp>
 
 namespace llmjson::detail {
 
@@ -133,4 +133,4 @@ inline std::string one_line(std::string_view s) {
 
 }  // namespace llmjson::detail
 
-#endif  // LLMJSON_DETAIL_SCAN_UTF8_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_TEXT_UTF8_HPP_INCLUDED

@@ -1,7 +1,7 @@
 // llmjson: the byte classes the rules name, written once: BOM, white space, words, case, hex
 // SPDX-License-Identifier: MIT
-#ifndef LLMJSON_DETAIL_SCAN_TEXT_HPP_INCLUDED
-#define LLMJSON_DETAIL_SCAN_TEXT_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_TEXT_ASCII_HPP_INCLUDED
+#define LLMJSON_DETAIL_TEXT_ASCII_HPP_INCLUDED
 
 #include <cstddef>
 #include <string_view>
@@ -53,4 +53,4 @@ constexpr char hex_digit(unsigned v, bool upper = true) noexcept {
 
 }  // namespace llmjson::detail
 
-#endif  // LLMJSON_DETAIL_SCAN_TEXT_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_TEXT_ASCII_HPP_INCLUDED
