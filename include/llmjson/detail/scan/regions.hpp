@@ -121,6 +121,10 @@ inline constexpr harmony_set message_ends =
 inline constexpr harmony_set harmony_only =
     all_harmony & ~(harmony_bit(harmony::end) | harmony_bit(harmony::call));
 
+/// Whether the rules use a caller's marker pair: one with an empty side is left out (it would
+/// match everywhere). The one place this rule is written.
+constexpr bool usable(const marker_pair& p) noexcept { return !p.open.empty() && !p.close.empty(); }
+
 /// A marker found in the text.
 struct marker_match {
   marker_kind kind = marker_kind::none;
@@ -165,7 +169,7 @@ struct marker_table {
     if (is_on(off, reasoning_format::apriel)) add(marker_kind::end_cut, 0, apriel_end);
     for (std::size_t k = 0; k < opts.reasoning_markers.size(); ++k) {
       const marker_pair& pair = opts.reasoning_markers[k];
-      if (pair.open.empty() || pair.close.empty()) continue;  // see `marker_set::usable`
+      if (!usable(pair)) continue;
       add(marker_kind::tag_open, builtin_tag_pairs.size() + k, pair.open);
       add(marker_kind::tag_close, builtin_tag_pairs.size() + k, pair.close);
     }
@@ -226,7 +230,7 @@ struct marker_table {
     if (is_on(off, reasoning_format::details)) add(details_open);
     if (is_on(off, reasoning_format::apriel)) add(apriel_end);
     for (const auto& p : opts.reasoning_markers)
-      if (!p.open.empty() && !p.close.empty()) add(p.open), add(p.close);
+      if (usable(p)) add(p.open), add(p.close);
     return out;
   }
 };
@@ -246,7 +250,7 @@ class marker_set {
         ~(format_bit(reasoning_format::stripped_harmony) | format_bit(reasoning_format::granite) |
           format_bit(reasoning_format::ollama));
     bool own = (off_ & in_table) != 0;
-    for (const auto& p : opts.reasoning_markers) own = own || (!p.open.empty() && !p.close.empty());
+    for (const auto& p : opts.reasoning_markers) own = own || usable(p);
     if (own) {
       own_.emplace(opts, off_);
       table_ = &*own_;
@@ -261,24 +265,11 @@ class marker_set {
   marker_set(const marker_set&) = delete;  // table_ may point into own_
   marker_set& operator=(const marker_set&) = delete;
 
-  [[nodiscard]] std::size_t pair_count() const noexcept {
-    return builtin_tag_pairs.size() + opts_.reasoning_markers.size();
-  }
-  [[nodiscard]] std::string_view open_of(std::size_t p) const noexcept {
-    if (p == details_pair) return details_open;
-    return p < builtin_tag_pairs.size()
-               ? builtin_tag_pairs[p][0]
-               : opts_.reasoning_markers[p - builtin_tag_pairs.size()].open;
-  }
   [[nodiscard]] std::string_view close_of(std::size_t p) const noexcept {
     if (p == details_pair) return details_close;
     return p < builtin_tag_pairs.size()
                ? builtin_tag_pairs[p][1]
                : opts_.reasoning_markers[p - builtin_tag_pairs.size()].close;
-  }
-  /// A caller's pair with an empty side is left out (it would match everywhere).
-  [[nodiscard]] bool usable(std::size_t p) const noexcept {
-    return !open_of(p).empty() && !close_of(p).empty();
   }
 
   /// The longest marker at `i`. At equal lengths: built-in tags (open, then close), harmony,
