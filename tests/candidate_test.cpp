@@ -60,13 +60,13 @@ TEST_CASE("place() names where a candidate was found, as the messages do", "[can
       "A {\"a\": 1}\n```json\n{\"b\": 2}\n```\n```js\x01\n[{\"c\": 3}, 1\n```\n";
   const auto scan = llmjson::candidates(text);
   REQUIRE(scan.candidates.size() == 3);
-  CHECK(llmjson::place(scan.candidates[0]) == "prose");
-  CHECK(llmjson::place(scan.candidates[1]) == "fence \"json\"");
-  CHECK(llmjson::place(scan.candidates[2]) == "in fence \"js\\x01\"");  // one line
+  CHECK(llmjson::source_label(scan.candidates[0]) == "prose");
+  CHECK(llmjson::source_label(scan.candidates[1]) == "fence \"json\"");
+  CHECK(llmjson::source_label(scan.candidates[2]) == "in fence \"js\\x01\"");  // one line
   const std::string whole = R"({"a": 1})";
-  CHECK(llmjson::place(llmjson::candidates(whole).candidates.at(0)) == "whole output");
+  CHECK(llmjson::source_label(llmjson::candidates(whole).candidates.at(0)) == "whole output");
   const std::string part = "<think>draft</think>\n{\"a\": 1} ";
-  CHECK(llmjson::place(llmjson::candidates(part).candidates.at(0)) == "whole part");
+  CHECK(llmjson::source_label(llmjson::candidates(part).candidates.at(0)) == "whole part");
 }
 
 TEST_CASE("the whole output, BOM and white space aside, is the one candidate",

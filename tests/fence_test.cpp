@@ -30,7 +30,7 @@ static_assert(walk("    ```json"sv, "```"sv) == kind::opens);  // 4 spaces: inde
 static_assert(walk("``"sv, "``"sv) == kind::text);
 static_assert(walk("~~~~"sv, "~~~"sv) == kind::text);  // a shorter run does not close
 static_assert(walk("~~~~"sv, "~~~~~"sv) == kind::closes);
-static_assert(llmjson::detail::fence_marker("~~~~"sv).length == 4);
+static_assert(llmjson::detail::fence_run_of("~~~~"sv).length == 4);
 
 TEST_CASE("a json fence: body, info string, spans and line", "[fence]") {
   const std::string text = "Intro\n```json\n{\"a\": 1}\n```\nafter\n";
@@ -39,8 +39,8 @@ TEST_CASE("a json fence: body, info string, spans and line", "[fence]") {
   const auto& f = fs[0];
   CHECK(f.closed);
   CHECK(f.info == "json");
-  CHECK(f.marker == '`');
-  CHECK(f.marker_length == 3);
+  CHECK(f.fence_char == '`');
+  CHECK(f.fence_length == 3);
   CHECK(f.line == 2);
   CHECK(f.body == "{\"a\": 1}\n");
   CHECK(f.offset == 6);
@@ -70,7 +70,7 @@ TEST_CASE("a four-backtick fence wraps a ```json fence, which stays part of its 
   const std::string text = "````markdown\n```json\n{\"a\":1}\n```\n````\nafter\n";
   auto fs = llmjson::fences(text);
   REQUIRE(fs.size() == 1);
-  CHECK(fs[0].marker_length == 4);
+  CHECK(fs[0].fence_length == 4);
   CHECK(fs[0].body == "```json\n{\"a\":1}\n```\n");
   CHECK(fs[0].closed);
 }

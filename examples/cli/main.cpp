@@ -815,12 +815,12 @@ const std::vector<llmjson::near_miss>& near_misses_of(const outcome& o) {
 /// Where the candidate was found, in the library's words (`prose`, `in fence "json"`, `fence
 /// "json"`, `whole part`, `whole output`), with ` (enclosed)` when a frame encloses it (a piece of
 /// something bigger, never the fallback).
-std::string source_label(const llmjson::candidate& c);
+std::string source_column(const llmjson::candidate& c);
 
 using llmjson_cli::one_line;
 
-std::string source_label(const llmjson::candidate& c) {
-  std::string label = llmjson::place(c);
+std::string source_column(const llmjson::candidate& c) {
+  std::string label = llmjson::source_label(c);
   if (c.enclosed) label += " (enclosed)";
   return label;
 }
@@ -843,7 +843,7 @@ std::string explain_table(const outcome& o) {
     if (c.raw_controls)  // valid once they are escaped (rules §3): said, whatever the verdict
       reason = "raw line breaks or tabs in strings" + (reason.empty() ? "" : "; " + reason);
     rows.push_back({std::to_string(i + 1), std::to_string(c.line) + ":" + std::to_string(c.column),
-                    source_label(c), std::to_string(c.text.size()), std::string(verdict_of(o, i)),
+                    source_column(c), std::to_string(c.text.size()), std::string(verdict_of(o, i)),
                     reason.empty() ? "-" : one_line(reason)});
   }
   std::vector<std::size_t> widths(rows.front().size(), 0);

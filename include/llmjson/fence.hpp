@@ -19,10 +19,10 @@ struct fence {
   std::string_view body;        ///< the lines between the opening and the closing line
   std::size_t body_offset = 0;  ///< byte offset of `body`
   std::string_view info;  ///< the info string, trimmed (`json`, `JSON`, `` ``): diagnostics only
-  char marker = '`';      ///< '`' or '~'
-  std::size_t marker_length = 3;  ///< how many markers open the fence (3 or more)
-  std::size_t line = 1;           ///< 1-based line of the opening fence
-  bool closed = false;            ///< false when the text ends before a closing line
+  char fence_char = '`';  ///< '`' or '~'
+  std::size_t fence_length = 3;  ///< how many of it open the fence (3 or more)
+  std::size_t line = 1;          ///< 1-based line of the opening fence
+  bool closed = false;           ///< false when the text ends before a closing line
 };
 
 /// A temporary `std::string`, const or not: a call that returns views into its text refuses

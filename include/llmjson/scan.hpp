@@ -75,11 +75,12 @@ std::vector<fence> fences(S&&) {
   return {};
 }
 
-/// Returns where `c` was found, as the library's messages name it: `prose`, `in fence "json"` (a
-/// span inside a fence body), `fence "json"` (a whole fence body), `whole part` or `whole output`.
-/// The info string is made one line (control characters escaped, ill-formed UTF-8 replaced).
-/// Messages put the position first: `3:14 prose`. Allocates; throws only `std::bad_alloc`.
-[[nodiscard]] std::string place(const candidate& c);
+/// Returns the label of `c`'s `source`, where it was found, as the library's messages name it:
+/// `prose`, `in fence "json"` (a span inside a fence body), `fence "json"` (a whole fence body),
+/// `whole part` or `whole output`. The info string is made one line (control characters escaped,
+/// ill-formed UTF-8 replaced). Messages put the position first: `3:14 prose`. Allocates; throws
+/// only `std::bad_alloc`.
+[[nodiscard]] std::string source_label(const candidate& c);
 
 }  // namespace llmjson
 

@@ -41,7 +41,7 @@ LLMJSON_INLINE void append_candidates(std::string& out, const std::vector<candid
     ++total;
     if (shown == most) continue;
     out += shown++ ? "; " : "";
-    out += std::to_string(c.line) + ":" + std::to_string(c.column) + " " + llmjson::place(c);
+    out += std::to_string(c.line) + ":" + std::to_string(c.column) + " " + llmjson::source_label(c);
     if (!c.qualifies) out += ": " + one_line(c.message);
   }
   if (total > shown) out += "; and " + std::to_string(total - shown) + " more";

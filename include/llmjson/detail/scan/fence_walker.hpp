@@ -14,15 +14,16 @@ constexpr std::string_view trim_spaces_tabs(std::string_view s) noexcept {
   return s;
 }
 
-/// A fence line's marker run: which character, how many, and where the rest of the line starts.
-struct marker_run {
-  char marker = 0;  ///< 0: the line is no fence line
+/// A fence line's run of backticks or tildes: which character, how many, and where the rest of
+/// the line starts.
+struct fence_run {
+  char fence_char = 0;  ///< 0: the line is no fence line
   std::size_t length = 0;
   std::size_t rest = 0;  ///< index in the line just past the run
 };
 
 /// Returns the run of 3+ backticks or tildes that follows at most 3 spaces of indent, if any.
-constexpr marker_run fence_marker(std::string_view line) noexcept {
+constexpr fence_run fence_run_of(std::string_view line) noexcept {
   std::size_t i = 0;
   while (i < line.size() && line[i] == ' ' && i < 4) ++i;
   if (i > 3 || i == line.size() || (line[i] != '`' && line[i] != '~')) return {};
@@ -56,11 +57,11 @@ class fence_walker {
       open_ = false;
       return {line_kind::closes, {}};
     }
-    const marker_run run = fence_marker(line);
-    if (!run.marker) return {};
+    const fence_run run = fence_run_of(line);
+    if (!run.fence_char) return {};
     const std::string_view info = trim_spaces_tabs(line.substr(run.rest));
     // A backtick fence's info string holds no backtick: ```{"a":1}``` is inline code.
-    if (run.marker == '`' && info.find('`') != std::string_view::npos) return {};
+    if (run.fence_char == '`' && info.find('`') != std::string_view::npos) return {};
     run_ = run;
     open_ = true;
     return {line_kind::opens, info};
@@ -68,8 +69,8 @@ class fence_walker {
 
   /// Whether `line` would close the open fence. Changes nothing (a look ahead).
   [[nodiscard]] constexpr bool closes(std::string_view line) const noexcept {
-    const marker_run run = fence_marker(line);
-    return open_ && run.marker == run_.marker && run.length >= run_.length &&
+    const fence_run run = fence_run_of(line);
+    return open_ && run.fence_char == run_.fence_char && run.length >= run_.length &&
            trim_spaces_tabs(line.substr(run.rest)).empty();
   }
 
@@ -81,12 +82,12 @@ class fence_walker {
 
   /// Whether a fence is open: the lines fed now are its body.
   [[nodiscard]] constexpr bool in_fence() const noexcept { return open_; }
-  /// The last opened fence's marker (`` ` `` or `~`) and how many of it open it.
-  [[nodiscard]] constexpr char marker() const noexcept { return run_.marker; }
-  [[nodiscard]] constexpr std::size_t marker_length() const noexcept { return run_.length; }
+  /// The last opened fence's character (`` ` `` or `~`) and how many of it open it.
+  [[nodiscard]] constexpr char fence_char() const noexcept { return run_.fence_char; }
+  [[nodiscard]] constexpr std::size_t fence_length() const noexcept { return run_.length; }
 
  private:
-  marker_run run_{};
+  fence_run run_{};
   bool open_ = false;
 };
 

@@ -156,7 +156,7 @@ class line_reader {
       fence_.info_len = read.info.size();
       if (s_.fence_spans) {
         s_.fence_spans->push_back(fence_span{s, next, next, next, fence_.info_at, fence_.info_len,
-                                             fences_.marker_length(), fences_.marker(), false});
+                                             fences_.fence_length(), fences_.fence_char(), false});
       }
       if (s_.ended && !s_.fences_only && !part_where_->in_reasoning && whole_body(next, upto))
         return;

@@ -85,8 +85,8 @@ struct fence_span {
   std::size_t end = 0;         // the closing line's end (its line ending aside), or the part's end
   std::size_t info_at = 0;
   std::size_t info_len = 0;
-  std::size_t marker_length = 0;
-  char marker = 0;
+  std::size_t fence_length = 0;
+  char fence_char = 0;
   bool closed = false;
 };
 

@@ -1,4 +1,4 @@
-// llmjson: the bodies of candidates(), fences() and place()
+// llmjson: the bodies of candidates(), fences() and source_label()
 // SPDX-License-Identifier: MIT
 #ifndef LLMJSON_DETAIL_SCAN_SCAN_INL_HPP_INCLUDED
 #define LLMJSON_DETAIL_SCAN_SCAN_INL_HPP_INCLUDED
@@ -47,8 +47,8 @@ LLMJSON_INLINE std::vector<fence> fences(std::string_view text) {
     f.body = text.substr(s.body_begin, s.body_end - s.body_begin);
     f.body_offset = s.body_begin;
     f.info = text.substr(s.info_at, s.info_len);
-    f.marker = s.marker;
-    f.marker_length = s.marker_length;
+    f.fence_char = s.fence_char;
+    f.fence_length = s.fence_length;
     f.line = lines.at(s.begin).first;
     f.closed = s.closed;
     out.push_back(f);
@@ -56,7 +56,7 @@ LLMJSON_INLINE std::vector<fence> fences(std::string_view text) {
   return out;
 }
 
-LLMJSON_INLINE std::string place(const candidate& c) {
+LLMJSON_INLINE std::string source_label(const candidate& c) {
   // Appended piece by piece: g++ 12 -O2 warns (-Wrestrict, a false positive) on "literal" + string.
   std::string out;
   switch (c.source) {
