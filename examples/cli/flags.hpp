@@ -116,13 +116,6 @@ std::string for_each_item(const std::string& v, Take&& take) {
   }
 }
 
-/// Checks that `v` is a JSON Pointer; a usage error's message, or empty.
-inline std::string check_pointer(std::string_view flag, const std::string& v) {
-  std::string problem;
-  if (!json_pointer::parse(v, problem)) return std::string(flag) + ": " + problem;
-  return {};
-}
-
 /// The part of the usage text a flag is described in.
 enum class flag_section {
   hidden,     // parsed, never shown (a flag's old name, which says the new one)
@@ -135,241 +128,284 @@ enum class flag_section {
   output,     // output
 };
 
-/// One flag: its names, how the usage text shows it, and what it sets. The table below lists
-/// them in the order of the usage text's synopsis; each section of the option lines takes its
-/// flags in that order too.
+/// A flag's value, read into the settings: a usage error's message, or empty. `name` is the
+/// flag's, for the message.
+using flag_reader = std::string (*)(settings& s, std::string_view name, const std::string& value);
+
+/// One flag: its names, how the usage text shows it, and what it sets: a switch sets a member
+/// (`sets`), a flag with a value reads it (`reads`), an old name is refused (`refused`). The table
+/// below lists them in the order of the usage text's synopsis; each section of the option lines
+/// takes its flags in that order.
 struct flag {
-  std::string_view name;        // `--keys`
-  std::string_view short_name;  // `-h`, or empty
-  std::string_view value;       // the value's name in the option lines (`K1,K2,...`), or empty:
-                                // the flag takes no value
-  std::string_view synopsis;    // the value's name in the synopsis, when not `value` (an enum's
-                                // names are read from the enum: see `synopsis_value`)
-  flag_section section;
-  bool in_synopsis;                 // listed in the synopsis (--help and --version are not)
-  bool once;                        // a second one is a usage error (`--schema given twice`)
-  bool jsonl_only;                  // needs --jsonl (and sits in the synopsis's `[--jsonl ...]`)
-  std::string (*synopsis_value)();  // the enumerators' names, for an enum-valued flag; or null
-  std::string (*apply)(settings& s, const std::string& value);  // a usage error's message, or ""
-  std::string_view help;  // the option line's text, lines joined by '\n' (none: empty)
+  std::string_view name = {};        // `--keys`
+  std::string_view short_name = {};  // `-h`, or empty
+  flag_section section = flag_section::hidden;
+  bool settings::*sets = nullptr;  // a switch's member
+  flag_reader reads = nullptr;     // a flag with a value: reads it
+  std::string_view refused = {};   // a flag's old name: why it is a usage error (the new name)
+  std::string_view value = {};     // the value's name in the option lines (`K1,K2,...`)
+  std::string_view synopsis = {};  // the value's name in the synopsis, when not `value`
+  std::string (*synopsis_values)() = nullptr;  // an enum's names (`first|unique|last`), instead
+  bool in_synopsis = true;     // listed in the synopsis (--help and --version are not)
+  bool once = false;           // a second one is a usage error (`--schema given twice`)
+  bool jsonl_only = false;     // needs --jsonl (and sits in the synopsis's `[--jsonl ...]`)
+  std::string_view help = {};  // the option line's text, its lines joined by '\n'; may be empty
 };
 
-// clang-format off: a table, one flag a block, its help text as the usage text shows it
+/// Reads an enum-valued flag into the member `M` of the settings (`--starts-in answer`).
+template <auto M>
+std::string read_enum(settings& s, std::string_view name, const std::string& v) {
+  return parse_enum(name, v, s.*M);
+}
+
+/// Reads a JSON Pointer into the member `M` (an optional, or a vector for a repeatable flag).
+template <auto M>
+std::string read_pointer(settings& s, std::string_view name, const std::string& v) {
+  std::string problem;
+  if (!json_pointer::parse(v, problem)) return std::string(name) + ": " + problem;
+  if constexpr (requires { (s.*M).push_back(v); })
+    (s.*M).push_back(v);
+  else
+    s.*M = v;
+  return {};
+}
+
+/// Reads a text flag into the member `M`.
+template <auto M>
+std::string read_text(settings& s, std::string_view, const std::string& v) {
+  s.*M = v;
+  return {};
+}
+
+inline std::string read_keys(settings& s, std::string_view name, const std::string& v) {
+  return for_each_item(v, [&](std::string key) -> std::string {
+    if (key.empty()) return std::string(name) + ": empty key in '" + v + "'";
+    s.keys.push_back(std::move(key));
+    return {};
+  });
+}
+
+inline std::string read_policy(settings& s, std::string_view name, const std::string& v) {
+  llmjson::policy p{};
+  std::string problem = parse_enum(name, v, p);
+  if (problem.empty()) s.policy = p;
+  return problem;
+}
+
+inline std::string read_tags(settings& s, std::string_view name, const std::string& v) {
+  const std::size_t comma = v.find(',');
+  if (comma == std::string::npos || comma == 0 || comma + 1 == v.size() ||
+      v.find(',', comma + 1) != std::string::npos)
+    return std::string(name) + ": '" + v + "' is not OPEN,CLOSE (two non-empty tags, one comma)";
+  s.reasoning_tags.push_back({v.substr(0, comma), v.substr(comma + 1)});
+  return {};
+}
+
+inline std::string read_formats(settings& s, std::string_view name, const std::string& v) {
+  return for_each_item(v, [&](const std::string& format) {
+    llmjson::reasoning_format f{};
+    std::string problem = parse_enum(name, format, f);
+    if (problem.empty()) s.reasoning_off.push_back(f);
+    return problem;
+  });
+}
+
+inline std::string read_max_bytes(settings& s, std::string_view name, const std::string& v) {
+  const auto n = parse_byte_count(v);
+  if (!n)
+    return std::string(name) + ": '" + v + "' is not a byte count (digits, maybe then k, M or G)";
+  s.max_bytes = *n;
+  return {};
+}
+
+inline std::string read_first_line(settings& s, std::string_view name, const std::string& v) {
+  const auto n = parse_count(v);
+  if (!n || *n == 0) return std::string(name) + ": '" + v + "' is not a line number (1 or more)";
+  s.first_line = *n;
+  return {};
+}
+
+inline std::string read_jobs(settings& s, std::string_view name, const std::string& v) {
+  const auto n = parse_count(v);
+  if (!n || *n == 0 || *n > 1024)
+    return std::string(name) + ": '" + v + "' is not a number of jobs (1 to 1024)";
+  s.jobs = static_cast<unsigned>(*n);
+  return {};
+}
+
+/// Every flag.
 inline constexpr std::array<flag, 25> flags{{
-    {"--keys", "", "K1,K2,...", "", flag_section::qualifies, true, false, false, nullptr,
-     [](settings& s, const std::string& v) {
-       return for_each_item(v, [&](std::string key) -> std::string {
-         if (key.empty()) return "--keys: empty key in '" + v + "'";
-         s.keys.push_back(std::move(key));
-         return {};
-       });
-     },
-     "an object with at least one of these top-level keys (repeatable)"},
-    {"--schema", "", "FILE", "", flag_section::qualifies, true, true, false, nullptr,
-     [](settings& s, const std::string& v) {
-       s.schema_path = v;
-       return std::string();
-     },
-     "a value valid under the JSON Schema (draft 7) in FILE"},
-    {"--policy", "", "P", "", flag_section::chosen, true, false, false,
-     [] { return enumerator_names<llmjson::policy>("|"); },
-     [](settings& s, const std::string& v) {
-       llmjson::policy p{};
-       std::string problem = parse_enum("--policy", v, p);
-       if (problem.empty()) s.policy = p;
-       return problem;
-     },
-     "first: the first that qualifies (the default, unique with --schema);\n"
-     "unique: exactly one qualifies, else an error; last: the last that qualifies"},
-    {"--no-fallback", "", "", "", flag_section::chosen, true, false, false, nullptr,
-     [](settings& s, const std::string&) {
-       s.no_fallback = true;
-       return std::string();
-     },
-     "with first: when none qualifies, fail instead of taking the first valid\n"
-     "one that no frame encloses (the fallback, which stderr notes)"},
-    {"--no-reasoning-regions", "", "", "", flag_section::reasoning, true, false, false, nullptr,
-     [](settings& s, const std::string&) {
-       s.no_reasoning_regions = true;
-       return std::string();
-     },
-     "treat reasoning markers as text: the whole output is answer text"},
-    {"--include-reasoning", "", "", "", flag_section::hidden, false, false, false, nullptr,
-     [](settings&, const std::string&) {
-       return std::string(
-           "--include-reasoning is now --no-reasoning-regions "
-           "(options::reasoning_regions = false), the name of what it does");
-     },
-     ""},
-    {"--reasoning-tags", "", "OPEN,CLOSE", "", flag_section::reasoning, true, false, false, nullptr,
-     [](settings& s, const std::string& v) {
-       const std::size_t comma = v.find(',');
-       if (comma == std::string::npos || comma == 0 || comma + 1 == v.size() ||
-           v.find(',', comma + 1) != std::string::npos)
-         return "--reasoning-tags: '" + v + "' is not OPEN,CLOSE (two non-empty tags, one comma)";
-       s.reasoning_tags.push_back({v.substr(0, comma), v.substr(comma + 1)});
-       return std::string();
-     },
-     "a marker pair of your own, besides the built-in ones (repeatable)"},
-    {"--reasoning-off", "", "NAME[,NAME...]", "NAME,...", flag_section::reasoning, true, false,
-     false, nullptr,
-     [](settings& s, const std::string& v) {
-       return for_each_item(v, [&](const std::string& name) {
-         llmjson::reasoning_format f{};
-         std::string problem = parse_enum("--reasoning-off", name, f);
-         if (problem.empty()) s.reasoning_off.push_back(f);
-         return problem;
-       });
-     },
-     "built-in formats whose markers are text (repeatable): think, thinking,\n"
-     "reasoning, think_brackets ([THINK]), command_r (<|START_THINKING|>),\n"
-     "begin_of_thought, seed_think, kimi, scratchpad, thought, longcat_think,\n"
-     "gemma4_channel (<|channel>thought), details, harmony, stripped_harmony,\n"
-     "granite, apriel, ollama"},
-    {"--starts-in", "", "WHERE", "", flag_section::reasoning, true, false, false,
-     [] { return enumerator_names<llmjson::output_start>("|"); },
-     [](settings& s, const std::string& v) { return parse_enum("--starts-in", v, s.starts_in); },
-     "what your prompt leaves at the output's start: reasoning (the template\n"
-     "prefilled <think>), answer (no already-open rule), or unknown (the default:\n"
-     "a closing marker before any opening one means the prompt opened it)"},
-    {"--prefill", "", "TEXT", "", flag_section::reasoning, true, true, false, nullptr,
-     [](settings& s, const std::string& v) {
-       s.prefill = v;
-       return std::string();
-     },
-     "the text you prefilled the model's turn with ({, ```json, <think>): read\n"
-     "before the output as one text, so an answer may start in it; positions\n"
-     "stay in the output (negative in the prefill)"},
-    {"--early", "", "", "", flag_section::early, true, false, false, nullptr,
-     [](settings& s, const std::string&) {
-       s.early = true;
-       return std::string();
-     },
-     "read the input as it arrives, and print the answer and exit as soon as it\n"
-     "is settled (no more text could change it), without reading the rest. The\n"
-     "answer is the one the whole input would give. Needs policy first (under\n"
-     "unique and last nothing settles before the end): with --policy unique or\n"
-     "last it is a usage error, and with --schema (whose default is unique) it\n"
-     "needs --policy first. Without reasoning markers, an output settles only at\n"
-     "its end unless --starts-in answer; one that begins with \"analysis\" (maybe\n"
-     "gpt-oss's stripped analysis...assistantfinal) only at its end or at a\n"
-     "harmony token. --report and --explain then show the text read, and\n"
-     "--report says how much (\"early\")"},
-    {"--response", "", "", "", flag_section::input, true, false, false, nullptr,
-     [](settings& s, const std::string&) {
-       s.response = true;
-       return std::string();
-     },
-     "an OpenAI-compatible /chat/completions response: the JSON body, or the\n"
-     "streamed form (data: {...} events, concatenated delta.content, [DONE]). The\n"
-     "answer is read from the first choice's content, and --report adds its\n"
-     "finish_reason and the usage (prompt, completion, reasoning tokens). A body\n"
-     "that is not such a response, an {\"error\": ...} body or no choice is an\n"
-     "input error (exit 2). Not with --early"},
-    {"--explain", "", "", "", flag_section::output, true, false, false, nullptr,
-     [](settings& s, const std::string&) {
-       s.explain = true;
-       return std::string();
-     },
-     "after the result, a table of every candidate and its verdict on stderr"},
-    {"--report", "", "", "", flag_section::output, true, false, false, nullptr,
-     [](settings& s, const std::string&) {
-       s.report = true;
-       return std::string();
-     },
-     "print one JSON object with the answer or the error and every candidate\n"
-     "(with --response, then finish_reason and usage, null when absent)"},
-    {"--pretty", "", "", "", flag_section::output, true, false, false, nullptr,
-     [](settings& s, const std::string&) {
-       s.pretty = true;
-       return std::string();
-     },
-     "indent the answer, one member or element a line (its tokens unchanged)"},
-    {"--normalize", "", "", "", flag_section::output, true, false, false, nullptr,
-     [](settings& s, const std::string&) {
-       s.normalize = true;
-       return std::string();
-     },
-     "print the answer as nlohmann::json re-serializes it instead: keys sorted,\n"
-     "numbers reprinted (1.10 as 1.1, integers beyond 64 bits as doubles),\n"
-     "escapes decoded (\\u00e9 as the character)"},
-    {"--max-bytes", "", "N", "", flag_section::output, true, false, false, nullptr,
-     [](settings& s, const std::string& v) {
-       const auto n = parse_byte_count(v);
-       if (!n) return "--max-bytes: '" + v + "' is not a byte count (digits, maybe then k, M or G)";
-       s.max_bytes = *n;
-       return std::string();
-     },
-     "refuse inputs longer than N bytes (default: 64 MiB, 67108864); N may end\n"
-     "in k, M or G (binary: 10k is 10240)"},
-    {"--jsonl", "", "", "", flag_section::jsonl, true, false, false, nullptr,
-     [](settings& s, const std::string&) {
-       s.jsonl = true;
-       return std::string();
-     },
-     "the input is JSON Lines, read as a stream: each line one output, a JSON\n"
-     "string (or the value at --at). Each gives one line, in input order:\n"
-     "{\"id\":ID,\"line\":N,\"ok\":true,\"value\":ANSWER} or\n"
-     "{\"id\":ID,\"line\":N,\"ok\":false,\"error\":{\"kind\":KIND,\"message\":M}}, KIND\n"
-     "input for a line that is not JSON or lacks its value; with --report, the\n"
-     "line's report after id and line. --max-bytes is per line (a longer one is\n"
-     "a too_large line). Exit 1 when a line failed. Not with --early, --explain,\n"
-     "--pretty"},
-    {"--at", "", "POINTER", "P", flag_section::jsonl, true, true, true, nullptr,
-     [](settings& s, const std::string& v) {
-       std::string problem = check_pointer("--at", v);
-       if (problem.empty()) s.at = v;
-       return problem;
-     },
-     "the output is the string at this JSON Pointer of each line; with\n"
-     "--response, the chat completion there (/response/body of a Batch API line)"},
-    {"--id-at", "", "POINTER", "P", flag_section::jsonl, true, true, true, nullptr,
-     [](settings& s, const std::string& v) {
-       std::string problem = check_pointer("--id-at", v);
-       if (problem.empty()) s.id_at = v;
-       return problem;
-     },
-     "the id is the value at this pointer (/custom_id), else the line number"},
-    {"--reasoning-at", "", "POINTER", "P", flag_section::jsonl, true, false, true, nullptr,
-     [](settings& s, const std::string& v) {
-       std::string problem = check_pointer("--reasoning-at", v);
-       if (problem.empty()) s.reasoning_at.push_back(v);
-       return problem;
-     },
-     "the reasoning sent beside the output (repeatable: the first non-empty one\n"
-     "is taken); never searched for the answer: --report gives its length, and an\n"
-     "empty output's error says it"},
-    {"--first-line", "", "N", "", flag_section::jsonl, true, true, true, nullptr,
-     [](settings& s, const std::string& v) {
-       const auto n = parse_count(v);
-       if (!n || *n == 0) return "--first-line: '" + v + "' is not a line number (1 or more)";
-       s.first_line = *n;
-       return std::string();
-     },
-     "the number of the input's first line (default 1), for a piece of a file"},
-    {"--jobs", "", "N", "", flag_section::jsonl, true, true, true, nullptr,
-     [](settings& s, const std::string& v) {
-       const auto n = parse_count(v);
-       if (!n || *n == 0 || *n > 1024)
-         return "--jobs: '" + v + "' is not a number of jobs (1 to 1024)";
-       s.jobs = static_cast<unsigned>(*n);
-       return std::string();
-     },
-     "threads (default: every core); the output is the same for any N"},
-    {"--help", "-h", "", "", flag_section::output, false, false, false, nullptr,
-     [](settings& s, const std::string&) {
-       s.help = true;
-       return std::string();
-     },
-     ""},
-    {"--version", "-V", "", "", flag_section::output, false, false, false, nullptr,
-     [](settings& s, const std::string&) {
-       s.version = true;
-       return std::string();
-     },
-     ""},
+    {.name = "--keys",
+     .section = flag_section::qualifies,
+     .reads = read_keys,
+     .value = "K1,K2,...",
+     .help = "an object with at least one of these top-level keys (repeatable)"},
+    {.name = "--schema",
+     .section = flag_section::qualifies,
+     .reads = read_text<&settings::schema_path>,
+     .value = "FILE",
+     .once = true,
+     .help = "a value valid under the JSON Schema (draft 7) in FILE"},
+    {.name = "--policy",
+     .section = flag_section::chosen,
+     .reads = read_policy,
+     .value = "P",
+     .synopsis_values = [] { return enumerator_names<llmjson::policy>("|"); },
+     .help = "first: the first that qualifies (the default, unique with --schema);\n"
+             "unique: exactly one qualifies, else an error; last: the last that qualifies"},
+    {.name = "--no-fallback",
+     .section = flag_section::chosen,
+     .sets = &settings::no_fallback,
+     .help = "with first: when none qualifies, fail instead of taking the first valid\n"
+             "one that no frame encloses (the fallback, which stderr notes)"},
+    {.name = "--no-reasoning-regions",
+     .section = flag_section::reasoning,
+     .sets = &settings::no_reasoning_regions,
+     .help = "treat reasoning markers as text: the whole output is answer text"},
+    {.name = "--include-reasoning",
+     .refused = "is now --no-reasoning-regions (options::reasoning_regions = false), the name of "
+                "what it does",
+     .in_synopsis = false},
+    {.name = "--reasoning-tags",
+     .section = flag_section::reasoning,
+     .reads = read_tags,
+     .value = "OPEN,CLOSE",
+     .help = "a marker pair of your own, besides the built-in ones (repeatable)"},
+    {.name = "--reasoning-off",
+     .section = flag_section::reasoning,
+     .reads = read_formats,
+     .value = "NAME[,NAME...]",
+     .synopsis = "NAME,...",
+     .help = "built-in formats whose markers are text (repeatable): think, thinking,\n"
+             "reasoning, think_brackets ([THINK]), command_r (<|START_THINKING|>),\n"
+             "begin_of_thought, seed_think, kimi, scratchpad, thought, longcat_think,\n"
+             "gemma4_channel (<|channel>thought), details, harmony, stripped_harmony,\n"
+             "granite, apriel, ollama"},
+    {.name = "--starts-in",
+     .section = flag_section::reasoning,
+     .reads = read_enum<&settings::starts_in>,
+     .value = "WHERE",
+     .synopsis_values = [] { return enumerator_names<llmjson::output_start>("|"); },
+     .help = "what your prompt leaves at the output's start: reasoning (the template\n"
+             "prefilled <think>), answer (no already-open rule), or unknown (the default:\n"
+             "a closing marker before any opening one means the prompt opened it)"},
+    {.name = "--prefill",
+     .section = flag_section::reasoning,
+     .reads = read_text<&settings::prefill>,
+     .value = "TEXT",
+     .once = true,
+     .help = "the text you prefilled the model's turn with ({, ```json, <think>): read\n"
+             "before the output as one text, so an answer may start in it; positions\n"
+             "stay in the output (negative in the prefill)"},
+    {.name = "--early",
+     .section = flag_section::early,
+     .sets = &settings::early,
+     .help = "read the input as it arrives, and print the answer and exit as soon as it\n"
+             "is settled (no more text could change it), without reading the rest. The\n"
+             "answer is the one the whole input would give. Needs policy first (under\n"
+             "unique and last nothing settles before the end): with --policy unique or\n"
+             "last it is a usage error, and with --schema (whose default is unique) it\n"
+             "needs --policy first. Without reasoning markers, an output settles only at\n"
+             "its end unless --starts-in answer; one that begins with \"analysis\" (maybe\n"
+             "gpt-oss's stripped analysis...assistantfinal) only at its end or at a\n"
+             "harmony token. --report and --explain then show the text read, and\n"
+             "--report says how much (\"early\")"},
+    {.name = "--response",
+     .section = flag_section::input,
+     .sets = &settings::response,
+     .help = "an OpenAI-compatible /chat/completions response: the JSON body, or the\n"
+             "streamed form (data: {...} events, concatenated delta.content, [DONE]). The\n"
+             "answer is read from the first choice's content, and --report adds its\n"
+             "finish_reason and the usage (prompt, completion, reasoning tokens). A body\n"
+             "that is not such a response, an {\"error\": ...} body or no choice is an\n"
+             "input error (exit 2). Not with --early"},
+    {.name = "--explain",
+     .section = flag_section::output,
+     .sets = &settings::explain,
+     .help = "after the result, a table of every candidate and its verdict on stderr"},
+    {.name = "--report",
+     .section = flag_section::output,
+     .sets = &settings::report,
+     .help = "print one JSON object with the answer or the error and every candidate\n"
+             "(with --response, then finish_reason and usage, null when absent)"},
+    {.name = "--pretty",
+     .section = flag_section::output,
+     .sets = &settings::pretty,
+     .help = "indent the answer, one member or element a line (its tokens unchanged)"},
+    {.name = "--normalize",
+     .section = flag_section::output,
+     .sets = &settings::normalize,
+     .help = "print the answer as nlohmann::json re-serializes it instead: keys sorted,\n"
+             "numbers reprinted (1.10 as 1.1, integers beyond 64 bits as doubles),\n"
+             "escapes decoded (\\u00e9 as the character)"},
+    {.name = "--max-bytes",
+     .section = flag_section::output,
+     .reads = read_max_bytes,
+     .value = "N",
+     .help = "refuse inputs longer than N bytes (default: 64 MiB, 67108864); N may end\n"
+             "in k, M or G (binary: 10k is 10240)"},
+    {.name = "--jsonl",
+     .section = flag_section::jsonl,
+     .sets = &settings::jsonl,
+     .help = "the input is JSON Lines, read as a stream: each line one output, a JSON\n"
+             "string (or the value at --at). Each gives one line, in input order:\n"
+             "{\"id\":ID,\"line\":N,\"ok\":true,\"value\":ANSWER} or\n"
+             "{\"id\":ID,\"line\":N,\"ok\":false,\"error\":{\"kind\":KIND,\"message\":M}}, KIND\n"
+             "input for a line that is not JSON or lacks its value; with --report, the\n"
+             "line's report after id and line. --max-bytes is per line (a longer one is\n"
+             "a too_large line). Exit 1 when a line failed. Not with --early, --explain,\n"
+             "--pretty"},
+    {.name = "--at",
+     .section = flag_section::jsonl,
+     .reads = read_pointer<&settings::at>,
+     .value = "POINTER",
+     .synopsis = "P",
+     .once = true,
+     .jsonl_only = true,
+     .help = "the output is the string at this JSON Pointer of each line; with\n"
+             "--response, the chat completion there (/response/body of a Batch API line)"},
+    {.name = "--id-at",
+     .section = flag_section::jsonl,
+     .reads = read_pointer<&settings::id_at>,
+     .value = "POINTER",
+     .synopsis = "P",
+     .once = true,
+     .jsonl_only = true,
+     .help = "the id is the value at this pointer (/custom_id), else the line number"},
+    {.name = "--reasoning-at",
+     .section = flag_section::jsonl,
+     .reads = read_pointer<&settings::reasoning_at>,
+     .value = "POINTER",
+     .synopsis = "P",
+     .jsonl_only = true,
+     .help = "the reasoning sent beside the output (repeatable: the first non-empty one\n"
+             "is taken); never searched for the answer: --report gives its length, and an\n"
+             "empty output's error says it"},
+    {.name = "--first-line",
+     .section = flag_section::jsonl,
+     .reads = read_first_line,
+     .value = "N",
+     .once = true,
+     .jsonl_only = true,
+     .help = "the number of the input's first line (default 1), for a piece of a file"},
+    {.name = "--jobs",
+     .section = flag_section::jsonl,
+     .reads = read_jobs,
+     .value = "N",
+     .once = true,
+     .jsonl_only = true,
+     .help = "threads (default: every core); the output is the same for any N"},
+    {.name = "--help",
+     .short_name = "-h",
+     .section = flag_section::output,
+     .sets = &settings::help,
+     .in_synopsis = false},
+    {.name = "--version",
+     .short_name = "-V",
+     .section = flag_section::output,
+     .sets = &settings::version,
+     .in_synopsis = false},
 }};
-// clang-format on
 
 static_assert(llmjson::default_max_input_bytes == 67108864, "update --max-bytes in the table");
 
@@ -468,13 +504,18 @@ inline std::string parse_command_line(int argc, char** argv, settings& s) {
     }
     const flag* f = find_flag(name);
     if (!f) return "unknown option '" + std::string(arg) + "'";
-    if (f->value.empty() && value) return std::string(name) + " takes no value";
-    if (!f->value.empty() && !value) {
+    if (!f->reads && value) return std::string(name) + " takes no value";
+    if (f->reads && !value) {
       if (i + 1 == argc) return std::string(name) + " needs a value";
       value = argv[++i];
     }
     if (++given[index_of(*f)] > 1 && f->once) return std::string(name) + " given twice";
-    if (std::string problem = f->apply(s, value.value_or("")); !problem.empty()) return problem;
+    if (!f->refused.empty()) return std::string(name) + " " + std::string(f->refused);
+    if (f->sets) {
+      s.*(f->sets) = true;
+    } else if (std::string problem = f->reads(s, f->name, *value); !problem.empty()) {
+      return problem;
+    }
   }
   return check_combination(s, given);
 }

@@ -54,8 +54,8 @@ being written, as the signal does (128 + its number in a shell).
 /// `[--policy first|unique|last]`: a flag as the synopsis shows it.
 inline std::string synopsis_item(const flag& f) {
   std::string item = "[" + std::string(f.name);
-  if (f.synopsis_value) {
-    item += " " + f.synopsis_value();
+  if (f.synopsis_values) {
+    item += " " + f.synopsis_values();
   } else if (!f.value.empty()) {
     item += " " + std::string(f.synopsis.empty() ? f.value : f.synopsis);
   }
