@@ -40,7 +40,7 @@ namespace llmjson_cli {
 /// repeated on its path) makes the line an error, as which one is meant cannot be told. Keys
 /// repeated elsewhere are accepted, as most JSON readers do. Linear time; its memory is the
 /// nesting of the line. Not thread-safe: one reader per thread, reused from line to line.
-class line_reader {
+class json_line_reader {
  public:
   static constexpr std::size_t max_depth = 512;
 

@@ -164,10 +164,10 @@ inline bool escape_checked(std::string_view s, std::size_t& at, char*& w) noexce
 }
 
 /// Reads `line` when it is one JSON string, white space around it allowed, and appends its
-/// characters to `out` (escapes decoded, as UTF-8), checking it as line_reader does in the same
-/// pass:
+/// characters to `out` (escapes decoded, as UTF-8), checking it as json_line_reader does in the
+/// same pass:
 /// `--jsonl`'s usual line read once, not checked and then decoded. Returns false, `out` as it
-/// was, when the line is anything else or not JSON (line_reader then says what it is).
+/// was, when the line is anything else or not JSON (json_line_reader then says what it is).
 inline bool read_string_line(std::string_view line, std::string& out) {
   const std::size_t n = line.size();
   const char* const s = line.data();
@@ -217,7 +217,7 @@ inline bool read_string_line(std::string_view line, std::string& out) {
 }
 
 /// Appends to `out` the characters of `token`, a JSON string (its quotes included) that
-/// line_reader accepted: escapes decoded, as UTF-8.
+/// json_line_reader accepted: escapes decoded, as UTF-8.
 inline void decode_string(std::string_view token, std::string& out) {
   const std::string_view body = token.substr(1, token.size() - 2);
   // The characters take at most the bytes of their escapes: write in place, cut at the end.
@@ -230,11 +230,11 @@ inline void decode_string(std::string_view token, std::string& out) {
   for (std::size_t at = 0; at < n;) {
     copy_plain(s, at, n, w);  // `w` never passes `s + at`: its block stores stay in `out`
     if (at == n) break;
-    if (s[at] != '\\') {  // a byte of a UTF-8 sequence, checked by line_reader
+    if (s[at] != '\\') {  // a byte of a UTF-8 sequence, checked by json_line_reader
       *w++ = s[at++];
       continue;
     }
-    escape_checked(body, at, w);  // line_reader checked it: never false
+    escape_checked(body, at, w);  // json_line_reader checked it: never false
   }
   out.resize(had + static_cast<std::size_t>(w - begin));
 }

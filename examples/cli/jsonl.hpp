@@ -61,7 +61,7 @@ struct line_layout {
 
 /// What one worker thread keeps from line to line.
 struct line_worker {
-  line_reader reader;
+  json_line_reader reader;
   std::vector<std::optional<std::string_view>> found;
   std::string text;
   std::string reasoning;
@@ -143,14 +143,12 @@ bool jsonl_answer(const settings& s, const S& sel, const llmjson::options& opts,
   }
   if (s.report) {
     o.qualifies_as = qualifies_as(s);
-    std::string text_out = dump(report(o, s.normalize), false);
-    if (o.answer && !s.normalize) text_out = splice_value(std::move(text_out), o.answer->text());
     out += "{\"id\":";
     out += id;
     out += ",\"line\":";
     out += number;
     out += ',';
-    out.append(text_out, 1);
+    out.append(report_line(o, s.normalize), 1);
     out += '\n';
     return o.answer != nullptr;
   }
@@ -168,13 +166,14 @@ bool jsonl_answer(const settings& s, const S& sel, const llmjson::options& opts,
   return true;
 }
 
-/// Why the line `number` that line_reader read into `w.found` has no output to extract (a reader
-/// problem, no id, no output), or empty when it has one; sets `id` to the line's id (`null` where
+/// Why the line `number` that json_line_reader read into `w.found` has no output to extract (a
+/// reader problem, no id, no output), or empty when it has one; sets `id` to the line's id (`null`
+/// where
 /// --id-at finds none). `error_hint`: `w.found`'s last value is the line's "error".
 inline std::string missing_fields(const line_layout& layout, const line_worker& w,
                                   std::string_view line, const std::string& number, bool error_hint,
                                   std::string& id) {
-  const line_reader& reader = w.reader;
+  const json_line_reader& reader = w.reader;
   if (!reader.problem().empty()) {
     if (layout.id) id = "null";
     const std::string byte = " (byte " + std::to_string(reader.offset() + 1) + ")";
@@ -202,7 +201,7 @@ inline std::string missing_fields(const line_layout& layout, const line_worker& 
   return why;
 }
 
-/// Decodes the output that line_reader found (`w.found[0]`) into `w.text`, or with --response
+/// Decodes the output that json_line_reader found (`w.found[0]`) into `w.text`, or with --response
 /// reads the chat completion it is into `response`, and the first non-empty reasoning of
 /// --reasoning-at into `w.reasoning`. Returns why the line cannot be extracted, or empty.
 inline std::string decode_fields(const settings& s, const line_layout& layout, line_worker& w,

@@ -39,7 +39,7 @@ namespace {
 
 /// Prints `r`, or, when the input was over the limit, `too_large`; returns the exit code.
 template <class S>
-int show(const settings& s, const llmjson::result<llmjson::extraction>* r, outcome o = {}) {
+int print_result(const settings& s, const llmjson::result<llmjson::extraction>* r, outcome o = {}) {
   // The selector's own default, as extract() takes it (strict selectors declare `unique`).
   o.policy = s.policy.value_or(llmjson::default_policy_of<S>());
   o.qualifies_as = qualifies_as(s);
@@ -52,14 +52,14 @@ int show(const settings& s, const llmjson::result<llmjson::extraction>* r, outco
     e.message =
         "the output is over the limit of " + std::to_string(s.max_bytes) + " bytes (--max-bytes)";
     o.failure = &e;
-    return finish(s, o);
+    return print_outcome(s, o);
   }
   if (*r) {
     o.answer = &**r;
   } else {
     o.failure = &r->error();
   }
-  return finish(s, o);
+  return print_outcome(s, o);
 }
 
 /// Extracts with `sel` and prints the outcome; returns the exit code. With --response, `text` is
@@ -69,15 +69,15 @@ int run(const settings& s, std::string_view text, const S& sel, bool over_limit,
         const chat_response* response = nullptr) {
   outcome o;
   o.response = response;
-  if (over_limit) return show<S>(s, nullptr, o);
+  if (over_limit) return print_result<S>(s, nullptr, o);
   const auto r = llmjson::extract(text, sel, options_of(s));
   if (!r && response) {
     llmjson::error e = r.error();
     say_why_cut(e, response->reasoning, response);
     const llmjson::result<llmjson::extraction> said = std::move(e);
-    return show<S>(s, &said, o);
+    return print_result<S>(s, &said, o);
   }
-  return show<S>(s, &r, o);
+  return print_result<S>(s, &r, o);
 }
 
 /// --early: reads the input as it arrives and prints the outcome as soon as the answer is
@@ -93,10 +93,10 @@ int run_early(const settings& s, const S& sel) {
   outcome o;
   o.early = &in;
   o.bytes_read = st.size();
-  if (in.over_limit) return show<S>(s, nullptr, o);
+  if (in.over_limit) return print_result<S>(s, nullptr, o);
   // Settled: the reading stopped there, so what is still open after the answer was not cut.
   const auto r = in.settled ? st.stop() : st.finish();
-  return show<S>(s, &r, o);
+  return print_result<S>(s, &r, o);
 }
 
 /// Calls `f` with the selector the flags ask for: the schema, the keys, or any object.

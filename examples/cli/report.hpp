@@ -121,14 +121,14 @@ inline std::string explain_table(const outcome& o) {
   return out;
 }
 
-/// Where report() leaves the answer's tokens to be spliced in (splice_value): a string no input
-/// can put at that place, as nlohmann dumps escape control characters and quotes in strings.
+/// Where report_object() leaves the answer's tokens to be spliced in (splice_value): a string no
+/// input can put at that place, as nlohmann dumps escape control characters and quotes in strings.
 constexpr std::string_view value_slot = "\x01llmjson: the answer as written\x01";
 
 /// The --report object: ok, error, value, text, truncated, candidates (and policy, fallback), in
 /// that order (ordered_json keeps the order in which members are added). Unless `normalized`,
 /// `value` is `value_slot`, for splice_value to replace with the answer's own tokens.
-inline nlohmann::ordered_json report(const outcome& o, bool normalized) {
+inline nlohmann::ordered_json report_object(const outcome& o, bool normalized) {
   using json = nlohmann::ordered_json;
   json r = json::object();
   r["ok"] = o.answer != nullptr;
@@ -216,6 +216,14 @@ inline std::string splice_value(std::string dumped, std::string_view answer_text
   return dumped;
 }
 
+/// The --report object on one line, the answer's tokens as written in its `value` (unless
+/// `normalized`).
+inline std::string report_line(const outcome& o, bool normalized) {
+  std::string text = dump(report_object(o, normalized), false);
+  if (o.answer && !normalized) text = splice_value(std::move(text), o.answer->text());
+  return text;
+}
+
 /// The answer, as the flags ask: its tokens as written (one line, or --pretty), or nlohmann's
 /// re-serialization (--normalize).
 inline std::string answer_text(const settings& s, const llmjson::extraction& answer) {
@@ -269,11 +277,10 @@ inline std::string notes(const outcome& o) {
 }
 
 /// Prints the outcome as the flags ask and returns the exit code.
-inline int finish(const settings& s, const outcome& o) {
+inline int print_outcome(const settings& s, const outcome& o) {
   std::string unwritten;  // why stdout did not take the output
   if (s.report) {
-    std::string text = dump(report(o, s.normalize), false);
-    if (o.answer && !s.normalize) text = splice_value(std::move(text), o.answer->text());
+    const std::string text = report_line(o, s.normalize);
     unwritten = write_out((s.pretty ? llmjson::pretty(text) : text) + "\n");
   } else if (o.answer) {
     unwritten = write_out(answer_text(s, *o.answer) + "\n");
