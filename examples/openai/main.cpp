@@ -31,6 +31,7 @@
 #include <vector>
 
 #include <llmjson/llmjson.hpp>
+#include <llmjson/openai.hpp>
 #include <llmjson/schema_of.hpp>
 
 namespace plan_example {
@@ -92,7 +93,7 @@ void print_total(const std::vector<llmjson::attempt>& attempts) {
 
 int main(int argc, char** argv) {
   llmjson::retry_options opts;
-  openai_example::chat_request request;
+  llmjson::openai::chat_request request;
   std::vector<std::string> keys;
   std::string prompt;
   bool only_prompt = false;
@@ -179,10 +180,8 @@ int main(int argc, char** argv) {
 
   // A retry carries the failed reply and what was wrong with it (`trailing comma (remove it)`),
   // so the model corrects its answer instead of rolling the dice again: llmjson::reask, told how
-  // to add a message to this example's request type.
-  const llmjson::reask reask([](openai_example::chat_request& r, const llmjson::message& m) {
-    r.messages.push_back({m.role, m.content});
-  });
+  // to add a message to a chat_request.
+  const llmjson::reask reask(llmjson::openai::append_message);
 
   curl_global_init(CURL_GLOBAL_DEFAULT);
   int status = 0;

@@ -4,10 +4,11 @@
 // Each case starts fake_openai.py (127.0.0.1, an ephemeral port) with a list of scripted
 // responses, runs the adapter through llmjson::retrying, then checks both what came back and what
 // reached the server: one POST per attempt, the model, the messages; for a streamed response,
-// how many bytes the server wrote before the client closed the connection. The SSE reader is
-// also tested alone. Paths come from CMake: LLMJSON_PYTHON, LLMJSON_FAKE_SERVER,
-// LLMJSON_OPENAI_MAIN.
+// how many bytes the server wrote before the client closed the connection. The reading of the
+// reply alone (llmjson::openai) is tested in tests/openai_test.cpp. Paths come from CMake:
+// LLMJSON_PYTHON, LLMJSON_FAKE_SERVER, LLMJSON_OPENAI_MAIN.
 #include "openai_adapter.hpp"
+#include "openai_events.hpp"  // tests/
 
 #include <curl/curl.h>
 #include <stdio.h>
@@ -31,7 +32,6 @@
 
 #include <llmjson/json_text.hpp>
 #include <llmjson/retry.hpp>
-#include <llmjson/schema_of.hpp>
 
 #if LLMJSON_HAS_STOP_TOKEN
 #include <thread>
@@ -142,14 +142,6 @@ struct plan {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(plan, goal, steps)
 
-// A type whose declaration order is not the alphabetical one.
-struct plan_example_type {
-  std::string goal;
-  std::vector<std::string> steps;
-  std::optional<std::string> caveat;
-};
-LLMJSON_DEFINE_TYPE(plan_example_type, goal, steps, caveat)
-
 // A 200 /chat/completions body with one choice.
 json reply(const json& content, const std::string& finish) {
   return {{"status", 200},
@@ -184,7 +176,7 @@ const std::string plan_json = R"({"goal": "make tea", "steps": ["boil water", "p
 const std::string truncated =
     "Here it is:\n```json\n{\"goal\": \"make tea\", \"steps\": [\"boil wa";
 
-openai_example::chat_request tea_request() {
+llmjson::openai::chat_request tea_request() {
   return {{{"system", "Answer with one JSON object."}, {"user", "Plan: make tea"}}, std::nullopt};
 }
 
@@ -241,8 +233,8 @@ void empty_at_length_then_the_plan() {
 
 void empty_at_length_with_a_hook_that_raises_max_tokens() {
   fake_server server(json::array({reply("", "length"), reply(plan_json, "stop")}));
-  auto raise = [](const openai_example::chat_request& previous, const llmjson::attempt& failed) {
-    openai_example::chat_request next = previous;
+  auto raise = [](const llmjson::openai::chat_request& previous, const llmjson::attempt& failed) {
+    llmjson::openai::chat_request next = previous;
     if (failed.empty_at_length()) next.max_tokens = previous.max_tokens.value_or(1000) * 4;
     return next;
   };
@@ -480,53 +472,6 @@ void the_example_program_reports_usage() {
          "usage: 2 calls, 124 tokens: 24 prompt + 100 completion tokens (64 reasoning)");
 }
 
-// The usage of a body: read when well-formed, std::nullopt (never zeros) when not.
-void usage_read_without_a_server() {
-  using llmjson::usage;
-  auto usage_of = [](const std::string& usage_json) {
-    return openai_example::read_usage(json::parse(R"({"usage": )" + usage_json + "}"));
-  };
-  EXPECT(usage_of(R"({"prompt_tokens": 120, "completion_tokens": 48, "total_tokens": 168,
-                      "completion_tokens_details": {"reasoning_tokens": 32},
-                      "prompt_tokens_details": {"cached_tokens": 64}})") == (usage{120, 48, 32}));
-  EXPECT(usage_of(R"({"prompt_tokens": 5, "completion_tokens": 0})") == (usage{5, 0, 0}));
-  EXPECT(usage_of(R"({"prompt_tokens": 5, "completion_tokens": 2,
-                      "completion_tokens_details": null})") == (usage{5, 2, 0}));
-  EXPECT(usage_of(R"({"prompt_tokens": 5, "completion_tokens": 2,
-                      "completion_tokens_details": {"audio_tokens": 0}})") == (usage{5, 2, 0}));
-  EXPECT(usage_of(R"({"prompt_tokens": 18446744073709551615, "completion_tokens": 1})") ==
-         (usage{18446744073709551615ULL, 1, 0}));
-  // Malformed: unreported, not zeros.
-  for (const char* bad :
-       {R"(null)", R"(12)", R"("many")", R"([])", R"({})", R"({"prompt_tokens": 5})",
-        R"({"completion_tokens": 5})", R"({"prompt_tokens": "5", "completion_tokens": 2})",
-        R"({"prompt_tokens": -1, "completion_tokens": 2})",
-        R"({"prompt_tokens": 1.5, "completion_tokens": 2})",
-        R"({"prompt_tokens": 5, "completion_tokens": 2,
-                              "completion_tokens_details": {"reasoning_tokens": "4"}})",
-        R"({"prompt_tokens": 5, "completion_tokens": 2,
-                              "completion_tokens_details": 4})"}) {
-    if (usage_of(bad))
-      check(false, ("malformed usage read: " + std::string(bad)).c_str(), __LINE__);
-  }
-  EXPECT(!openai_example::read_usage(json::parse(R"({"choices": []})")));
-  EXPECT(!openai_example::read_usage(json::parse("[1]")));
-  // In read_response: on the message, even with no choices; on a bad_response whose body was
-  // read; never on an error.
-  auto read = openai_example::read_response;
-  const std::string u = R"("usage": {"prompt_tokens": 7, "completion_tokens": 3})";
-  EXPECT(read(200, R"({"choices": [{"message": {"content": "{}"}, "finish_reason": "stop"}], )" +
-                       u + "}") ==
-         llmjson::completion(llmjson::message{"{}", "stop", "assistant", "", usage{7, 3, 0}}));
-  EXPECT(read(200, R"({"choices": [], )" + u + "}") ==
-         llmjson::completion(llmjson::message{"", "", "assistant", "", usage{7, 3, 0}}));
-  const auto bad = read(200, R"({"choices": "none", )" + u + "}");
-  EXPECT(std::holds_alternative<llmjson::bad_response>(bad) &&
-         std::get<llmjson::bad_response>(bad).usage == (usage{7, 3, 0}));
-  EXPECT(read(500, R"({"error": {"message": "down"}, )" + u + "}") ==
-         llmjson::completion(llmjson::api_error{500, "down"}));
-}
-
 // The usage the server reports reaches each attempt, and the total counts the failed attempts and
 // the call whose usage could not be read.
 void usage_per_attempt_and_in_total() {
@@ -618,168 +563,10 @@ void the_example_program_with_a_plan() {
       "required": ["goal", "steps", "caveat"],
       "additionalProperties": false}}})");
   for (const auto& q : requests) EXPECT(q["body"]["response_format"] == expected);
-  // Without the flag, no response_format; the adapter sends one only when the request has one.
-  openai_example::chat_request request = tea_request();
-  const openai_example::config cfg{"http://127.0.0.1:1", "", "m", 1};
-  EXPECT(!openai_example::request_body(cfg, request).contains("response_format"));
-  request.response_format = expected;
-  EXPECT(json(openai_example::request_body(cfg, request)["response_format"]) == expected);
-  // The properties go out in the plan's declaration order (goal, steps, caveat), not sorted.
-  request.response_format = llmjson::openai_response_format<plan_example_type>();
-  const std::string sent = openai_example::request_body(cfg, request).dump();
-  EXPECT(sent.find("\"goal\"") < sent.find("\"steps\"") &&
-         sent.find("\"steps\"") < sent.find("\"caveat\""));
-}
-
-// read_response alone: no server needed.
-void responses_read_without_a_server() {
-  using llmjson::api_error;
-  using llmjson::bad_response;
-  using llmjson::message;
-  auto read = openai_example::read_response;
-  EXPECT(read(502, "<html>Bad Gateway</html>") ==
-         llmjson::completion(api_error{502, "<html>Bad Gateway</html>"}));
-  EXPECT(read(200, R"({"error": {"message": "overloaded"}})") ==
-         llmjson::completion(api_error{200, "overloaded"}));
-  EXPECT(
-      read(
-          200,
-          R"({"choices": [{"message": {"role": "assistant", "content": [{"type": "text", "text": "a"},
-                                    {"type": "text", "text": "b"}]}, "finish_reason": "stop"}]})") ==
-      llmjson::completion(message{"ab", "stop", "assistant"}));
-  EXPECT(read(200, R"({"choices": [{"finish_reason": "content_filter"}]})") ==
-         llmjson::completion(message{"", "content_filter", "assistant"}));
-  EXPECT(read(200, R"({"choices": "none"})").index() == 2);
-  EXPECT(read(200, "[1]").index() == 2);
-  EXPECT(std::get<bad_response>(read(200, "")).message == "the 200 body is not JSON: ");
-  // A bad response keeps the whole body, newlines and all; its message is one line.
-  const std::string html = "<html>\n<body>\nBad Gateway\n</body>\n</html>";
-  EXPECT(read(200, html) ==
-         llmjson::completion(bad_response{
-             "the 200 body is not JSON: <html> <body> Bad Gateway </body> </html>", html}));
-  // The reasoning beside the content, under either name; reasoning_content first.
-  auto reasoning_of = [&](const std::string& message_json) {
-    const auto c = read(
-        200, R"({"choices": [{"message": )" + message_json + R"(, "finish_reason": "stop"}]})");
-    return std::holds_alternative<message>(c) ? std::get<message>(c).reasoning : "<not a message>";
-  };
-  EXPECT(reasoning_of(R"({"content": "{}", "reasoning_content": "deep"})") == "deep");
-  EXPECT(reasoning_of(R"({"content": "{}", "reasoning": "routed"})") == "routed");
-  EXPECT(reasoning_of(R"({"content": "{}", "reasoning_content": "a", "reasoning": "b"})") == "a");
-  EXPECT(reasoning_of(R"({"content": "{}", "reasoning_content": "", "reasoning": "b"})") == "b");
-  EXPECT(reasoning_of(R"({"content": "{}", "reasoning_content": null, "reasoning": 3})").empty());
-  EXPECT(reasoning_of(R"({"content": "{}"})").empty());
-  EXPECT(read(200, R"({"choices": [{"message": {"content": null, "reasoning": "r"},
-                                     "finish_reason": "length"}]})") ==
-         llmjson::completion(message{"", "length", "assistant", "r"}));
-  usage_read_without_a_server();
 }
 
 // ---------------------------------------------------------------------------------------------
-// Streaming: the SSE reader alone, then the streaming adapter against the server
-
-// One chat.completion.chunk event, and the empty line that ends it.
-std::string chunk_event(const json& delta, const json& finish = nullptr,
-                        const std::string& eol = "\n") {
-  const json chunk = {
-      {"id", "chatcmpl-1"},
-      {"object", "chat.completion.chunk"},
-      {"choices", json::array({{{"index", 0}, {"delta", delta}, {"finish_reason", finish}}})}};
-  return "data: " + chunk.dump() + eol + eol;
-}
-
-// What the reader made of `reads`, read in that order.
-struct sse_read {
-  std::string content;
-  llmjson::completion result;
-  bool over = false;
-  bool done = false;
-  bool operator==(const sse_read&) const = default;
-};
-
-sse_read read_sse(const std::vector<std::string_view>& reads) {
-  openai_example::sse_reader reader;
-  sse_read out;
-  for (std::string_view bytes : reads)
-    if (!reader.read(bytes, [&](std::string_view piece) { out.content += piece; })) break;
-  out.result = reader.result();
-  out.over = reader.over();
-  out.done = reader.done();
-  return out;
-}
-
-// Checks that `stream` reads to `expected` whole, split in two at every byte, and byte by byte.
-void expect_any_split(const std::string& stream, const sse_read& expected, int line) {
-  check(read_sse({stream}) == expected, "read whole", line);
-  for (std::size_t k = 0; k <= stream.size(); ++k) {
-    const std::string_view s = stream;
-    if (!(read_sse({s.substr(0, k), s.substr(k)}) == expected)) {
-      check(false, ("split at byte " + std::to_string(k)).c_str(), line);
-      return;
-    }
-  }
-  std::vector<std::string_view> bytes;
-  for (std::size_t k = 0; k < stream.size(); ++k)
-    bytes.push_back(std::string_view(stream).substr(k, 1));
-  check(read_sse(bytes) == expected, "byte by byte", line);
-}
-
-void sse_reader_alone() {
-  using llmjson::message;
-  for (const std::string eol : {"\n", "\r\n", "\r"}) {
-    // Comments, keep-alives, other fields, a role, reasoning under both names, content as a
-    // string and as parts, a usage chunk, the finish_reason, [DONE], then bytes never read.
-    const std::string stream =
-        ": OPENROUTER PROCESSING" + eol + eol + "event: message" + eol + "id: 7" + eol +
-        "retry: 100" + eol + chunk_event({{"role", "assistant"}, {"content", ""}}, nullptr, eol) +
-        eol + ":" + eol + chunk_event({{"reasoning_content", "Let me "}}, nullptr, eol) +
-        chunk_event({{"reasoning", "think."}}, nullptr, eol) +
-        chunk_event({{"content", "Here: "}}, nullptr, eol) +
-        chunk_event({{"content", "{\"a\": 1}"}}, nullptr, eol) +
-        chunk_event({{"content", json::array({{{"type", "text"}, {"text", " done"}}})}}, nullptr,
-                    eol) +
-        chunk_event(json::object(), "stop", eol) +
-        "data: {\"choices\": [], \"usage\": {\"prompt_tokens\": 12, \"completion_tokens\": 9, "
-        "\"total_tokens\": 21, \"completion_tokens_details\": {\"reasoning_tokens\": 4}}}" +
-        eol + eol + "data: [DONE]" + eol + eol + "data: {\"choices\": not read" + eol + eol;
-    sse_read expected{"Here: {\"a\": 1} done",
-                      message{"", "stop", "assistant", "Let me think.", llmjson::usage{12, 9, 4}},
-                      true, true};
-    expect_any_split(stream, expected, __LINE__);
-  }
-  // `data:` without a space; one event over two data lines (joined by a line feed); a choice of
-  // another index; an event the body ends in the middle of (dropped, as SSE says).
-  expect_any_split(
-      "data:{\"choices\": [{\"index\": 0,\ndata: \"delta\": {\"content\": \"x\"}}, "
-      "{\"index\": 1, \"delta\": {\"content\": \"y\"}}]}\n\n" +
-          chunk_event({{"content", "z"}}).substr(0, 40) + "\n",
-      sse_read{"x", message{"", "", "assistant"}, false, false}, __LINE__);
-  // An error object mid-stream: an api_error, and nothing after it is read.
-  expect_any_split(
-      chunk_event({{"content", "{\"a\""}}) +
-          "data: {\"error\": {\"message\": \"overloaded\", \"type\": \"server\"}}\n\n" +
-          chunk_event({{"content", ": 1}"}}),
-      sse_read{"{\"a\"", llmjson::api_error{200, "overloaded"}, true, false}, __LINE__);
-  // Events that are not chat chunks: bad responses that keep the event's data.
-  expect_any_split(chunk_event({{"content", "a"}}) + "data: {\"choices\": [\n\n",
-                   sse_read{"a",
-                            llmjson::bad_response{"a stream event is not JSON: {\"choices\": [",
-                                                  "{\"choices\": ["},
-                            true, false},
-                   __LINE__);
-  expect_any_split(
-      "data: [1]\n\n",
-      sse_read{"", llmjson::bad_response{"a stream event is not a JSON object: [1]", "[1]"}, true,
-               false},
-      __LINE__);
-  expect_any_split(
-      "data: {\"choices\": \"none\"}\n\n",
-      sse_read{"",
-               llmjson::bad_response{"\"choices\" is not an array: {\"choices\": \"none\"}",
-                                     "{\"choices\": \"none\"}"},
-               true, false},
-      __LINE__);
-}
+// Streaming: the streaming adapter against the server
 
 #if LLMJSON_HAS_STOP_TOKEN
 // The events of `content` in pieces of `piece` bytes after a role chunk, then the finish chunk
@@ -1069,8 +856,6 @@ void the_example_program_streaming() {
 
 int main() {
   curl_global_init(CURL_GLOBAL_DEFAULT);
-  responses_read_without_a_server();
-  sse_reader_alone();
   preamble_with_its_own_fence_then_the_plan();
   empty_at_length_then_the_plan();
   empty_at_length_with_a_hook_that_raises_max_tokens();

@@ -13,10 +13,12 @@
 #endif
 
 #include <llmjson/llmjson.hpp>
+#include <llmjson/openai.hpp>
 #include <llmjson/schema.hpp>
 #include <llmjson/schema_of.hpp>
 
 // The bodies, one -inl.hpp per public header that declares non-template functions.
+#include <llmjson/detail/openai/openai-inl.hpp>
 #include <llmjson/detail/retry/feedback-inl.hpp>
 #include <llmjson/detail/retry/judges-inl.hpp>
 #include <llmjson/detail/retry/record-inl.hpp>
