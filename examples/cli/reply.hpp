@@ -1,11 +1,21 @@
 // llmjson: the tool's reader of a reply (--response): an OpenAI-compatible /chat/completions
 // response, its JSON body or its streamed form
 // SPDX-License-Identifier: MIT
+//
+// The usage is read by the library (llmjson::openai::read_usage); the rest stays here, because
+// the library's reader is an adapter's and this one checks a file. For an adapter a reply is
+// something to retry: no choices, or a content that is not text, is an empty message; a refusal
+// a bad_response; the body's first choice is taken whatever its index. --response tells a
+// person why a file is not a chat completion, in its own words (exit 2), and the tests hold it
+// to them (tests/cli/cli_test.py, group response): of their seventeen inputs that are refused,
+// llmjson::openai::read_response and sse_reader read eight as a message (no choices, an empty
+// one, one of index 2, a content of 5, text that is no stream) and word three otherwise.
+// Checking the shape here and then reading with read_response, which takes the bytes, would
+// parse every body twice, and the parse is most of a --jsonl --response line's cost.
 #ifndef LLMJSON_EXAMPLES_CLI_REPLY_HPP_INCLUDED
 #define LLMJSON_EXAMPLES_CLI_REPLY_HPP_INCLUDED
 
 #include <cstddef>
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include <llmjson/adapter.hpp>
+#include <llmjson/openai.hpp>
 
 namespace llmjson_cli {
 
@@ -24,39 +35,6 @@ struct chat_response {
   std::string reasoning;  // the first choice's reasoning_content (or reasoning), "" when none
   std::string problem;    // why the input is not such a response; empty when it is
 };
-
-/// The count `name` of `obj`: std::nullopt when absent or null; sets `bad` when it is not a
-/// non-negative integer.
-inline std::optional<std::uint64_t> token_count(const nlohmann::json& obj, const char* name,
-                                                bool& bad) {
-  const auto it = obj.find(name);
-  if (it == obj.end() || it->is_null()) return std::nullopt;
-  if (!it->is_number_unsigned()) {
-    bad = true;
-    return std::nullopt;
-  }
-  return it->get<std::uint64_t>();
-}
-
-/// The `usage` of a body or a chunk: `prompt_tokens`, `completion_tokens` and
-/// `completion_tokens_details.reasoning_tokens` (0 when absent). std::nullopt when absent, and
-/// when malformed (a count missing or not a non-negative integer): never read as zeros.
-inline std::optional<llmjson::usage> usage_of(const nlohmann::json& j) {
-  const auto u = j.find("usage");
-  if (u == j.end() || !u->is_object()) return std::nullopt;
-  bool bad = false;
-  const auto prompt = token_count(*u, "prompt_tokens", bad);
-  const auto completion = token_count(*u, "completion_tokens", bad);
-  std::optional<std::uint64_t> reasoning;
-  if (const auto d = u->find("completion_tokens_details"); d != u->end() && !d->is_null()) {
-    if (d->is_object())
-      reasoning = token_count(*d, "reasoning_tokens", bad);
-    else
-      bad = true;
-  }
-  if (bad || !prompt || !completion) return std::nullopt;
-  return llmjson::usage{*prompt, *completion, reasoning.value_or(0)};
-}
 
 /// Appends the text of a `content` to `out`: a string, null (nothing), or an array of parts
 /// (`[{"type": "text", "text": "..."}]`, the text of each). Returns false for anything else.
@@ -142,7 +120,7 @@ inline chat_response read_body(std::string_view bytes) {
     r.problem = api_error_problem(*e);
     return r;
   }
-  r.usage = usage_of(j);
+  r.usage = llmjson::openai::read_usage(j);
   const auto choices = j.find("choices");
   if (choices == j.end() || choices->is_null()) {
     r.problem = "the body has no \"choices\": not a chat completion";
@@ -179,7 +157,8 @@ inline chat_response read_stream(std::string_view bytes) {
       r.problem = api_error_problem(*e);
       return;
     }
-    if (auto u = usage_of(j)) r.usage = u;  // the usage chunk, last; or a running total
+    if (auto u = llmjson::openai::read_usage(j))
+      r.usage = u;  // the usage chunk, last; or a running total
     const auto choices = j.find("choices");
     if (choices == j.end() || choices->is_null()) return;
     if (read_choices(*choices, "delta", r)) choice = true;
