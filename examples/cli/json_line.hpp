@@ -1,155 +1,36 @@
 // llmjson: the tool's reader of one JSON Lines line: checks that it is JSON and finds the values
 // at a few JSON Pointers, in one pass, without building a document
 // SPDX-License-Identifier: MIT
+//
+// Why the tool keeps a JSON reader of its own (issue 32 §3 asked it to share the library's
+// validator where that costs no speed; measured 2026-12-06): the library's validator is
+// llmjson::detail, not API, and it answers another question. It reads a candidate a byte at a
+// time as the brace scan feeds it, refuses repeated keys (rules §1) and finds no value at a
+// pointer, where a line here needs the values at --at, --id-at and --reasoning-at found in the
+// pass that checks it, and accepts keys repeated off those paths, as JSON Lines readers do.
+// Sharing would need a public `validate(text)` with a pointer lookup on top, and costs speed. On
+// the batch benchmark's lines (tests/bench/write_jsonl.cpp, 2,000 lines read five times,
+// callgrind, the file's reading subtracted) this reader takes 6.2 instructions a byte on the
+// OpenAI Batch lines (--at and --id-at found), the library's validator alone 16.3; on the usual
+// line, one JSON string, read_string_line checks and decodes it in 4.0, the validator and then
+// decode_string take 13.1 (CPU time, 20,000 lines: 0.45 and 1.08 ns a byte). The whole tool takes
+// 46 instructions a byte on those lines (--jsonl --keys result, one job): sharing would add a
+// fifth. The byte helpers (text.hpp) are copies for the first reason.
 #ifndef LLMJSON_EXAMPLES_CLI_JSON_LINE_HPP_INCLUDED
 #define LLMJSON_EXAMPLES_CLI_JSON_LINE_HPP_INCLUDED
 
-#include <bit>
 #include <cstddef>
-#include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "json_pointer.hpp"
+#include "json_string.hpp"
 #include "text.hpp"
 
-// SSE2 is in every x86-64 CPU (and what the library's own byte searches fall back to); elsewhere,
-// and with LLMJSON_CLI_PORTABLE defined (the tests build the tool so once), eight bytes at a time
-// in a 64-bit word.
-#if defined(__SSE2__) && !defined(LLMJSON_CLI_PORTABLE)
-#include <emmintrin.h>
-#define LLMJSON_CLI_SSE2 1
-#endif
-
 namespace llmjson_cli {
-
-/// A JSON Pointer (RFC 6901), read once: its text (`/response/body`) and its reference tokens,
-/// unescaped (`~1` is `/`, `~0` is `~`).
-struct json_pointer {
-  std::string text;
-  std::vector<std::string> tokens;
-
-  /// Reads `text`; std::nullopt, with `problem` set, when it is not a pointer (`""` is the whole
-  /// value; any other pointer starts with `/`, and `~` is followed by `0` or `1`).
-  static std::optional<json_pointer> parse(std::string_view text, std::string& problem) {
-    json_pointer p;
-    p.text = std::string(text);
-    if (text.empty()) return p;
-    if (text.front() != '/') {
-      problem = "'" + p.text + "' is not a JSON Pointer: it must be empty or start with '/'";
-      return std::nullopt;
-    }
-    std::string token;
-    for (std::size_t i = 1; i <= text.size(); ++i) {
-      if (i == text.size() || text[i] == '/') {
-        p.tokens.push_back(std::move(token));
-        token.clear();
-      } else if (text[i] == '~') {
-        if (i + 1 == text.size() || (text[i + 1] != '0' && text[i + 1] != '1')) {
-          problem = "'" + p.text + "' is not a JSON Pointer: '~' must be followed by 0 or 1";
-          return std::nullopt;
-        }
-        token += text[++i] == '0' ? '~' : '/';
-      } else {
-        token += text[i];
-      }
-    }
-    return p;
-  }
-};
-
-/// Eight bytes at `s`, the first in the lowest byte (a little-endian load; the search below is
-/// only used where the machine is little-endian).
-inline std::uint64_t load8(const char* s) noexcept {
-  std::uint64_t x;
-  std::memcpy(&x, s, 8);
-  return x;
-}
-
-/// A mask with the high bit of each byte of `x` that is zero set, exact up to the lowest such byte
-/// (a borrow can only mark bytes above a true one).
-constexpr std::uint64_t zero_bytes(std::uint64_t x) noexcept {
-  return (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
-}
-
-/// The high bit of each byte of `x` that a JSON string cannot pass over as it is: `"`, `\`, a
-/// control character, or a byte of a multi-byte UTF-8 sequence; exact up to the lowest such byte.
-constexpr std::uint64_t special_bytes8(std::uint64_t x) noexcept {
-  constexpr std::uint64_t ones = 0x0101010101010101ull;
-  return (zero_bytes(x ^ (ones * '"')) | zero_bytes(x ^ (ones * '\\')) | ((x - ones * 0x20) & ~x) |
-          x) &
-         0x8080808080808080ull;
-}
-
-/// Whether a JSON string cannot pass over `c` as it is (`special_bytes8`, one byte).
-constexpr bool is_special(char c) noexcept {
-  const auto b = static_cast<unsigned char>(c);
-  return b < 0x20 || b == '"' || b == '\\' || b >= 0x80;
-}
-
-#if defined(LLMJSON_CLI_SSE2)
-/// The bytes of `x` that a JSON string cannot pass over as they are, one bit each, the first in
-/// the lowest. Compared as signed bytes, those from 0x80 are below the space, as the controls are.
-inline unsigned special_bytes16(__m128i x) noexcept {
-  const __m128i hit = _mm_or_si128(
-      _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
-      _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
-  return static_cast<unsigned>(_mm_movemask_epi8(hit));
-}
-#endif
-
-/// The index of the first byte at or after `at`, before `n`, that a JSON string cannot pass over
-/// as it is (`special_bytes8`). Sixteen bytes at a time with SSE2, else eight.
-inline std::size_t next_special(const char* s, std::size_t at, std::size_t n) noexcept {
-#if defined(LLMJSON_CLI_SSE2)
-  for (; n - at >= 16; at += 16) {
-    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + at));
-    if (const unsigned m = special_bytes16(x))
-      return at + static_cast<std::size_t>(std::countr_zero(m));
-  }
-#endif
-  if constexpr (std::endian::native == std::endian::little) {
-    for (; n - at >= 8; at += 8)
-      if (const std::uint64_t hit = special_bytes8(load8(s + at)))
-        return at + static_cast<std::size_t>(std::countr_zero(hit) >> 3);
-  }
-  while (at < n && !is_special(s[at])) ++at;
-  return at;
-}
-
-/// Copies the bytes of `s[at, n)` before the first one a JSON string cannot pass over as it is
-/// to `w`, and moves both past them. Whole blocks are stored before they are looked at, so `w`
-/// must have room for `n - at` bytes, whatever the copy's length.
-inline void copy_plain(const char* s, std::size_t& at, std::size_t n, char*& w) noexcept {
-#if defined(LLMJSON_CLI_SSE2)
-  for (; n - at >= 16; at += 16, w += 16) {
-    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + at));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(w), x);
-    if (const unsigned m = special_bytes16(x)) {
-      const auto k = static_cast<std::size_t>(std::countr_zero(m));
-      at += k;
-      w += k;
-      return;
-    }
-  }
-#endif
-  if constexpr (std::endian::native == std::endian::little) {
-    for (; n - at >= 8; at += 8, w += 8) {
-      const std::uint64_t x = load8(s + at);
-      std::memcpy(w, &x, 8);
-      if (const std::uint64_t hit = special_bytes8(x)) {
-        const auto k = static_cast<std::size_t>(std::countr_zero(hit) >> 3);
-        at += k;
-        w += k;
-        return;
-      }
-    }
-  }
-  while (at < n && !is_special(s[at])) *w++ = s[at++];
-}
 
 /// Reads one line of JSON Lines: checks that it is exactly one JSON value (RFC 8259: strings of
 /// valid UTF-8 without raw control characters or unpaired `\u` surrogates, numbers and literals
@@ -159,7 +40,7 @@ inline void copy_plain(const char* s, std::size_t& at, std::size_t n, char*& w) 
 /// repeated on its path) makes the line an error, as which one is meant cannot be told. Keys
 /// repeated elsewhere are accepted, as most JSON readers do. Linear time; its memory is the
 /// nesting of the line. Not thread-safe: one reader per thread, reused from line to line.
-class line_reader {
+class json_line_reader {
  public:
   static constexpr std::size_t max_depth = 512;
 
@@ -409,32 +290,13 @@ class line_reader {
     }
   }
 
-  /// The value of the four hex digits of a `\u` escape at `s[at]` (its backslash), or -1.
-  static long hex4(std::string_view s, std::size_t at) noexcept {
-    if (s.size() - at < 6) return -1;
-    long v = 0;
-    for (std::size_t k = at + 2; k < at + 6; ++k) {
-      const int h = hex_value(s[k]);
-      if (h < 0) return -1;
-      v = v * 16 + h;
-    }
-    return v;
-  }
-
   /// Checks the escape at `at` (its backslash) and moves past it; a `\u` surrogate needs its pair.
   bool escape(std::size_t& at) {
     if (at + 1 == line_.size()) return fail(at, "a string that does not end on its line");
     const char e = line_[at + 1];
-    switch (e) {
-      case '"':
-      case '\\':
-      case '/':
-      case 'b':
-      case 'f':
-      case 'n':
-      case 'r':
-      case 't': at += 2; return true;
-      default: break;
+    if (short_escape(e)) {
+      at += 2;
+      return true;
     }
     if (e != 'u') return fail(at, std::string("invalid escape \"\\") + e + "\" in a string");
     const long v = hex4(line_, at);
@@ -448,122 +310,6 @@ class line_reader {
       at += 6;
     }
     at += 6;
-    return true;
-  }
-
- public:
-  /// Reads `line` when it is one JSON string, white space around it allowed, and appends its
-  /// characters to `out` (escapes decoded, as UTF-8), checking it as `read` does in the same pass:
-  /// `--jsonl`'s usual line read once, not checked and then decoded. Returns false, `out` as it
-  /// was, when the line is anything else or not JSON (`read` then says what it is).
-  static bool read_string(std::string_view line, std::string& out) {
-    const std::size_t n = line.size();
-    const char* const s = line.data();
-    std::size_t at = 0;
-    while (at < n && is_json_ws(s[at])) ++at;
-    if (at == n || s[at] != '"') return false;
-    ++at;
-    // The characters take at most the bytes of their escapes: write in place, cut at the end.
-    // `w` stays behind `s + at` (less the quote), so copy_plain's block stores stay in `out`.
-    const std::size_t had = out.size();
-    out.resize(had + (n - at));
-    char* const begin = out.data() + had;
-    char* w = begin;
-    for (;;) {
-      copy_plain(s, at, n, w);
-      if (at == n) break;
-      const auto c = static_cast<unsigned char>(s[at]);
-      if (c == '"') {
-        ++at;
-        while (at < n && is_json_ws(s[at])) ++at;
-        if (at != n) break;
-        out.resize(had + static_cast<std::size_t>(w - begin));
-        return true;
-      }
-      if (c >= 0x80) {
-        const std::size_t len = utf8_sequence_at(line, at);
-        if (len == 0) break;
-        std::memcpy(w, s + at, len);
-        w += len;
-        at += len;
-        continue;
-      }
-      if (c < 0x20) break;
-      // One byte in twenty is a backslash in a model's output written as a JSON string (its
-      // own JSON's quotes, its line breaks): the two-byte escapes are decoded here, inline.
-      if (at + 1 < n) {
-        if (const char d = short_escape(s[at + 1])) {
-          *w++ = d;
-          at += 2;
-          continue;
-        }
-      }
-      if (!escape_checked(line, at, w)) break;
-    }
-    out.resize(had);
-    return false;
-  }
-
-  /// Appends to `out` the characters of `token`, a JSON string (its quotes included) that
-  /// `read` accepted: escapes decoded, as UTF-8.
-  static void decode_string(std::string_view token, std::string& out) {
-    const std::string_view body = token.substr(1, token.size() - 2);
-    // The characters take at most the bytes of their escapes: write in place, cut at the end.
-    const std::size_t had = out.size();
-    out.resize(had + body.size());
-    char* const begin = out.data() + had;
-    char* w = begin;
-    const char* s = body.data();
-    const std::size_t n = body.size();
-    for (std::size_t at = 0; at < n;) {
-      copy_plain(s, at, n, w);  // `w` never passes `s + at`: its block stores stay in `out`
-      if (at == n) break;
-      if (s[at] != '\\') {  // a byte of a UTF-8 sequence, checked by read()
-        *w++ = s[at++];
-        continue;
-      }
-      escape_checked(body, at, w);  // read() checked it: never false
-    }
-    out.resize(had + static_cast<std::size_t>(w - begin));
-  }
-
- private:
-  /// What the two-byte escape `\e` stands for, or 0 when `e` makes none (`u` included).
-  static constexpr char short_escape(char e) noexcept {
-    switch (e) {
-      case '"': return '"';
-      case '\\': return '\\';
-      case '/': return '/';
-      case 'b': return '\b';
-      case 'f': return '\f';
-      case 'n': return '\n';
-      case 'r': return '\r';
-      case 't': return '\t';
-      default: return 0;
-    }
-  }
-
-  /// Checks the escape at `s[at]` (its backslash) as `escape` does, and decodes it at `w`
-  /// (at most as many bytes as the escape's), moving both past it; false when it is invalid.
-  static bool escape_checked(std::string_view s, std::size_t& at, char*& w) noexcept {
-    if (s.size() - at < 2) return false;
-    if (const char d = short_escape(s[at + 1])) {
-      *w++ = d;
-      at += 2;
-      return true;
-    }
-    if (s[at + 1] != 'u') return false;
-    const long v = hex4(s, at);
-    if (v < 0 || (v >= 0xDC00 && v <= 0xDFFF)) return false;
-    auto cp = static_cast<char32_t>(v);
-    if (v >= 0xD800 && v <= 0xDBFF) {
-      const long low = s.substr(at + 6, 2) == "\\u" ? hex4(s, at + 6) : -1;
-      if (low < 0xDC00 || low > 0xDFFF) return false;
-      cp = 0x10000 + ((cp - 0xD800) << 10) + static_cast<char32_t>(low - 0xDC00);
-      at += 6;
-    }
-    at += 6;
-    w = put_utf8(w, cp);
     return true;
   }
 };

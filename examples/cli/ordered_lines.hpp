@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #ifndef _WIN32
@@ -45,7 +46,7 @@ struct lines_run {
 };
 
 /// Bytes written to stdout so far: a signal waits for the lines being written as long as this
-/// grows (examples/cli/main.cpp, handle_signals).
+/// grows (output.hpp, handle_signals).
 inline std::atomic<std::uint64_t> output_written{0};
 
 /// Writes `s` to `out` in pieces of 64 KiB, counting each in `output_written`, then flushes.
@@ -130,6 +131,272 @@ inline bool write_all(std::FILE* out, std::string_view s) {
 
 }  // namespace detail_lines
 
+/// The pipeline of `map_lines`: this thread reads chunks of lines, `jobs` workers work on them,
+/// and a writer thread writes their output in input order. Each member function is one role.
+template <class Work>
+class line_pipeline {
+ public:
+  line_pipeline(std::FILE* in, std::FILE* out, const lines_options& opt, Work& work)
+      : in_(in),
+        out_(out),
+        opt_(opt),
+        work_(work),
+        jobs_(opt.jobs == 0 ? 1 : opt.jobs),
+        slots_(2 * std::size_t{jobs_} + 1),
+        by_slot_(slots_, nullptr) {
+    for (std::size_t i = 0; i < slots_; ++i) {
+      pool_.push_back(std::make_unique<detail_lines::chunk>());
+      free_.push_back(pool_.back().get());
+    }
+  }
+
+  /// Runs the pipeline to the input's end, or to a read or write error.
+  lines_run run() {
+    std::vector<std::thread> threads;
+    for (unsigned i = 0; i < jobs_; ++i) threads.emplace_back([this, i] { work_on_chunks(i); });
+    std::thread writing([this] { write_chunks(); });
+    read_chunks();
+    {
+      std::lock_guard lock(m_);
+      input_ended_ = true;
+    }
+    work_ready_.notify_all();
+    chunk_done_.notify_all();
+    for (auto& t : threads) t.join();
+    writing.join();
+    return run_;
+  }
+
+ private:
+  using chunk = detail_lines::chunk;
+  using clock = std::chrono::steady_clock;
+
+  std::FILE* in_;
+  std::FILE* out_;
+  const lines_options& opt_;
+  Work& work_;
+  const unsigned jobs_;
+  const std::size_t slots_;
+  std::vector<std::unique_ptr<chunk>> pool_;
+  // Under m_: the chunks free to fill, those to work on, and those sent, by sequence number.
+  std::vector<chunk*> free_, by_slot_;
+  std::deque<chunk*> todo_;
+  std::mutex m_;
+  std::condition_variable work_ready_, chunk_done_, chunk_free_;
+  bool input_ended_ = false, stop_ = false;
+  std::uint64_t submitted_ = 0;
+  lines_run run_;  // the writer's, read once the threads are joined
+
+  // The reader's: the chunk being filled and the line being read.
+  chunk* c_ = nullptr;
+  std::uint64_t number_ = 0;
+  std::size_t used_ = 0;        // bytes in c_->bytes
+  std::size_t line_start_ = 0;  // where the line being read starts in c_->bytes
+  std::uint64_t dropped_ = 0;   // bytes of a line over max_line, dropped before line_start_
+  bool too_long_ = false;       // the line being read is over max_line
+
+  /// A worker: takes chunks and works on their lines until the input ends.
+  void work_on_chunks(unsigned index) {
+    for (;;) {
+      chunk* c = nullptr;
+      {
+        std::unique_lock lock(m_);
+        work_ready_.wait(lock, [&] { return !todo_.empty() || input_ended_; });
+        if (todo_.empty()) return;
+        c = todo_.front();
+        todo_.pop_front();
+      }
+      c->out.clear();
+      c->failed = 0;
+      for (const auto& l : c->lines) {
+        const input_line line{std::string_view(c->bytes.get() + l.offset, l.size), l.number,
+                              l.too_long, l.length};
+        if (!work_(index, line, c->out)) ++c->failed;
+      }
+      {
+        std::lock_guard lock(m_);
+        c->done = true;
+      }
+      chunk_done_.notify_all();
+    }
+  }
+
+  /// The progress line on stderr: lines, lines a second, failures.
+  void show_progress(clock::time_point start, bool last) const {
+    const double seconds = std::chrono::duration<double>(clock::now() - start).count();
+    std::fprintf(stderr, "\rllmjson: %llu lines, %.0f lines/s, %llu failed%s",
+                 static_cast<unsigned long long>(run_.lines),
+                 seconds > 0 ? static_cast<double>(run_.lines) / seconds : 0.0,
+                 static_cast<unsigned long long>(run_.failed), last ? "\n" : "");
+    std::fflush(stderr);
+  }
+
+  /// Writes chunk `c`'s output (unless a write failed before), then frees it.
+  void write_chunk(chunk* c, std::uint64_t seq) {
+    if (!run_.write_failed) {
+      std::unique_lock<std::timed_mutex> writing;
+      if (opt_.out_lock) writing = std::unique_lock(*opt_.out_lock);
+      // Written under the lock: whoever takes it next finds only whole lines written.
+      if (!detail_lines::write_all(out_, c->out)) {
+        run_.write_failed = true;
+        run_.write_problem = std::strerror(errno);
+      }
+      run_.lines += c->lines.size();
+      run_.failed += c->failed;
+    }
+    {
+      std::lock_guard lock(m_);
+      by_slot_[seq % slots_] = nullptr;
+      c->done = false;
+      free_.push_back(c);
+      if (run_.write_failed) stop_ = true;
+    }
+    chunk_free_.notify_one();
+  }
+
+  /// The writer: writes each chunk's output once its work is done, in the order read.
+  void write_chunks() {
+    const auto start = clock::now();
+    auto shown = start;
+    for (std::uint64_t next = 0;; ++next) {
+      chunk* c = nullptr;
+      {
+        std::unique_lock lock(m_);
+        chunk_done_.wait(lock, [&] {
+          chunk* s = by_slot_[next % slots_];
+          return (s && s->seq == next && s->done) || (input_ended_ && next == submitted_);
+        });
+        if (input_ended_ && next == submitted_) break;
+        c = by_slot_[next % slots_];
+      }
+      write_chunk(c, next);
+      if (opt_.progress && clock::now() - shown > std::chrono::milliseconds(500)) {
+        shown = clock::now();
+        show_progress(start, false);
+      }
+    }
+    if (!run_.write_failed && std::fflush(out_) != 0) {
+      run_.write_failed = true;
+      run_.write_problem = std::strerror(errno);
+    }
+    if (opt_.progress) show_progress(start, true);
+  }
+
+  /// A free chunk, emptied; null once the writer stopped (a write failed).
+  chunk* take_free() {
+    std::unique_lock lock(m_);
+    chunk_free_.wait(lock, [&] { return !free_.empty() || stop_; });
+    if (stop_) return nullptr;
+    chunk* c = free_.back();
+    free_.pop_back();
+    c->lines.clear();
+    return c;
+  }
+
+  /// Hands `c` to the workers, and to the writer by its sequence number.
+  void submit(chunk* c) {
+    {
+      std::lock_guard lock(m_);
+      c->seq = submitted_++;
+      by_slot_[c->seq % slots_] = c;
+      todo_.push_back(c);
+    }
+    work_ready_.notify_one();
+  }
+
+  /// Ends the line being read at `end` (its line feed, or the input's end).
+  void end_line(std::size_t end) {
+    const std::uint64_t length = dropped_ + (end - line_start_);
+    if (!too_long_ && length > opt_.max_line) too_long_ = true;
+    std::size_t size = too_long_ ? 0 : end - line_start_;
+    if (size > 0 && c_->bytes[line_start_ + size - 1] == '\r') --size;
+    c_->lines.push_back({line_start_, size, number_++, length, too_long_});
+    dropped_ = 0;
+    too_long_ = false;
+  }
+
+  /// Sends c_'s whole lines to the workers and moves the start of the line its end cuts to a
+  /// free chunk, which becomes c_; false when the writer stopped (a write failed).
+  bool hand_over(std::size_t chunk_bytes) {
+    // The cut line's start moves to the next chunk (the same one, maybe, once written: hence
+    // memmove). The bytes of the lines sent stay put: a worker may be reading them.
+    submit(c_);
+    chunk* const next = take_free();
+    if (!next) return false;
+    const std::size_t carry = used_ - line_start_;
+    next->reserve(std::max(chunk_bytes, carry), 0);  // `c_` itself has room already
+    if (carry) std::memmove(next->bytes.get(), c_->bytes.get() + line_start_, carry);
+    c_ = next;
+    used_ = carry;
+    line_start_ = 0;
+    return true;
+  }
+
+  /// Grows c_, which one line fills (line_start_ is 0, and the line at most max_line bytes): room
+  /// for twice as much, or for max_line + 1 bytes, which tells a line over the limit.
+  void grow() {
+    const std::size_t most =
+        opt_.max_line / 2 < c_->capacity ? opt_.max_line + 1 : 2 * c_->capacity;
+    c_->reserve(std::max(most, used_ + 1), used_);
+  }
+
+  /// Reads once into c_, at `used_`, and ends the lines read; returns false at the input's end.
+  bool read_once(std::size_t chunk_bytes) {
+    const std::size_t room = (used_ < chunk_bytes ? chunk_bytes : c_->capacity) - used_;
+    const std::size_t got = std::fread(c_->bytes.get() + used_, 1, room, in_);
+    const bool more = got == room;
+    if (!more && std::ferror(in_)) run_.read_problem = std::strerror(errno);
+    const char* const base = c_->bytes.get();
+    for (std::size_t pos = used_, end = used_ + got; pos < end;) {
+      const void* nl = std::memchr(base + pos, '\n', end - pos);
+      if (!nl) break;
+      const auto at = static_cast<std::size_t>(static_cast<const char*>(nl) - base);
+      end_line(at);
+      line_start_ = pos = at + 1;
+    }
+    used_ += got;
+    // The line still open: over max_line, its bytes are dropped (and the ones that come next).
+    if (too_long_ || dropped_ + (used_ - line_start_) > opt_.max_line) {
+      too_long_ = true;
+      dropped_ += used_ - line_start_;
+      used_ = line_start_;
+    }
+    return more;
+  }
+
+  /// The reader, this thread. Each chunk's bytes are read straight into its own buffer, up to
+  /// `chunk_bytes`, and split there: the lines stay where they were read, and only the start of
+  /// a line that the buffer's end cuts is copied, to the front of the next chunk's buffer. A line
+  /// longer than the buffer grows it, up to `max_line` + 1 bytes; past `max_line` its bytes are
+  /// dropped as they come, and only its length is counted.
+  void read_chunks() {
+    const std::size_t chunk_bytes = std::max<std::size_t>(opt_.chunk_bytes, 1);
+    constexpr std::size_t max_lines = 8192;  // a chunk's lines, so that tiny lines share the work
+    c_ = take_free();
+    if (!c_) return;
+    c_->reserve(chunk_bytes, 0);
+    number_ = opt_.first_line;
+    for (bool more = true; more;) {
+      if (used_ >= chunk_bytes || c_->lines.size() >= max_lines) {
+        if (!c_->lines.empty()) {
+          if (!hand_over(chunk_bytes)) return;
+          continue;  // the carried line may fill the new chunk too
+        }
+        grow();
+      }
+      more = read_once(chunk_bytes);
+    }
+    // The last line, without a line feed; none after a read error (it may be cut).
+    if (run_.read_problem.empty() && (used_ > line_start_ || too_long_)) end_line(used_);
+    if (!c_->lines.empty()) {
+      submit(c_);
+    } else {
+      std::lock_guard lock(m_);
+      free_.push_back(c_);
+    }
+  }
+};
+
 /// Calls `work(worker, line, out)` on every line of `in`, where `worker` (below `opt.jobs`) names
 /// the thread (for state of its own) and `out` is where the line's output is appended; `work`
 /// returns false when the line failed. Writes every line's output to `out` in input order.
@@ -143,213 +410,7 @@ inline bool write_all(std::FILE* out, std::string_view s) {
 /// the lines read before it are written.
 template <class Work>
 lines_run map_lines(std::FILE* in, std::FILE* out, const lines_options& opt, Work&& work) {
-  using detail_lines::chunk;
-  const unsigned jobs = opt.jobs == 0 ? 1 : opt.jobs;
-  const std::size_t slots = 2 * std::size_t{jobs} + 1;
-  std::vector<std::unique_ptr<chunk>> pool;
-  std::vector<chunk*> free, by_slot(slots, nullptr);
-  for (std::size_t i = 0; i < slots; ++i) {
-    pool.push_back(std::make_unique<chunk>());
-    free.push_back(pool.back().get());
-  }
-  std::deque<chunk*> todo;
-  std::mutex m;
-  std::condition_variable work_ready, chunk_done, chunk_free;
-  bool input_ended = false, stop = false;
-  std::uint64_t submitted = 0;
-  lines_run run;
-
-  auto worker = [&](unsigned index) {
-    for (;;) {
-      chunk* c = nullptr;
-      {
-        std::unique_lock lock(m);
-        work_ready.wait(lock, [&] { return !todo.empty() || input_ended; });
-        if (todo.empty()) return;
-        c = todo.front();
-        todo.pop_front();
-      }
-      c->out.clear();
-      c->failed = 0;
-      for (const auto& l : c->lines) {
-        const input_line line{std::string_view(c->bytes.get() + l.offset, l.size), l.number,
-                              l.too_long, l.length};
-        if (!work(index, line, c->out)) ++c->failed;
-      }
-      {
-        std::lock_guard lock(m);
-        c->done = true;
-      }
-      chunk_done.notify_all();
-    }
-  };
-
-  auto writer = [&] {
-    using clock = std::chrono::steady_clock;
-    const auto start = clock::now();
-    auto shown = start;
-    auto show = [&](bool last) {
-      const double seconds = std::chrono::duration<double>(clock::now() - start).count();
-      std::fprintf(stderr, "\rllmjson: %llu lines, %.0f lines/s, %llu failed%s",
-                   static_cast<unsigned long long>(run.lines),
-                   seconds > 0 ? static_cast<double>(run.lines) / seconds : 0.0,
-                   static_cast<unsigned long long>(run.failed), last ? "\n" : "");
-      std::fflush(stderr);
-    };
-    for (std::uint64_t next = 0;; ++next) {
-      chunk* c = nullptr;
-      {
-        std::unique_lock lock(m);
-        chunk_done.wait(lock, [&] {
-          chunk* s = by_slot[next % slots];
-          return (s && s->seq == next && s->done) || (input_ended && next == submitted);
-        });
-        if (input_ended && next == submitted) break;
-        c = by_slot[next % slots];
-      }
-      if (!run.write_failed) {
-        std::unique_lock<std::timed_mutex> writing;
-        if (opt.out_lock) writing = std::unique_lock(*opt.out_lock);
-        // Written under the lock: whoever takes it next finds only whole lines written.
-        if (!detail_lines::write_all(out, c->out)) {
-          run.write_failed = true;
-          run.write_problem = std::strerror(errno);
-        }
-        run.lines += c->lines.size();
-        run.failed += c->failed;
-      }
-      {
-        std::lock_guard lock(m);
-        by_slot[next % slots] = nullptr;
-        c->done = false;
-        free.push_back(c);
-        if (run.write_failed) stop = true;
-      }
-      chunk_free.notify_one();
-      if (opt.progress && clock::now() - shown > std::chrono::milliseconds(500)) {
-        shown = clock::now();
-        show(false);
-      }
-    }
-    if (!run.write_failed && std::fflush(out) != 0) {
-      run.write_failed = true;
-      run.write_problem = std::strerror(errno);
-    }
-    if (opt.progress) show(true);
-  };
-
-  std::vector<std::thread> threads;
-  for (unsigned i = 0; i < jobs; ++i) threads.emplace_back(worker, i);
-  std::thread writing(writer);
-
-  // The reader: this thread. Each chunk's bytes are read straight into its own buffer, up to
-  // `chunk_bytes`, and split there: the lines stay where they were read, and only the start of
-  // a line that the buffer's end cuts is copied, to the front of the next chunk's buffer. A line
-  // longer than the buffer grows it, up to `max_line` + 1 bytes; past `max_line` its bytes are
-  // dropped as they come, and only its length is counted.
-  auto take_free = [&]() -> chunk* {
-    std::unique_lock lock(m);
-    chunk_free.wait(lock, [&] { return !free.empty() || stop; });
-    if (stop) return nullptr;
-    chunk* c = free.back();
-    free.pop_back();
-    c->lines.clear();
-    return c;
-  };
-  auto submit = [&](chunk* c) {
-    {
-      std::lock_guard lock(m);
-      c->seq = submitted++;
-      by_slot[c->seq % slots] = c;
-      todo.push_back(c);
-    }
-    work_ready.notify_one();
-  };
-
-  const std::size_t chunk_bytes = std::max<std::size_t>(opt.chunk_bytes, 1);
-  constexpr std::size_t max_lines = 8192;  // a chunk's lines, so that tiny lines share the work
-  chunk* c = take_free();
-  if (c) c->reserve(chunk_bytes, 0);
-  std::uint64_t number = opt.first_line;
-  std::size_t used = 0;        // bytes in c->bytes
-  std::size_t line_start = 0;  // where the line being read starts in c->bytes
-  std::uint64_t dropped = 0;   // bytes of a line over max_line, dropped before line_start
-  bool too_long = false;       // the line being read is over max_line
-  auto end_line = [&](std::size_t end) {
-    const std::uint64_t length = dropped + (end - line_start);
-    if (!too_long && length > opt.max_line) too_long = true;
-    std::size_t size = too_long ? 0 : end - line_start;
-    if (size > 0 && c->bytes[line_start + size - 1] == '\r') --size;
-    c->lines.push_back({line_start, size, number++, length, too_long});
-    dropped = 0;
-    too_long = false;
-  };
-  bool at_end = false;
-  while (c && !at_end) {
-    if (used >= chunk_bytes || c->lines.size() >= max_lines) {
-      if (!c->lines.empty()) {
-        // The cut line's start moves to the next chunk (the same one, maybe, once written: hence
-        // memmove). The bytes of the lines sent stay put: a worker may be reading them.
-        submit(c);
-        chunk* const next = take_free();
-        if (!next) {
-          c = nullptr;
-          break;
-        }
-        const std::size_t carry = used - line_start;
-        next->reserve(std::max(chunk_bytes, carry), 0);  // `c` itself has room already
-        if (carry) std::memmove(next->bytes.get(), c->bytes.get() + line_start, carry);
-        c = next;
-        used = carry;
-        line_start = 0;
-        continue;
-      }
-      // One line fills the buffer (line_start is 0, and the line at most max_line bytes): room
-      // for twice as much, or for max_line + 1 bytes, which tells a line over the limit.
-      const std::size_t most = opt.max_line / 2 < c->capacity ? opt.max_line + 1 : 2 * c->capacity;
-      c->reserve(std::max(most, used + 1), used);
-    }
-    const std::size_t room = (used < chunk_bytes ? chunk_bytes : c->capacity) - used;
-    const std::size_t got = std::fread(c->bytes.get() + used, 1, room, in);
-    if (got < room) {
-      at_end = true;
-      if (std::ferror(in)) run.read_problem = std::strerror(errno);
-    }
-    const char* const base = c->bytes.get();
-    for (std::size_t pos = used, end = used + got; pos < end;) {
-      const void* nl = std::memchr(base + pos, '\n', end - pos);
-      if (!nl) break;
-      const auto at = static_cast<std::size_t>(static_cast<const char*>(nl) - base);
-      end_line(at);
-      line_start = pos = at + 1;
-    }
-    used += got;
-    // The line still open: over max_line, its bytes are dropped (and the ones that come next).
-    if (too_long || dropped + (used - line_start) > opt.max_line) {
-      too_long = true;
-      dropped += used - line_start;
-      used = line_start;
-    }
-  }
-  if (c) {
-    // The last line, without a line feed; none after a read error (it may be cut).
-    if (run.read_problem.empty() && (used > line_start || too_long)) end_line(used);
-    if (!c->lines.empty()) {
-      submit(c);
-    } else {
-      std::lock_guard lock(m);
-      free.push_back(c);
-    }
-  }
-  {
-    std::lock_guard lock(m);
-    input_ended = true;
-  }
-  work_ready.notify_all();
-  chunk_done.notify_all();
-  for (auto& t : threads) t.join();
-  writing.join();
-  return run;
+  return line_pipeline<std::remove_reference_t<Work>>(in, out, opt, work).run();
 }
 
 }  // namespace llmjson_cli
