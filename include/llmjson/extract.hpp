@@ -15,7 +15,7 @@
 
 #include <llmjson/candidate.hpp>
 #include <llmjson/detail/config.hpp>
-#include <llmjson/detail/scan/scanner.hpp>
+#include <llmjson/detail/scan/interface.hpp>
 #include <llmjson/error.hpp>
 #include <llmjson/fence.hpp>
 #include <llmjson/options.hpp>
@@ -357,7 +357,7 @@ result<T> extract(Str&& text, F check, const options& opts) {
 }  // namespace llmjson
 
 #ifndef LLMJSON_SEPARATE_COMPILATION
-#include <llmjson/detail/scan/extract-inl.hpp>
+#include <llmjson/detail/select/extract-inl.hpp>
 #endif
 
 #endif  // LLMJSON_EXTRACT_HPP_INCLUDED

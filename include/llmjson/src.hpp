@@ -23,7 +23,7 @@
 #include <llmjson/detail/retry/retry_types-inl.hpp>
 #include <llmjson/detail/retry/stop-inl.hpp>
 #include <llmjson/detail/retry/wording-inl.hpp>
-#include <llmjson/detail/scan/extract-inl.hpp>
+#include <llmjson/detail/scan/interface-inl.hpp>
 #include <llmjson/detail/scan/scan-inl.hpp>
 #include <llmjson/detail/scan/scanner-inl.hpp>
 #include <llmjson/detail/schema/compiler-inl.hpp>
@@ -34,6 +34,7 @@
 #include <llmjson/detail/schema/uri-inl.hpp>
 #include <llmjson/detail/schema/values-inl.hpp>
 #include <llmjson/detail/schema_of/schema_of-inl.hpp>
+#include <llmjson/detail/select/extract-inl.hpp>
 #include <llmjson/detail/select/select-inl.hpp>
 #include <llmjson/detail/text/json_text-inl.hpp>
 
