@@ -18,7 +18,7 @@
 
 // The bodies, one -inl.hpp per public header that declares non-template functions.
 #include <llmjson/detail/retry/feedback-inl.hpp>
-#include <llmjson/detail/retry/judges-inl.hpp>
+#include <llmjson/detail/retry/finders-inl.hpp>
 #include <llmjson/detail/retry/record-inl.hpp>
 #include <llmjson/detail/retry/retry_types-inl.hpp>
 #include <llmjson/detail/retry/stop-inl.hpp>
