@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <limits>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,12 +24,24 @@
 #include <llmjson/detail/scan/regions.hpp>
 #include <llmjson/detail/scan/scanner-inl.hpp>
 #include <llmjson/detail/scan/validator.hpp>
+#include <llmjson/json_text.hpp>
 #include <llmjson/options.hpp>
 
 namespace llmjson::detail {
 
-LLMJSON_INLINE bool build_valid_json(std::string_view span, nlohmann::json& out) {
-  return build_json(span, out);
+LLMJSON_INLINE bool ensure_value(candidate& c) {
+  if (!c.valid || c.in_reasoning) return false;
+  if (c.json) return true;
+  nlohmann::json value;
+  const std::string escaped = c.raw_controls ? minify(c.text) : std::string();
+  if (build_json(c.raw_controls ? std::string_view(escaped) : c.text, value)) {
+    c.json = std::make_shared<const nlohmann::json>(std::move(value));
+    return true;
+  }
+  c.valid = false;  // unreachable: the scan checked its numbers (numbers_fit)
+  c.raw_controls = false;
+  c.message = "nlohmann/json could not represent the value";
+  return false;
 }
 
 LLMJSON_INLINE const char* valid_json_type(std::string_view span) noexcept {

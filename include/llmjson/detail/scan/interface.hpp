@@ -29,12 +29,13 @@
 
 namespace llmjson::detail {
 
-// --- A span the scan found valid, read from its text ----------------------------------------
+// --- A candidate the scan found valid, and its text -----------------------------------------
 
-/// Builds the value of `span`, which the scan found valid JSON (with raw controls, the text with
-/// them escaped: `minify`), the same `nlohmann::json` that `nlohmann::json::parse` makes of it.
-/// Returns false only when a number does not fit a double, which the scan checked already.
-bool build_valid_json(std::string_view span, nlohmann::json& out);
+/// Builds the value of a valid candidate outside reasoning that has none yet (a scan for
+/// selection builds none: judging, and the answer, ask for them). Returns whether it has one; the
+/// scan checked that nlohmann can hold its numbers, so it always has (otherwise the candidate
+/// becomes malformed, with nlohmann's reason). Nothing for one in reasoning or not valid.
+bool ensure_value(candidate& c);
 
 /// The name nlohmann's `type_name()` gives the value of a valid `span`: `object`, `array`,
 /// `string`, `boolean`, `null`, `number`.

@@ -246,7 +246,8 @@ class reported_positions {
   /// {line, column} of `offset`, one of those reported. Asked mostly in order (a record's start,
   /// then its problem, then the next record's start): the offset after the last one asked is
   /// tried before a binary search.
-  std::pair<std::size_t, std::size_t> operator()(std::size_t offset) noexcept {
+  [[gnu::always_inline]] std::pair<std::size_t, std::size_t> operator()(
+      std::size_t offset) noexcept {
     if (last_ + 1 < offsets_.size() && offsets_[last_ + 1] == offset) {
       ++last_;
     } else if (last_ >= offsets_.size() || offsets_[last_] != offset) {
@@ -297,11 +298,11 @@ inline void make_candidates(std::vector<candidate>& out, std::string_view text, 
   }
 }
 
-/// The near misses `reader` shows (at most `max_near_misses`), each with why it is not JSON.
-/// Offsets in the text read.
-inline std::vector<near_miss> make_near_misses(std::string_view text, const engine& reader,
-                                               validator& v, reported_positions& positions) {
-  std::vector<near_miss> out;
+/// Makes in `out` the near misses `reader` shows (at most `max_near_misses`), each with why it
+/// is not JSON; offsets in the output (the text read has a prefill of `base` bytes).
+inline void make_near_misses(std::vector<near_miss>& out, std::string_view text,
+                             const engine& reader, validator& v, reported_positions& positions,
+                             std::size_t base) {
   const std::size_t shown_near = std::min(reader.near.size(), max_near_misses);
   for (std::size_t k = 0; k < shown_near; ++k) {
     near_miss m;
@@ -310,9 +311,9 @@ inline std::vector<near_miss> make_near_misses(std::string_view text, const engi
     std::tie(m.line, m.column) = positions(m.offset);
     std::size_t ignored = 0;
     diagnose(v, text, reader.max_depth(), m.offset, reader.near[k].end, ignored, m.message);
+    to_output(m.offset, m.prefilled, base);
     out.push_back(std::move(m));
   }
-  return out;
 }
 
 /// The public cut of the engine's `p`, worded. Offsets in the text read.
@@ -376,8 +377,7 @@ inline scan_result make_scan_result(std::string_view text, engine& reader, const
   for (std::size_t k = first_new; k < out.candidates.size(); ++k)
     to_output(out.candidates[k].offset, out.candidates[k].prefilled, base);
   out.near_miss_count = reader.near.size();
-  out.near_misses = make_near_misses(text, reader, v, positions);
-  for (near_miss& m : out.near_misses) to_output(m.offset, m.prefilled, base);
+  make_near_misses(out.near_misses, text, reader, v, positions, base);
   if (reader.cut) {
     out.truncation = make_cut(text, *reader.cut, positions);
     to_output(out.truncation->offset, out.truncation->prefilled, base);

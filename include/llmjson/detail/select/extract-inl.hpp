@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -174,21 +173,6 @@ LLMJSON_INLINE std::optional<error> precheck(std::size_t size, bool blank, const
                  {}};
   }
   return std::nullopt;
-}
-
-LLMJSON_INLINE bool ensure_value(candidate& c) {
-  if (!c.valid || c.in_reasoning) return false;
-  if (c.json) return true;
-  nlohmann::json value;
-  const std::string escaped = c.raw_controls ? minify(c.text) : std::string();
-  if (build_valid_json(c.raw_controls ? std::string_view(escaped) : c.text, value)) {
-    c.json = std::make_shared<const nlohmann::json>(std::move(value));
-    return true;
-  }
-  c.valid = false;  // unreachable: the scan checked its numbers (numbers_fit)
-  c.raw_controls = false;
-  c.message = "nlohmann/json could not represent the value";
-  return false;
 }
 
 LLMJSON_INLINE verdict judge_text(const any_object&, std::string_view text) {
