@@ -15,7 +15,7 @@
 
 #include <llmjson/candidate.hpp>
 #include <llmjson/detail/config.hpp>
-#include <llmjson/detail/scan/scanner.hpp>
+#include <llmjson/detail/scan/interface.hpp>
 #include <llmjson/error.hpp>
 #include <llmjson/fence.hpp>
 #include <llmjson/options.hpp>
@@ -205,12 +205,6 @@ void append_region_label(std::string& out, const candidate& c);
 /// does not qualify (`options::fallback` and the selector allow it).
 result<extraction> choose_judged(scan_result&& scan, llmjson::policy pol, bool fallback);
 
-/// Builds the value of a valid candidate outside reasoning that has none yet (a scan for
-/// selection builds none: judging, and the answer, ask for them). Returns whether it has one; the
-/// scan checked that nlohmann can hold its numbers, so it always has (otherwise the candidate
-/// becomes malformed, with nlohmann's reason). Nothing for one in reasoning or not valid.
-bool ensure_value(candidate& c);
-
 /// What `any_object` and `any_key` say of a valid candidate, read from its text alone (its type
 /// and its top-level keys): the same verdict, word for word, as on its value, which is not built.
 verdict judge_text(const any_object& sel, std::string_view text);
@@ -357,7 +351,7 @@ result<T> extract(Str&& text, F check, const options& opts) {
 }  // namespace llmjson
 
 #ifndef LLMJSON_SEPARATE_COMPILATION
-#include <llmjson/detail/scan/extract-inl.hpp>
+#include <llmjson/detail/select/extract-inl.hpp>
 #endif
 
 #endif  // LLMJSON_EXTRACT_HPP_INCLUDED

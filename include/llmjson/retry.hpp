@@ -10,7 +10,7 @@
 
 #include <llmjson/adapter.hpp>
 #include <llmjson/detail/config.hpp>
-#include <llmjson/detail/retry/judges.hpp>
+#include <llmjson/detail/retry/finders.hpp>
 #include <llmjson/detail/retry/run.hpp>
 #include <llmjson/detail/retry/stop.hpp>
 #include <llmjson/options.hpp>
@@ -160,9 +160,9 @@ class retrying {
   [[nodiscard]] const A& adapter() const noexcept { return adapter_; }
 
  private:
-  template <class Out, class Req, class Judge>
+  template <class Out, class Req, class Finder>
   retry_result<Out> run_(const Req& request, const detail::call_stop& stop,
-                         const Judge& judge) const;
+                         const Finder& finder) const;
   template <class Req, class S>
   retry_result<answer> extract_with_(const Req& request, const S& sel, const llmjson::options& opts,
                                      const detail::call_stop& stop) const;
@@ -178,14 +178,14 @@ class retrying {
   mutable H next_;
 };
 
-// --- the members of retrying: each call picks its judge and runs detail::run_attempts ---------
+// --- the members of retrying: each call picks its finder and runs detail::run_attempts --------
 
 template <class A, class H>
-template <class Out, class Req, class Judge>
+template <class Out, class Req, class Finder>
 retry_result<Out> retrying<A, H>::run_(const Req& request, const detail::call_stop& stop,
-                                       const Judge& judge) const {
+                                       const Finder& finder) const {
   if constexpr (Adapter<A, Req>) {
-    return detail::run_attempts<Out>(adapter_, next_, options_, request, stop, judge);
+    return detail::run_attempts<Out>(adapter_, next_, options_, request, stop, finder);
   } else {
     // An adapter that takes the request by non-const reference or returns something else than a
     // completion: the build fails here, with the rule as the first error and nothing after it.
@@ -199,7 +199,7 @@ template <class Req, class S>
 retry_result<answer> retrying<A, H>::extract_with_(const Req& request, const S& sel,
                                                    const llmjson::options& opts,
                                                    const detail::call_stop& stop) const {
-  return run_<answer>(request, stop, detail::extraction_judge<answer, S>(sel, opts));
+  return run_<answer>(request, stop, detail::extraction_finder<answer, S>(sel, opts));
 }
 
 template <class A, class H>
@@ -218,7 +218,8 @@ retry_result<T> retrying<A, H>::extract_as_(const Req& request, const Check& che
         return decode<T>(check);
       }
     }();
-    return run_<T>(request, stop, detail::extraction_judge<T, decode<T>>(sel, options_.extraction));
+    return run_<T>(request, stop,
+                   detail::extraction_finder<T, decode<T>>(sel, options_.extraction));
   }
 }
 
@@ -232,7 +233,7 @@ llmjson::options retrying<A, H>::with_policy_(llmjson::policy pol) const {
 template <class A, class H>
 template <detail::RequestOrMisdeclared<A> Req>
 retry_result<message> retrying<A, H>::complete(const Req& request) const {
-  return run_<message>(request, {}, detail::content_judge{});
+  return run_<message>(request, {}, detail::content_finder{});
 }
 
 template <class A, class H>
@@ -270,7 +271,7 @@ retry_result<T> retrying<A, H>::extract(const Req& request, F check) const {
 template <class A, class H>
 template <detail::RequestOrMisdeclared<A> Req>
 retry_result<message> retrying<A, H>::complete(const Req& request, std::stop_token stop) const {
-  return run_<message>(request, stop, detail::content_judge{});
+  return run_<message>(request, stop, detail::content_finder{});
 }
 
 template <class A, class H>

@@ -20,12 +20,12 @@
 // The bodies, one -inl.hpp per public header that declares non-template functions.
 #include <llmjson/detail/openai/openai-inl.hpp>
 #include <llmjson/detail/retry/feedback-inl.hpp>
-#include <llmjson/detail/retry/judges-inl.hpp>
+#include <llmjson/detail/retry/finders-inl.hpp>
 #include <llmjson/detail/retry/record-inl.hpp>
 #include <llmjson/detail/retry/retry_types-inl.hpp>
 #include <llmjson/detail/retry/stop-inl.hpp>
 #include <llmjson/detail/retry/wording-inl.hpp>
-#include <llmjson/detail/scan/extract-inl.hpp>
+#include <llmjson/detail/scan/interface-inl.hpp>
 #include <llmjson/detail/scan/scan-inl.hpp>
 #include <llmjson/detail/scan/scanner-inl.hpp>
 #include <llmjson/detail/schema/compiler-inl.hpp>
@@ -36,6 +36,7 @@
 #include <llmjson/detail/schema/uri-inl.hpp>
 #include <llmjson/detail/schema/values-inl.hpp>
 #include <llmjson/detail/schema_of/schema_of-inl.hpp>
+#include <llmjson/detail/select/extract-inl.hpp>
 #include <llmjson/detail/select/select-inl.hpp>
 #include <llmjson/detail/text/json_text-inl.hpp>
 

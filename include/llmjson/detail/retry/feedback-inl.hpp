@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,9 +12,7 @@
 
 #include <llmjson/candidate.hpp>
 #include <llmjson/detail/config.hpp>
-#include <llmjson/detail/scan/engine.hpp>
-#include <llmjson/detail/scan/positions.hpp>
-#include <llmjson/detail/scan/scanner-inl.hpp>
+#include <llmjson/detail/scan/interface.hpp>
 #include <llmjson/detail/text/utf8.hpp>
 #include <llmjson/error.hpp>
 #include <llmjson/extract.hpp>
@@ -47,7 +44,7 @@ inline std::string clip(std::string_view s, std::size_t most) {
 }
 
 /// `line 3 col 18`: how an instruction names a place of the reply.
-inline std::string place(std::size_t line, std::size_t column) {
+inline std::string line_col(std::size_t line, std::size_t column) {
   return "line " + std::to_string(line) + " col " + std::to_string(column);
 }
 
@@ -73,7 +70,7 @@ inline std::string describe_malformed(std::size_t line, std::size_t column,
   constexpr std::string_view prefix = "malformed: ";
   if (reason.substr(0, prefix.size()) == prefix) reason.remove_prefix(prefix.size());
   // The validator's reasons name the place of the fault (`line 7 col 18: trailing comma`).
-  std::string out = reason.substr(0, 5) == "line " ? std::string() : place(line, column) + ": ";
+  std::string out = reason.substr(0, 5) == "line " ? std::string() : line_col(line, column) + ": ";
   out += clip(reason, feedback_piece_bytes);
   if (auto fix = fix_for(reason); !fix.empty()) {
     out += " (";
@@ -108,129 +105,148 @@ std::string list_places(std::string_view intro, std::size_t count, Name name, st
   return out;
 }
 
-/// The instruction for `e`, knowing the `finish_reason` of the reply ("" when unknown).
-inline instruction instruct(const llmjson::error& e, std::string_view finish_reason) {
+/// The instruction for a `truncated` error, knowing the `finish_reason` of the reply ("" when
+/// unknown): whether the model ran out of tokens (then the budget may be raised) or stopped.
+inline instruction truncated_instruction(const llmjson::error& e, std::string_view finish_reason) {
   const bool at_length = finish_reason == "length";
   const bool length_possible = at_length || finish_reason.empty();
+  instruction out;
+  out.raise_budget = length_possible;
+  if (e.truncation && e.truncation->reasoning) {
+    if (at_length) {
+      out.text =
+          "You ran out of tokens while reasoning, before writing the answer: reason more briefly "
+          "and write the answer.";
+    } else {
+      out.text = std::string("Your reply ended inside the reasoning, before any answer: ") +
+                 (length_possible ? "reason more briefly and write the answer."
+                                  : "end the reasoning and write the answer.");
+    }
+    return out;
+  }
+  std::string where =
+      e.truncation ? ": " + clip(e.truncation->message, 2 * feedback_piece_bytes) : "";
+  if (at_length) {
+    out.text = "Your reply was cut at the token limit" + where +
+               ". Reply more briefly, with the JSON answer only.";
+  } else if (length_possible) {
+    out.text = "Your reply was cut" + where + ". Reply more briefly, with the JSON answer only.";
+  } else {
+    out.text =
+        "Your reply ended before the JSON did" + where + ". Reply with the complete JSON answer.";
+  }
+  return out;
+}
+
+/// A place of the reply that is not valid JSON: a malformed candidate's or a near miss's.
+struct fault {
+  std::size_t offset, line, column;
+  std::string_view reason;
+};
+
+/// The faults a `no_json` instruction names: the malformed candidates of the answer text and the
+/// near misses, in document order (each list is); the first few of each are kept, and all are
+/// counted (`count`).
+inline std::vector<fault> faults_of(const llmjson::error& e, std::size_t& count) {
+  std::vector<fault> faults;
+  count = 0;
+  for (const candidate& c : e.candidates)
+    if (!c.in_reasoning && !c.valid && count++ < feedback_places)
+      faults.push_back({c.offset, c.line, c.column, c.message});
+  for (const near_miss& m : e.near_misses) {  // at most max_near_misses
+    ++count;
+    faults.push_back({m.offset, m.line, m.column, m.message});
+  }
+  std::stable_sort(faults.begin(), faults.end(),
+                   [](const fault& a, const fault& b) { return a.offset < b.offset; });
+  return faults;
+}
+
+/// The instruction for a `no_json` error: its faults, else the JSON in the reasoning, else none.
+inline std::string no_json_instruction(const llmjson::error& e) {
+  std::size_t count = 0;
+  const std::vector<fault> faults = faults_of(e, count);
+  if (!faults.empty()) {
+    return list_places(
+        "Your reply is not valid JSON: ", count,
+        [&](std::size_t i) {
+          return describe_malformed(faults[i].line, faults[i].column, faults[i].reason);
+        },
+        "; ", ". Reply with the corrected JSON only.");
+  }
+  for (const candidate& c : e.candidates) {
+    if (!c.in_reasoning) continue;
+    return "Your reply has JSON only inside the reasoning (" +
+           clip(region_label(c), feedback_piece_bytes / 2) +
+           "), which is not read as the answer: write the JSON answer after the reasoning.";
+  }
+  return "Your reply has no JSON. Reply with the JSON answer only.";
+}
+
+/// A place a `no_match` instruction names: a candidate or a near miss.
+struct named_place {
+  const candidate* c = nullptr;
+  const near_miss* m = nullptr;
+};
+
+/// The places a `no_match` instruction names, the closest first: valid values outside any frame,
+/// then malformed ones (meant as JSON), then values inside something bigger. The near misses
+/// (maybe the answer the model meant, `{'a': 1}`) come right after the first valid value, so that
+/// they are named. Values inside the reasoning are not answers.
+inline std::vector<named_place> closest_first(const llmjson::error& e) {
+  std::vector<named_place> close;
+  auto add = [&](auto keep) {
+    for (const candidate& c : e.candidates)
+      if (!c.in_reasoning && keep(c)) close.push_back({&c, nullptr});
+  };
+  add([](const candidate& c) { return c.valid && !c.enclosed; });
+  const std::size_t misses_at = std::min<std::size_t>(close.size(), 1);
+  for (std::size_t k = 0; k < e.near_misses.size(); ++k)
+    close.insert(close.begin() + static_cast<std::ptrdiff_t>(misses_at + k),
+                 named_place{nullptr, &e.near_misses[k]});
+  add([](const candidate& c) { return !c.valid; });
+  add([](const candidate& c) { return c.valid && c.enclosed; });
+  return close;
+}
+
+inline std::string no_match_instruction(const llmjson::error& e) {
+  const std::vector<named_place> close = closest_first(e);
+  return list_places(
+      "Your JSON is not the expected answer: ", close.size(),
+      [&](std::size_t i) -> std::string {
+        if (const near_miss* m = close[i].m)
+          return describe_malformed(m->line, m->column, m->message);
+        const candidate& c = *close[i].c;
+        if (!c.valid) return describe_malformed(c.line, c.column, c.message);
+        return "the value at " + line_col(c.line, c.column) + ": " +
+               (c.message.empty() ? std::string("does not qualify")
+                                  : clip(c.message, feedback_piece_bytes));
+      },
+      "; ", ". Reply with one corrected JSON value.");
+}
+
+inline std::string ambiguous_instruction(const llmjson::error& e) {
+  std::vector<const candidate*> fit;
+  for (const candidate& c : e.candidates)
+    if (c.qualifies) fit.push_back(&c);
+  return list_places(
+      "Your reply has " + std::to_string(fit.size()) + " JSON values that fit, at ", fit.size(),
+      [&](std::size_t i) { return line_col(fit[i]->line, fit[i]->column); }, ", ",
+      ": give exactly one JSON answer, with no drafts or examples.");
+}
+
+/// The instruction for `e`, knowing the `finish_reason` of the reply ("" when unknown).
+inline instruction instruct(const llmjson::error& e, std::string_view finish_reason) {
   instruction out;
   switch (e.kind) {
     case error_kind::empty: out.text = "Your reply was empty. Reply with the JSON answer."; break;
     case error_kind::too_large:
       out.text = "Your reply was too long to read. Reply with the JSON answer only, briefly.";
       break;
-    case error_kind::truncated: {
-      out.raise_budget = length_possible;
-      if (e.truncation && e.truncation->reasoning) {
-        if (at_length) {
-          out.text =
-              "You ran out of tokens while reasoning, before writing the answer: reason "
-              "more briefly and write the answer.";
-        } else {
-          out.text = std::string("Your reply ended inside the reasoning, before any answer: ") +
-                     (length_possible ? "reason more briefly and write the answer."
-                                      : "end the reasoning and write the answer.");
-        }
-        break;
-      }
-      std::string where =
-          e.truncation ? ": " + clip(e.truncation->message, 2 * feedback_piece_bytes) : "";
-      if (at_length) {
-        out.text = "Your reply was cut at the token limit" + where +
-                   ". Reply more briefly, with the JSON answer only.";
-      } else if (length_possible) {
-        out.text =
-            "Your reply was cut" + where + ". Reply more briefly, with the JSON answer only.";
-      } else {
-        out.text = "Your reply ended before the JSON did" + where +
-                   ". Reply with the complete JSON answer.";
-      }
-      break;
-    }
-    case error_kind::no_json: {
-      // The malformed candidates of the answer text and the near misses, in document order
-      // (each list is): the first few of each are kept, and all are counted.
-      struct fault {
-        std::size_t offset, line, column;
-        std::string_view reason;
-      };
-      std::vector<fault> faults;
-      std::size_t count = 0;
-      const candidate* in_reasoning = nullptr;
-      for (const candidate& c : e.candidates) {
-        if (c.in_reasoning) {
-          if (!in_reasoning) in_reasoning = &c;
-        } else if (!c.valid && count++ < feedback_places) {
-          faults.push_back({c.offset, c.line, c.column, c.message});
-        }
-      }
-      for (const near_miss& m : e.near_misses) {  // at most max_near_misses
-        ++count;
-        faults.push_back({m.offset, m.line, m.column, m.message});
-      }
-      std::stable_sort(faults.begin(), faults.end(),
-                       [](const fault& a, const fault& b) { return a.offset < b.offset; });
-      if (!faults.empty()) {
-        out.text = list_places(
-            "Your reply is not valid JSON: ", count,
-            [&](std::size_t i) {
-              return describe_malformed(faults[i].line, faults[i].column, faults[i].reason);
-            },
-            "; ", ". Reply with the corrected JSON only.");
-      } else if (in_reasoning) {
-        out.text = "Your reply has JSON only inside the reasoning (" +
-                   clip(region_label(*in_reasoning), feedback_piece_bytes / 2) +
-                   "), which is not read as the answer: write the JSON answer after the "
-                   "reasoning.";
-      } else {
-        out.text = "Your reply has no JSON. Reply with the JSON answer only.";
-      }
-      break;
-    }
-    case error_kind::no_match: {
-      // The closest first: valid values outside any frame, then malformed ones (meant as JSON),
-      // then values inside something bigger. The near misses (maybe the answer the model meant,
-      // `{'a': 1}`) come right after the first valid value, so that they are named. Values
-      // inside the reasoning are not answers.
-      struct place_of {
-        const candidate* c = nullptr;
-        const near_miss* m = nullptr;
-      };
-      std::vector<place_of> close;
-      auto add = [&](auto keep) {
-        for (const candidate& c : e.candidates)
-          if (!c.in_reasoning && keep(c)) close.push_back({&c, nullptr});
-      };
-      add([](const candidate& c) { return c.valid && !c.enclosed; });
-      const std::size_t misses_at = std::min<std::size_t>(close.size(), 1);
-      for (std::size_t k = 0; k < e.near_misses.size(); ++k)
-        close.insert(close.begin() + static_cast<std::ptrdiff_t>(misses_at + k),
-                     place_of{nullptr, &e.near_misses[k]});
-      add([](const candidate& c) { return !c.valid; });
-      add([](const candidate& c) { return c.valid && c.enclosed; });
-      out.text = list_places(
-          "Your JSON is not the expected answer: ", close.size(),
-          [&](std::size_t i) -> std::string {
-            if (const near_miss* m = close[i].m)
-              return describe_malformed(m->line, m->column, m->message);
-            const candidate& c = *close[i].c;
-            if (!c.valid) return describe_malformed(c.line, c.column, c.message);
-            return "the value at " + place(c.line, c.column) + ": " +
-                   (c.message.empty() ? std::string("does not qualify")
-                                      : clip(c.message, feedback_piece_bytes));
-          },
-          "; ", ". Reply with one corrected JSON value.");
-      break;
-    }
-    case error_kind::ambiguous: {
-      std::vector<const candidate*> fit;
-      for (const candidate& c : e.candidates)
-        if (c.qualifies) fit.push_back(&c);
-      out.text = list_places(
-          "Your reply has " + std::to_string(fit.size()) + " JSON values that fit, at ", fit.size(),
-          [&](std::size_t i) { return place(fit[i]->line, fit[i]->column); }, ", ",
-          ": give exactly one JSON answer, with no drafts or examples.");
-      break;
-    }
+    case error_kind::truncated: out = truncated_instruction(e, finish_reason); break;
+    case error_kind::no_json: out.text = no_json_instruction(e); break;
+    case error_kind::no_match: out.text = no_match_instruction(e); break;
+    case error_kind::ambiguous: out.text = ambiguous_instruction(e); break;
   }
   if (out.text.size() > max_feedback_bytes) out.text = clip(out.text, max_feedback_bytes);
   return out;
@@ -259,30 +275,6 @@ inline constexpr std::size_t excerpt_context_bytes = 320;
 /// The most pieces of text an excerpt keeps (each cut between them is said).
 inline constexpr std::size_t excerpt_pieces = 16;
 
-/// The reasoning regions of `text` as extraction reads it with `o` (the engine's parts: its own
-/// detection of `<think>`, harmony analysis, regions the prompt opened...), markers included, in
-/// document order.
-inline std::vector<std::pair<std::size_t, std::size_t>> reasoning_spans(std::string_view text,
-                                                                        const options& o) {
-  options opts = o;
-  opts.max_candidates = std::numeric_limits<std::size_t>::max();
-  opts.max_open_frames = std::numeric_limits<std::size_t>::max();
-  engine reader(opts);
-  std::vector<fence_span> fences;  // unused: asking only for fences skips the frame scan
-  std::vector<part_span> parts;
-  reader.collect_fences(fences, /*only=*/true);
-  reader.collect_parts(parts);
-  reader.advance(text, /*ended=*/true);
-  std::vector<std::pair<std::size_t, std::size_t>> out;
-  for (std::size_t k = 0; k < parts.size(); ++k) {
-    if (!parts[k].region) continue;
-    const std::size_t from = std::min(parts[k].begin, parts[k].marker_at);
-    const std::size_t to = k + 1 < parts.size() ? parts[k + 1].begin : text.size();
-    if (from < to) out.emplace_back(from, std::min(to, text.size()));
-  }
-  return out;
-}
-
 /// The places of `text` an instruction for `e` may name, the most useful first: the faults of
 /// malformed candidates and near misses (and where they start), the values named, where a cut
 /// value opened; then the end of the text (where an answer usually is, and where a cut is) and
@@ -291,20 +283,11 @@ inline std::vector<std::size_t> excerpt_places(std::string_view text, const llmj
                                                const options& o) {
   std::vector<std::size_t> out;
   if (e) {
-    validator v;
-    const std::size_t depth = std::min(o.max_depth, max_depth_limit);
     std::size_t malformed = 0, valid = 0;
     for (const candidate& c : e->candidates) {
       if (c.in_reasoning || c.offset >= text.size()) continue;
       if (!c.valid && malformed++ < feedback_places) {
-        std::size_t at = c.offset;
-        std::string why;
-        // A span that starts in the prefill lies in the content from 0 (its bytes there).
-        // A frame's raw line breaks and tabs are no fault (rules §3): its message names the one.
-        diagnose(v, text, depth, c.offset,
-                 std::min(text.size(), c.offset + c.text.size() - c.prefilled), at, why,
-                 c.source == source::prose);
-        out.push_back(at);
+        out.push_back(fault_offset(text, c, o));
         out.push_back(c.offset);
       } else if (c.valid && valid++ < feedback_places) {
         out.push_back(c.offset);
@@ -328,59 +311,74 @@ inline std::string with_commas(std::size_t n) {
   return out;
 }
 
-LLMJSON_INLINE std::string reply_excerpt(std::string_view text, const llmjson::error* e,
-                                         const options& o) {
-  if (is_blank(text)) return {};
-  using range = std::pair<std::size_t, std::size_t>;
-  const std::vector<range> reasoning = reasoning_spans(text, o);
-  // The answer text: all but the reasoning.
-  std::vector<range> answer;
-  std::size_t answer_bytes = 0, at = 0;
-  for (const range& r : reasoning) {
+/// A stretch of the reply: [first, second).
+using text_range = std::pair<std::size_t, std::size_t>;
+
+/// The answer text of a reply of `size` bytes: all but the `reasoning` regions (in order).
+inline std::vector<text_range> answer_ranges(std::size_t size,
+                                             const std::vector<text_range>& reasoning) {
+  std::vector<text_range> answer;
+  std::size_t at = 0;
+  for (const text_range& r : reasoning) {
     if (r.first > at) answer.emplace_back(at, r.first);
     at = std::max(at, r.second);
   }
-  if (at < text.size()) answer.emplace_back(at, text.size());
-  for (const range& r : answer) answer_bytes += r.second - r.first;
+  if (at < size) answer.emplace_back(at, size);
+  return answer;
+}
 
+/// The windows around the places (`excerpt_places`), whole lines where the lines are short,
+/// within `max_excerpt_bytes`, in order.
+inline std::vector<text_range> excerpt_windows(std::string_view text, const llmjson::error* e,
+                                               const options& o) {
   // A code point's first byte at or before `i`.
   auto code_point_start = [&](std::size_t i) {
     while (i > 0 && i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) --i;
     return i;
   };
-  std::vector<range> kept;
+  std::vector<text_range> windows;
+  std::size_t budget = max_excerpt_bytes;
+  for (std::size_t p : excerpt_places(text, e, o)) {
+    if (budget == 0) break;
+    const std::size_t side = std::min(excerpt_context_bytes, budget / 2);
+    std::size_t lo = p > side ? p - side : 0, hi = std::min(text.size(), p + side);
+    if (const std::size_t nl = text.substr(lo, p - lo).find('\n');
+        lo > 0 && nl != std::string_view::npos)
+      lo += nl + 1;
+    if (const std::size_t nl = text.substr(p, hi - p).rfind('\n');
+        hi < text.size() && nl != std::string_view::npos)
+      hi = p + nl + 1;
+    lo = code_point_start(lo);
+    hi = code_point_start(hi);
+    if (hi <= lo) continue;
+    budget -= std::min(budget, hi - lo);
+    windows.emplace_back(lo, hi);
+  }
+  std::sort(windows.begin(), windows.end());
+  return windows;
+}
+
+/// The pieces of the reply an excerpt keeps, in order: all the `answer` text when it fits
+/// `max_excerpt_bytes`, else the answer text of the windows around the places, merged; at most
+/// `excerpt_pieces`.
+inline std::vector<text_range> kept_pieces(std::string_view text, const llmjson::error* e,
+                                           const options& o,
+                                           const std::vector<text_range>& answer) {
+  std::size_t answer_bytes = 0;
+  for (const text_range& r : answer) answer_bytes += r.second - r.first;
+  std::vector<text_range> kept;
   if (answer_bytes <= max_excerpt_bytes) {
     kept = answer;
   } else {
-    // Windows around the places, whole lines where the lines are short, within the budget.
-    std::vector<range> windows;
-    std::size_t budget = max_excerpt_bytes;
-    for (std::size_t p : excerpt_places(text, e, o)) {
-      if (budget == 0) break;
-      const std::size_t side = std::min(excerpt_context_bytes, budget / 2);
-      std::size_t lo = p > side ? p - side : 0, hi = std::min(text.size(), p + side);
-      if (const std::size_t nl = text.substr(lo, p - lo).find('\n');
-          lo > 0 && nl != std::string_view::npos)
-        lo += nl + 1;
-      if (const std::size_t nl = text.substr(p, hi - p).rfind('\n');
-          hi < text.size() && nl != std::string_view::npos)
-        hi = p + nl + 1;
-      lo = code_point_start(lo);
-      hi = code_point_start(hi);
-      if (hi <= lo) continue;
-      budget -= std::min(budget, hi - lo);
-      windows.emplace_back(lo, hi);
-    }
-    std::sort(windows.begin(), windows.end());
     // The windows' answer text: each window less the reasoning in it.
-    for (const range& w : windows)
-      for (const range& a : answer) {
+    for (const text_range& w : excerpt_windows(text, e, o))
+      for (const text_range& a : answer) {
         const std::size_t b = std::max(w.first, a.first), x = std::min(w.second, a.second);
         if (b < x) kept.emplace_back(b, x);
       }
     std::sort(kept.begin(), kept.end());
-    std::vector<range> merged;
-    for (const range& r : kept) {
+    std::vector<text_range> merged;
+    for (const text_range& r : kept) {
       if (!merged.empty() && r.first <= merged.back().second)
         merged.back().second = std::max(merged.back().second, r.second);
       else
@@ -394,37 +392,56 @@ LLMJSON_INLINE std::string reply_excerpt(std::string_view text, const llmjson::e
     kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(excerpt_pieces / 2),
                kept.end() - static_cast<std::ptrdiff_t>(excerpt_pieces / 2));
   }
+  return kept;
+}
 
-  // The pieces, and a note for each cut: how many bytes, whether only reasoning, and where the
-  // next piece is in the reply (the instruction's places are the reply's).
+/// The `kept` pieces of `text`, and a note for each cut: how many bytes, whether only reasoning
+/// (no `answer` text), and where the next piece is in the reply (the instruction's places are
+/// the reply's).
+inline std::string word_excerpt(std::string_view text, const std::vector<text_range>& kept,
+                                const std::vector<text_range>& answer) {
+  // Where the reply resumes after each cut but the last, in order: one walk finds them all.
+  std::vector<std::size_t> resumes;
+  std::size_t pos = 0;
+  for (const text_range& r : kept) {
+    if (r.first > pos) resumes.push_back(r.first);
+    pos = r.second;
+  }
+  const std::vector<std::pair<std::size_t, std::size_t>> at = line_columns(text, resumes);
+  std::size_t next = 0;
   auto only_reasoning = [&](std::size_t b, std::size_t x) {
-    for (const range& a : answer)
+    for (const text_range& a : answer)
       if (std::max(a.first, b) < std::min(a.second, x)) return false;
     return true;
   };
-  position_finder positions(text);
   std::string out;
-  std::size_t pos = 0;
   auto note = [&](std::size_t b, std::size_t x) {
     out += "[... " + with_commas(x - b) + " bytes " +
            (only_reasoning(b, x) ? "of reasoning " : "") + "cut";
     std::size_t column = 0;
     if (x < text.size()) {
-      std::size_t line = 0;
-      std::tie(line, column) = positions.at(x);
-      out += "; resuming at " + place(line, column);
+      column = at[next].second;
+      out += "; resuming at " + line_col(at[next++].first, column);
     }
     out += " ...]";
     // A note between whole lines has a line of its own.
     if (column == 1 && (b == 0 || text[b - 1] == '\n' || text[b - 1] == '\r')) out += '\n';
   };
-  for (const range& r : kept) {
+  pos = 0;
+  for (const text_range& r : kept) {
     if (r.first > pos) note(pos, r.first);
     out.append(text.substr(r.first, r.second - r.first));
     pos = r.second;
   }
   if (pos < text.size()) note(pos, text.size());
   return out;
+}
+
+LLMJSON_INLINE std::string reply_excerpt(std::string_view text, const llmjson::error* e,
+                                         const options& o) {
+  if (is_blank(text)) return {};
+  const std::vector<text_range> answer = answer_ranges(text.size(), reasoning_regions(text, o));
+  return word_excerpt(text, kept_pieces(text, e, o, answer), answer);
 }
 
 LLMJSON_INLINE std::string attempt_feedback(const attempt& a, const llmjson::error* e) {

@@ -33,10 +33,10 @@ constexpr attempt_outcome outcome_of(error_kind k) noexcept {
   return attempt_outcome::no_json;
 }
 
-/// What one attempt's judge made of a message: the answer, or the extraction error and the text
-/// its views point into.
+/// What one attempt's finder found in a message: the answer, or the extraction error and the
+/// text its views point into.
 template <class Out>
-struct judged {
+struct found {
   std::optional<Out> value;
   std::optional<llmjson::error> extraction;
   std::shared_ptr<const std::string> text;
@@ -52,11 +52,10 @@ result<answer> to_answer(result<extraction>&& r);
 /// a cut): `truncation`, and a `message` that says so.
 void record_cut_after_answer(const result<extraction>& r, attempt& a);
 
-/// Records in `a` what became of one extraction (`r`), and returns it as a judgement; `text` is
+/// Records in `a` what became of one extraction (`r`), and returns what was found; `text` is
 /// the content the error's views point into.
 template <class Out>
-judged<Out> record_extraction(result<Out>&& r, attempt& a,
-                              std::shared_ptr<const std::string> text) {
+found<Out> record_extraction(result<Out>&& r, attempt& a, std::shared_ptr<const std::string> text) {
   if (r) {
     a.outcome = attempt_outcome::ok;
     return {std::move(*r), std::nullopt, nullptr};
@@ -72,9 +71,9 @@ judged<Out> record_extraction(result<Out>&& r, attempt& a,
 
 /// Records in `a` what the adapter returned: an `api_error` or a `bad_response` as it is (the
 /// latter's usage too), a message's reasoning, finish_reason, role and usage, which
-/// `judge_message(message&)` then judges.
-template <class Out, class JudgeMessage>
-std::optional<judged<Out>> take_completion(completion&& c, attempt& a, JudgeMessage judge_message) {
+/// `find_in(message&)` then looks for the answer in.
+template <class Out, class FindIn>
+std::optional<found<Out>> take_completion(completion&& c, attempt& a, FindIn find_in) {
   if (auto* api = std::get_if<llmjson::api_error>(&c)) {
     a.outcome = attempt_outcome::api_error;
     a.status = api->status;
@@ -95,7 +94,7 @@ std::optional<judged<Out>> take_completion(completion&& c, attempt& a, JudgeMess
   a.finish_reason = m.finish_reason;
   a.role = m.role;
   a.usage = m.usage;
-  return judge_message(m);
+  return find_in(m);
 }
 
 }  // namespace llmjson::detail

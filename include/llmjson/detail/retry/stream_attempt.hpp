@@ -17,14 +17,14 @@
 namespace llmjson::detail {
 
 #if LLMJSON_HAS_STOP_TOKEN
-/// One attempt of a streaming adapter: the content goes through a sink into the judge's watch,
+/// One attempt of a streaming adapter: the content goes through a sink into the finder's watch,
 /// and the call is stopped once the answer is settled (with `stop_early`) or once `call_token`
 /// is. What the sink's work throws is rethrown when the adapter has returned (or thrown).
-template <class Out, class A, class Req, class Judge>
-std::optional<judged<Out>> stream_attempt(A& adapter, const Req& request,
-                                          const std::stop_token& call_token, bool stop_early,
-                                          const Judge& judge, attempt& a) {
-  auto watch = judge.start();
+template <class Out, class A, class Req, class Finder>
+std::optional<found<Out>> stream_attempt(A& adapter, const Req& request,
+                                         const std::stop_token& call_token, bool stop_early,
+                                         const Finder& finder, attempt& a) {
+  auto watch = finder.start();
   struct forward {
     std::stop_source* to;
     void operator()() const noexcept { to->request_stop(); }
@@ -61,7 +61,7 @@ std::optional<judged<Out>> stream_attempt(A& adapter, const Req& request,
   }
   a.content = std::string(watch.text());  // whatever the adapter returned
   if (thrown) std::rethrow_exception(thrown);
-  return take_completion<Out>(std::move(c), a, [&](message& m) -> std::optional<judged<Out>> {
+  return take_completion<Out>(std::move(c), a, [&](message& m) -> std::optional<found<Out>> {
     if (!m.content.empty()) {
       if (a.received == 0) {
         // Answered without streaming: the content came whole.

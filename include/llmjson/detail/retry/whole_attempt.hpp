@@ -14,21 +14,22 @@
 namespace llmjson::detail {
 
 /// Calls the adapter once (with `stop`, where it takes a token), records in `a` what it returned,
-/// and judges the message's content: `judge(message&&, attempt&)`. Returns std::nullopt when
-/// there was no message (an `api_error`, a `bad_response`). Whatever the adapter or the judge
+/// and has `finder(message&&, attempt&)` look for the answer in the message. Returns
+/// std::nullopt when there was no message (an `api_error`, a `bad_response`). Whatever the
+/// adapter or the finder
 /// throws goes through.
-template <class Out, class A, class Req, class Judge>
-std::optional<judged<Out>> whole_attempt(A& adapter, const Req& request,
-                                         [[maybe_unused]] const call_stop& stop, const Judge& judge,
-                                         attempt& a) {
-  auto judge_message = [&](message& m) -> std::optional<judged<Out>> {
+template <class Out, class A, class Req, class Finder>
+std::optional<found<Out>> whole_attempt(A& adapter, const Req& request,
+                                        [[maybe_unused]] const call_stop& stop,
+                                        const Finder& finder, attempt& a) {
+  auto find_in = [&](message& m) -> std::optional<found<Out>> {
     a.content = m.content;
-    return judge(std::move(m), a);
+    return finder(std::move(m), a);
   };
 #if LLMJSON_HAS_STOP_TOKEN
-  return take_completion<Out>(call_adapter(adapter, request, stop), a, judge_message);
+  return take_completion<Out>(call_adapter(adapter, request, stop), a, find_in);
 #else
-  return take_completion<Out>(call_adapter(adapter, request), a, judge_message);
+  return take_completion<Out>(call_adapter(adapter, request), a, find_in);
 #endif
 }
 

@@ -27,10 +27,10 @@
 #include <llmjson/detail/scan/positions.hpp>
 #include <llmjson/detail/scan/relocate.hpp>
 #include <llmjson/detail/scan/scanner.hpp>
-#include <llmjson/detail/text/ascii.hpp>
-#include <llmjson/detail/text/utf8.hpp>
 #include <llmjson/detail/scan/validator.hpp>
 #include <llmjson/detail/scan/whole.hpp>
+#include <llmjson/detail/text/ascii.hpp>
+#include <llmjson/detail/text/utf8.hpp>
 #include <llmjson/json_text.hpp>
 #include <llmjson/options.hpp>
 
@@ -199,34 +199,26 @@ inline std::string stopped_by(const engine& reader, const options& opts) {
   return {};
 }
 
-/// The public scan result of an engine that has read all of `text`: views, positions, values
-/// and reasons (for `purpose`: see `scan_for`). Positions take one walk over the text, for the
-/// offsets reported, put in order by merging their sources (each already in document order, or
-/// nearly). The first candidates may be made already (`made`, a stream's); they are taken as
-/// they are.
-inline scan_result make_scan_result(std::string_view text, engine& reader, const options& opts,
-                                    std::vector<candidate>&& made = {}, std::size_t base = 0,
-                                    scan_for purpose = scan_for::listing) {
-  scan_result out;
-  out.message = stopped_by(reader, opts);
-  if (!out.message.empty()) return out;
-  const std::vector<record>& recs = reader.records;
-  validator v;
+/// Why a record is not valid JSON, worded (`diagnose`): `why`, at byte `at`.
+struct record_problem {
+  std::size_t at = 0;
+  std::string why;
+};
 
-  // Reasons of the invalid records that are worded, in record order, then positions in one walk
-  // over the text.
-  struct problem {
-    std::size_t at = 0;
-    std::string why;
-  };
-  std::vector<problem> problems;
-  std::vector<std::size_t> offsets;
+/// The problems of the records from `first` on that are worded (`worded`), in record order, and
+/// in `offsets` every offset the scan result reports: the records' starts and their problems,
+/// the near misses shown, the cut's, sorted and each once.
+inline std::vector<record_problem> find_problems(std::string_view text, const engine& reader,
+                                                 std::size_t first, scan_for purpose, validator& v,
+                                                 std::vector<std::size_t>& offsets) {
+  const std::vector<record>& recs = reader.records;
+  std::vector<record_problem> problems;
   offsets.reserve(recs.size() * 2 + reader.near.size() + 2);
-  for (std::size_t k = made.size(); k < recs.size(); ++k) {
+  for (std::size_t k = first; k < recs.size(); ++k) {
     const record& r = recs[k];
     offsets.push_back(r.begin);
     if (r.valid || !worded(reader.contexts[r.ctx], purpose)) continue;
-    problem& p = problems.emplace_back();
+    record_problem& p = problems.emplace_back();
     diagnose(r, v, text, reader.max_depth(), p.at, p.why);
     offsets.push_back(p.at);  // within the record: in order with the others, unless they nest
   }
@@ -238,99 +230,157 @@ inline scan_result make_scan_result(std::string_view text, engine& reader, const
   }
   sort_runs(offsets);
   offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
-  std::vector<std::pair<std::size_t, std::size_t>> positions(offsets.size());
-  position_finder finder(text);
-  for (std::size_t k = 0; k < offsets.size(); ++k) positions[k] = finder.at(offsets[k]);
-  // Asked mostly in order (a record's start, then its problem, then the next record's start):
-  // the offset after the last one asked is tried before a binary search.
-  std::size_t last = 0;
-  auto position_of = [&](std::size_t offset) {
-    if (last + 1 < offsets.size() && offsets[last + 1] == offset) {
-      ++last;
-    } else if (last >= offsets.size() || offsets[last] != offset) {
-      last = static_cast<std::size_t>(std::lower_bound(offsets.begin(), offsets.end(), offset) -
-                                      offsets.begin());
-    }
-    return positions[last];
-  };
-  auto at = [&](std::size_t offset) {
-    auto [line, column] = position_of(offset);
-    return std::to_string(line) + ":" + std::to_string(column);
-  };
+  return problems;
+}
 
-  const std::size_t first_new = made.size();
-  out.candidates = std::move(made);
-  out.candidates.reserve(recs.size());
+/// The lines and columns of the offsets a scan result reports (`find_problems`), found in one
+/// walk over the text, and looked up by offset.
+class reported_positions {
+ public:
+  reported_positions(std::string_view text, std::vector<std::size_t>&& offsets)
+      : offsets_(std::move(offsets)), positions_(offsets_.size()) {
+    position_finder finder(text);
+    for (std::size_t k = 0; k < offsets_.size(); ++k) positions_[k] = finder.at(offsets_[k]);
+  }
+
+  /// {line, column} of `offset`, one of those reported. Asked mostly in order (a record's start,
+  /// then its problem, then the next record's start): the offset after the last one asked is
+  /// tried before a binary search.
+  [[gnu::always_inline]] std::pair<std::size_t, std::size_t> operator()(
+      std::size_t offset) noexcept {
+    if (last_ + 1 < offsets_.size() && offsets_[last_ + 1] == offset) {
+      ++last_;
+    } else if (last_ >= offsets_.size() || offsets_[last_] != offset) {
+      last_ = static_cast<std::size_t>(std::lower_bound(offsets_.begin(), offsets_.end(), offset) -
+                                       offsets_.begin());
+    }
+    return positions_[last_];
+  }
+
+  /// `2:9`, the line and column of `offset`.
+  std::string line_column(std::size_t offset) {
+    auto [line, column] = (*this)(offset);
+    return std::to_string(line) + ":" + std::to_string(column);
+  }
+
+ private:
+  std::vector<std::size_t> offsets_;
+  std::vector<std::pair<std::size_t, std::size_t>> positions_;
+  std::size_t last_ = 0;
+};
+
+/// Makes in `out` the candidates of the records from `out.size()` on (`problems`: those of
+/// `find_problems`, in order), views into `text`, offsets in the text read.
+inline void make_candidates(std::vector<candidate>& out, std::string_view text, engine& reader,
+                            scan_for purpose, std::vector<record_problem>& problems,
+                            reported_positions& positions) {
+  const std::vector<record>& recs = reader.records;
+  out.reserve(recs.size());
   auto built = reader.built.begin();
   auto next_problem = problems.begin();
-  for (std::size_t k = first_new; k < recs.size(); ++k) {
+  for (std::size_t k = out.size(); k < recs.size(); ++k) {
     while (built != reader.built.end() && built->first < k) ++built;
     const record& r = recs[k];
     const context& where = reader.contexts[r.ctx];
-    candidate& c = out.candidates.emplace_back();
+    candidate& c = out.emplace_back();
     if (built != reader.built.end() && built->first == k) {  // checked and built already
-      make_candidate(c, text, r, where, 0, {}, position_of, /*build=*/false);
+      make_candidate(c, text, r, where, 0, {}, positions, /*build=*/false);
       c.json = std::make_shared<const nlohmann::json>(std::move(built->second));
       continue;
     }
     if (r.valid || !worded(where, purpose)) {
-      make_candidate(c, text, r, where, 0, {}, position_of, /*build=*/true, purpose);
+      make_candidate(c, text, r, where, 0, {}, positions, /*build=*/true, purpose);
       continue;
     }
     assert(next_problem != problems.end());
-    make_candidate(c, text, r, where, next_problem->at, std::move(next_problem->why), position_of);
+    make_candidate(c, text, r, where, next_problem->at, std::move(next_problem->why), positions);
     ++next_problem;
   }
-  for (std::size_t k = first_new; k < out.candidates.size(); ++k)
-    to_output(out.candidates[k].offset, out.candidates[k].prefilled, base);
-  out.near_miss_count = reader.near.size();
+}
+
+/// Makes in `out` the near misses `reader` shows (at most `max_near_misses`), each with why it
+/// is not JSON; offsets in the output (the text read has a prefill of `base` bytes).
+inline void make_near_misses(std::vector<near_miss>& out, std::string_view text,
+                             const engine& reader, validator& v, reported_positions& positions,
+                             std::size_t base) {
+  const std::size_t shown_near = std::min(reader.near.size(), max_near_misses);
   for (std::size_t k = 0; k < shown_near; ++k) {
     near_miss m;
     m.offset = reader.near[k].begin;
     m.text = text.substr(m.offset, reader.near[k].end - m.offset);
-    std::tie(m.line, m.column) = position_of(m.offset);
+    std::tie(m.line, m.column) = positions(m.offset);
     std::size_t ignored = 0;
     diagnose(v, text, reader.max_depth(), m.offset, reader.near[k].end, ignored, m.message);
     to_output(m.offset, m.prefilled, base);
-    out.near_misses.push_back(std::move(m));
+    out.push_back(std::move(m));
   }
+}
+
+/// The public cut of the engine's `p`, worded. Offsets in the text read.
+inline llmjson::cut make_cut(std::string_view text, const pending_cut& p,
+                             reported_positions& positions) {
+  const std::string_view info = text.substr(p.info_at, p.info_len);
+  const std::string_view marker = text.substr(p.marker_at, p.marker_len);
+  llmjson::cut k;
+  k.offset = p.offset;
+  std::tie(k.line, k.column) = positions(p.offset);
+  switch (p.kind) {
+    case pending_cut::what::object:
+      k.message = "the object opened at " + positions.line_column(p.offset) + " never closes";
+      break;
+    case pending_cut::what::array:
+      k.message = "the array opened at " + positions.line_column(p.offset) + " never closes";
+      break;
+    case pending_cut::what::value:
+      k.message = (text[p.offset] == '"' ? "the string opened at " : "the value at ") +
+                  positions.line_column(p.offset) +
+                  (text[p.offset] == '"' ? " never closes" : " is cut short");
+      break;
+    case pending_cut::what::fence:
+      k.message = "the fence" + (info.empty() ? std::string{} : " \"" + std::string(info) + "\"") +
+                  " opened at line " + std::to_string(positions(p.fence_offset).first) +
+                  " never closes and its body " + std::string(p.body);
+      break;
+    case pending_cut::what::region:
+      k.reasoning = true;
+      k.marker = std::string(marker);
+      k.message =
+          marker.empty()
+              ? "the reasoning that the prompt opened never closes: the output ended before any "
+                "answer"
+              : "the reasoning opened at " + positions.line_column(p.offset) + " (" +
+                    one_line(marker) + ") never closes: the output ended before any answer";
+      break;
+  }
+  return k;
+}
+
+/// The public scan result of an engine that has read all of `text`: views, positions, values
+/// and reasons (for `purpose`: see `scan_for`). Positions take one walk over the text, for the
+/// offsets reported, put in order by merging their sources (each already in document order, or
+/// nearly). The first candidates may be made already (`made`, a stream's); they are taken as
+/// they are.
+inline scan_result make_scan_result(std::string_view text, engine& reader, const options& opts,
+                                    std::vector<candidate>&& made = {}, std::size_t base = 0,
+                                    scan_for purpose = scan_for::listing) {
+  scan_result out;
+  out.message = stopped_by(reader, opts);
+  if (!out.message.empty()) return out;
+  validator v;
+  const std::size_t first_new = made.size();
+  std::vector<std::size_t> offsets;
+  std::vector<record_problem> problems =
+      find_problems(text, reader, first_new, purpose, v, offsets);
+  reported_positions positions(text, std::move(offsets));
+  out.candidates = std::move(made);
+  make_candidates(out.candidates, text, reader, purpose, problems, positions);
+  for (std::size_t k = first_new; k < out.candidates.size(); ++k)
+    to_output(out.candidates[k].offset, out.candidates[k].prefilled, base);
+  out.near_miss_count = reader.near.size();
+  make_near_misses(out.near_misses, text, reader, v, positions, base);
   if (reader.cut) {
-    const pending_cut& p = *reader.cut;
-    const std::string_view info = text.substr(p.info_at, p.info_len);
-    const std::string_view marker = text.substr(p.marker_at, p.marker_len);
-    llmjson::cut k;
-    k.offset = p.offset;
-    std::tie(k.line, k.column) = position_of(p.offset);
-    switch (p.kind) {
-      case pending_cut::what::object:
-        k.message = "the object opened at " + at(p.offset) + " never closes";
-        break;
-      case pending_cut::what::array:
-        k.message = "the array opened at " + at(p.offset) + " never closes";
-        break;
-      case pending_cut::what::value:
-        k.message = (text[p.offset] == '"' ? "the string opened at " : "the value at ") +
-                    at(p.offset) + (text[p.offset] == '"' ? " never closes" : " is cut short");
-        break;
-      case pending_cut::what::fence:
-        k.message = "the fence" +
-                    (info.empty() ? std::string{} : " \"" + std::string(info) + "\"") +
-                    " opened at line " + std::to_string(position_of(p.fence_offset).first) +
-                    " never closes and its body " + std::string(p.body);
-        break;
-      case pending_cut::what::region:
-        k.reasoning = true;
-        k.marker = std::string(marker);
-        k.message =
-            marker.empty()
-                ? "the reasoning that the prompt opened never closes: the output ended before "
-                  "any answer"
-                : "the reasoning opened at " + at(p.offset) + " (" + one_line(marker) +
-                      ") never closes: the output ended before any answer";
-        break;
-    }
-    to_output(k.offset, k.prefilled, base);
-    out.truncation = std::move(k);
+    out.truncation = make_cut(text, *reader.cut, positions);
+    to_output(out.truncation->offset, out.truncation->prefilled, base);
   }
   return out;
 }

@@ -1,20 +1,20 @@
-// llmjson: the bodies of detail/retry/judges.hpp
+// llmjson: the bodies of detail/retry/finders.hpp
 // SPDX-License-Identifier: MIT
-#ifndef LLMJSON_DETAIL_RETRY_JUDGES_INL_HPP_INCLUDED
-#define LLMJSON_DETAIL_RETRY_JUDGES_INL_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_RETRY_FINDERS_INL_HPP_INCLUDED
+#define LLMJSON_DETAIL_RETRY_FINDERS_INL_HPP_INCLUDED
 
 #include <optional>
 #include <utility>
 
 #include <llmjson/adapter.hpp>
 #include <llmjson/detail/config.hpp>
-#include <llmjson/detail/retry/judges.hpp>
+#include <llmjson/detail/retry/finders.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/retry_types.hpp>
 
 namespace llmjson::detail {
 
-LLMJSON_INLINE judged<message> content_judge::operator()(message&& m, attempt& a) const {
+LLMJSON_INLINE found<message> content_finder::operator()(message&& m, attempt& a) const {
   if (is_blank(m.content)) {
     a.outcome = attempt_outcome::empty_content;
     a.message = m.content.empty()
@@ -26,11 +26,11 @@ LLMJSON_INLINE judged<message> content_judge::operator()(message&& m, attempt& a
   return {std::move(m), std::nullopt, nullptr};
 }
 
-LLMJSON_INLINE judged<message> content_judge::watch::finish(message&& m, attempt& a) {
+LLMJSON_INLINE found<message> content_finder::watch::finish(message&& m, attempt& a) {
   m.content = std::move(text_);
-  return content_judge{}(std::move(m), a);
+  return content_finder{}(std::move(m), a);
 }
 
 }  // namespace llmjson::detail
 
-#endif  // LLMJSON_DETAIL_RETRY_JUDGES_INL_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_RETRY_FINDERS_INL_HPP_INCLUDED

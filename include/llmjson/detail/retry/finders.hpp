@@ -1,7 +1,8 @@
-// llmjson: the judges: what makes one reply an answer, whole or as it streams
+// llmjson: the finders: how a retrying call finds its answer in one reply, whole or as it
+// streams
 // SPDX-License-Identifier: MIT
-#ifndef LLMJSON_DETAIL_RETRY_JUDGES_HPP_INCLUDED
-#define LLMJSON_DETAIL_RETRY_JUDGES_HPP_INCLUDED
+#ifndef LLMJSON_DETAIL_RETRY_FINDERS_HPP_INCLUDED
+#define LLMJSON_DETAIL_RETRY_FINDERS_HPP_INCLUDED
 
 #include <concepts>
 #include <memory>
@@ -14,7 +15,7 @@
 #include <llmjson/adapter.hpp>
 #include <llmjson/detail/config.hpp>
 #include <llmjson/detail/retry/record.hpp>
-#include <llmjson/detail/scan/relocate.hpp>
+#include <llmjson/detail/scan/interface.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/options.hpp>
 #include <llmjson/result.hpp>
@@ -24,13 +25,13 @@
 
 namespace llmjson::detail {
 
-/// Judges one message's content with an extraction (`run`, a `result<...>(std::string_view)`:
-/// of an `extraction` for `Out = answer`, else of an `Out`), and records in `a` what became of
-/// it. (Also the seam the tests use to script extraction errors.)
+/// Finds the answer in one message's content with an extraction (`run`, a
+/// `result<...>(std::string_view)`: of an `extraction` for `Out = answer`, else of an `Out`), and
+/// records in `a` what became of it. (Also the seam the tests use to script extraction errors.)
 template <class Out, class Extract>
-judged<Out> judge_extraction(message&& m, attempt& a, Extract run) {
+found<Out> find_by_extraction(message&& m, attempt& a, Extract run) {
   auto text = std::make_shared<const std::string>(std::move(m.content));
-  // Made before `text` is moved into the judgement (arguments are evaluated in any order).
+  // Made before `text` is moved into the result (arguments are evaluated in any order).
   result<Out> r = [&] {
     if constexpr (std::same_as<Out, answer>) {
       return to_answer(run(std::string_view(*text)));
@@ -39,6 +40,13 @@ judged<Out> judge_extraction(message&& m, attempt& a, Extract run) {
     }
   }();
   return record_extraction(std::move(r), a, std::move(text));
+}
+
+/// The name `find_by_extraction` had, kept while tests/retry_test.cpp still calls it (the file is
+/// being split): remove once no test does.
+template <class Out, class Extract>
+found<Out> judge_extraction(message&& m, attempt& a, Extract run) {
+  return find_by_extraction<Out>(std::move(m), a, std::move(run));
 }
 
 /// The caller's selector, as a stream takes it (by value) without copying it: a view, with the
@@ -56,19 +64,19 @@ class selector_view {
   const S* sel_;
 };
 
-/// The judge of `extract` and `extract<T>`: `sel` under `opts` on a message's content, the
+/// The finder of `extract` and `extract<T>`: `sel` under `opts` on a message's content, the
 /// answer made an `Out` (an `answer`, or the `T` of `S = decode<T>`).
 ///
-/// A judge is called on a whole message (`judge(m, a)`), or, for a streaming adapter, makes a
+/// A finder is called on a whole message (`finder(m, a)`), or, for a streaming adapter, makes a
 /// watch (`start()`) that is fed the content as it arrives (`feed`), says whether the answer is
-/// settled, keeps the text, and judges the message at the end (`finish(m, a)`).
+/// settled, keeps the text, and finds the answer in the message at the end (`finish(m, a)`).
 template <class Out, class S>
-class extraction_judge {
+class extraction_finder {
  public:
-  extraction_judge(const S& sel, const options& opts) noexcept : sel_(sel), opts_(opts) {}
+  extraction_finder(const S& sel, const options& opts) noexcept : sel_(sel), opts_(opts) {}
 
-  judged<Out> operator()(message&& m, attempt& a) const {
-    return judge_extraction<Out>(std::move(m), a, [&](std::string_view text) {
+  found<Out> operator()(message&& m, attempt& a) const {
+    return find_by_extraction<Out>(std::move(m), a, [&](std::string_view text) {
       result<extraction> r = ::llmjson::extract(text, sel_, opts_);
       record_cut_after_answer(r, a);
       if constexpr (std::same_as<Out, answer>) {
@@ -82,12 +90,13 @@ class extraction_judge {
   /// The content of one streaming attempt, extracted as it arrives.
   class watch {
    public:
-    explicit watch(const extraction_judge& judge)
-        : judge_(&judge), stream_(selector_view<S>(judge.sel_), judge.opts_) {}
+    explicit watch(const extraction_finder& finder)
+        : finder_(&finder), stream_(selector_view<S>(finder.sel_), finder.opts_) {}
 
     void feed(std::string_view chunk) {
       // The limit counts the prefill too, as the stream's does.
-      const std::size_t max = judge_->opts_.max_input_bytes, prefill = judge_->opts_.prefill.size();
+      const std::size_t max = finder_->opts_.max_input_bytes,
+                        prefill = finder_->opts_.prefill.size();
       const std::size_t size = stream_.size() + chunk.size();
       if (!over_ && (size > max || prefill > max - size)) {
         // The stream keeps no text past the limit, and the record keeps all of it.
@@ -102,22 +111,22 @@ class extraction_judge {
     [[nodiscard]] std::string_view text() const noexcept {
       return over_ ? std::string_view(kept_) : stream_.text();
     }
-    /// Judges the message whose content was fed: the stream's `finish()`, or its `stop()` when
-    /// the call was stopped at the settled answer and the provider never said the output ended
-    /// (no `finish_reason`): what is open after the answer was not cut. An adapter that went on
-    /// to the end despite the stop brings a `finish_reason`, and its cut is real.
-    judged<Out> finish(message&& m, attempt& a) {
+    /// Finds the answer in the message whose content was fed: the stream's `finish()`, or its
+    /// `stop()` when the call was stopped at the settled answer and the provider never said the
+    /// output ended (no `finish_reason`): what is open after the answer was not cut. An adapter
+    /// that went on to the end despite the stop brings a `finish_reason`, and its cut is real.
+    found<Out> finish(message&& m, attempt& a) {
       const bool stopped = a.stopped_early && m.finish_reason.empty();
       result<extraction> whole = stopped ? stream_.stop() : stream_.finish();
       record_cut_after_answer(whole, a);
-      result<Out> r = judge_->conclude_(std::move(whole));
+      result<Out> r = finder_->conclude_(std::move(whole));
       if (r) return record_extraction(std::move(r), a, nullptr);
       // The error's views point into the stream (its prefill included): into a copy the error
       // can share instead, and those into the prefill into copies of their own.
       auto text = std::make_shared<const std::string>(this->text());
       if (!over_) {  // over the limit: too_large, with no candidate
         const std::string_view output = stream_.text();
-        const std::size_t prefill = judge_->opts_.prefill.size();
+        const std::size_t prefill = finder_->opts_.prefill.size();
         views_into_output(r.error().candidates, r.error().near_misses,
                           std::string_view(output.data() - prefill, prefill + output.size()),
                           prefill, *text);
@@ -126,7 +135,7 @@ class extraction_judge {
     }
 
    private:
-    const extraction_judge* judge_;
+    const extraction_finder* finder_;
     stream<selector_view<S>> stream_;
     bool over_ = false;
     std::string kept_;  // the text, once over max_input_bytes
@@ -146,11 +155,11 @@ class extraction_judge {
   const options& opts_;
 };
 
-/// The judge of `complete`: a message with content is the answer.
-struct content_judge {
+/// The finder of `complete`: a message with content is the answer.
+struct content_finder {
   /// Returns the message as the answer when its content is not blank; else records
   /// `empty_content` in `a`.
-  judged<message> operator()(message&& m, attempt& a) const;
+  found<message> operator()(message&& m, attempt& a) const;
 
   /// The content of one streaming attempt: kept, and never settled (there is no answer to
   /// settle).
@@ -159,8 +168,8 @@ struct content_judge {
     void feed(std::string_view chunk) { text_.append(chunk); }
     [[nodiscard]] bool settled() const noexcept { return false; }
     [[nodiscard]] std::string_view text() const noexcept { return text_; }
-    /// Judges `m` with the content that was fed.
-    judged<message> finish(message&& m, attempt& a);
+    /// Finds the answer in `m` with the content that was fed.
+    found<message> finish(message&& m, attempt& a);
 
    private:
     std::string text_;
@@ -171,7 +180,7 @@ struct content_judge {
 }  // namespace llmjson::detail
 
 #ifndef LLMJSON_SEPARATE_COMPILATION
-#include <llmjson/detail/retry/judges-inl.hpp>
+#include <llmjson/detail/retry/finders-inl.hpp>
 #endif
 
-#endif  // LLMJSON_DETAIL_RETRY_JUDGES_HPP_INCLUDED
+#endif  // LLMJSON_DETAIL_RETRY_FINDERS_HPP_INCLUDED
