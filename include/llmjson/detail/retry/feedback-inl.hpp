@@ -13,9 +13,9 @@
 
 #include <llmjson/candidate.hpp>
 #include <llmjson/detail/config.hpp>
+#include <llmjson/detail/scan/diagnose.hpp>
 #include <llmjson/detail/scan/engine.hpp>
 #include <llmjson/detail/scan/positions.hpp>
-#include <llmjson/detail/scan/scanner-inl.hpp>
 #include <llmjson/detail/text/utf8.hpp>
 #include <llmjson/error.hpp>
 #include <llmjson/extract.hpp>
