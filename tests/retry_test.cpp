@@ -1,4 +1,4 @@
-// llmjson: tests of retry.hpp: what the attempt loop retries and surfaces, its record, its result
+// llmjson: tests of retry.hpp: the attempt loop, its record and result, hooks, reasoning
 // SPDX-License-Identifier: MIT
 #include <llmjson/retry.hpp>
 
@@ -7,13 +7,14 @@
 #include "retry_fixtures.hpp"
 
 #include <chrono>
+#include <concepts>
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -439,6 +440,112 @@ TEST_CASE("too_large is never retried", "[retry]") {
   CHECK(r.error().message.find("(not retried: too_large is never retried)") != std::string::npos);
 }
 
+TEST_CASE("the retry hook builds the next request, and the caller's request is untouched",
+          "[retry]") {
+  script s;
+  s.replies = {msg(two_plans), msg(truncated_plan, "length"), msg(good_plan)};
+  std::vector<std::size_t> hook_saw;
+  auto feedback = [&](const std::string& previous, const llmjson::attempt& failed) {
+    hook_saw.push_back(failed.number);
+    return previous + "\n[attempt " + std::to_string(failed.number) + ": " +
+           std::string(llmjson::to_string(failed.outcome)) + "]";
+  };
+  const std::string prompt = "plan";
+  llmjson::retrying model(replay(s), {.max_attempts = 3}, feedback);
+  auto r = model.extract<plan>(prompt);
+  REQUIRE(r);
+  CHECK(prompt == "plan");
+  CHECK(hook_saw == std::vector<std::size_t>{1, 2});
+  REQUIRE(s.seen.size() == 3);
+  CHECK(s.seen[0] == "plan");
+  CHECK(s.seen[1] == "plan\n[attempt 1: ambiguous]");
+  CHECK(s.seen[2] == "plan\n[attempt 1: ambiguous]\n[attempt 2: truncated]");
+}
+
+namespace {
+struct chat_request {
+  std::vector<std::string> messages;
+  int max_tokens = 100;
+};
+}  // namespace
+
+TEST_CASE("a hook may raise max_tokens after a length cut, or decline to retry", "[retry]") {
+  std::vector<int> budgets;
+  auto adapter = [&](const chat_request& req) -> llmjson::completion {
+    budgets.push_back(req.max_tokens);
+    return llmjson::message{req.max_tokens < 1000 ? "" : good_plan,
+                            req.max_tokens < 1000 ? "length" : "stop", "assistant"};
+  };
+  const chat_request request{{"plan"}, 100};
+  SECTION("raise the budget") {
+    auto raise = [](const chat_request& previous, const llmjson::attempt& failed) {
+      chat_request next = previous;
+      if (failed.empty_at_length()) next.max_tokens *= 10;
+      return next;
+    };
+    auto r = llmjson::retrying(adapter, {.max_attempts = 3}, raise).extract<plan>(request);
+    REQUIRE(r);
+    CHECK(budgets == std::vector<int>{100, 1000});
+    CHECK(request.max_tokens == 100);
+  }
+  SECTION("decline") {
+    auto decline = [](const chat_request& previous,
+                      const llmjson::attempt& failed) -> std::optional<chat_request> {
+      if (failed.empty_at_length()) return std::nullopt;
+      return previous;
+    };
+    auto r = llmjson::retrying(adapter, {.max_attempts = 3}, decline).extract<plan>(request);
+    REQUIRE_FALSE(r);
+    CHECK(budgets == std::vector<int>{100});
+    CHECK(r.error().message.find("(not retried: the next_request hook returned no request)") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE(
+    "a hook or a callback that throws: the exception reaches the caller, the wrapper stays usable",
+    "[retry]") {
+  std::string prompt = "p";
+  SECTION("the hook") {
+    script s;
+    s.replies = {msg(""), msg("ok"), msg("ok")};
+    auto hook = [](const std::string&, const llmjson::attempt&) -> std::string {
+      throw std::runtime_error("hook");
+    };
+    llmjson::retrying model(replay(s), {}, hook);
+    REQUIRE_THROWS_AS((void)model.complete(prompt), std::runtime_error);
+    CHECK(s.calls == 1);
+    auto r = model.complete(prompt);
+    REQUIRE(r);
+    CHECK(s.calls == 2);
+  }
+  SECTION("on_attempt, on a successful attempt") {
+    script s;
+    s.replies = {msg("ok"), msg("again")};
+    int seen = 0;
+    llmjson::retry_options opts;
+    opts.on_attempt = [&](const llmjson::attempt&) {
+      if (++seen == 1) throw std::runtime_error("callback");
+    };
+    llmjson::retrying model(replay(s), opts);
+    // As thrown, not nested: the callback saw every attempt.
+    bool caught = false;
+    try {
+      (void)model.complete(prompt);
+    } catch (const std::runtime_error& e) {
+      caught = true;
+      CHECK(std::string(e.what()) == "callback");
+      CHECK(dynamic_cast<const llmjson::attempts_record*>(&e) == nullptr);
+    }
+    CHECK(caught);
+    CHECK(s.calls == 1);
+    auto r = model.complete(prompt);
+    REQUIRE(r);
+    CHECK(r->content == "again");
+    CHECK(seen == 2);
+  }
+}
+
 TEST_CASE("on_attempt sees each attempt as it ends, equal to the record", "[retry]") {
   script s;
   s.replies = {msg(truncated_plan, "length"), msg(good_plan)};
@@ -520,6 +627,139 @@ TEST_CASE("outcome and kind names", "[retry]") {
   STATIC_REQUIRE(llmjson::from_string<retry_error_kind>("api_error") ==
                  retry_error_kind::api_error);
   STATIC_REQUIRE_FALSE(llmjson::from_string<retry_error_kind>("no_json").has_value());
+}
+
+// Every shape of next_request hook, over five attempts: the request each one builds must reach
+// the adapter whole, even when the hook hands back a reference into the request it was given.
+// Run under AddressSanitizer by .ci/run; the long requests live on the heap, so a copy from a
+// destroyed one is a heap-use-after-free there, and garbage or a crash elsewhere.
+namespace {
+
+const std::string long_prompt(120, 'p');
+
+template <class Req, class Hook>
+std::vector<std::string> requests_over_five_attempts(const Req& first, Hook hook) {
+  std::vector<std::string> seen;
+  auto adapter = [&](const Req& request) -> llmjson::completion {
+    if constexpr (std::same_as<Req, std::string>) {
+      seen.push_back(request);
+    } else {
+      seen.push_back(request.text());
+    }
+    return msg(seen.size() < 5 ? "" : "ok");
+  };
+  auto r = llmjson::retrying(adapter, {.max_attempts = 5}, hook).complete(first);
+  CHECK(r);
+  CHECK(r.attempts.size() == 5);
+  return seen;
+}
+
+// A request that counts copies made from it after its destruction: the check does not need a
+// sanitizer (the storage of a destroyed request in the wrapper's std::optional stays mapped).
+class tracked_request {
+ public:
+  static inline int copies_from_dead = 0;
+  explicit tracked_request(std::string text) : text_(std::move(text)) {}
+  tracked_request(const tracked_request& other) : text_(copy_of(other)) {}
+  tracked_request& operator=(const tracked_request& other) {
+    text_ = copy_of(other);
+    return *this;
+  }
+  ~tracked_request() { canary_ = dead; }
+  [[nodiscard]] std::string text() const { return canary_ == live ? text_ : "<dead>"; }
+
+ private:
+  static constexpr unsigned live = 0x600DF00D, dead = 0xDEADBEEF;
+  static std::string copy_of(const tracked_request& other) {
+    if (other.canary_ == live) return other.text_;
+    ++copies_from_dead;
+    return "<dead>";
+  }
+  std::string text_;
+  unsigned canary_ = live;
+};
+
+// Returns its own copy of the request, by non-const reference.
+struct edits_own_copy {
+  std::string mine;
+  std::string& operator()(const std::string& previous, const llmjson::attempt&) {
+    mine = previous + "+";
+    return mine;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a hook returning the request by value: five attempts, each request whole",
+          "[retry][hook]") {
+  auto seen = requests_over_five_attempts(
+      long_prompt, [](const std::string& previous, const llmjson::attempt& failed) {
+        return previous + " " + std::to_string(failed.number);
+      });
+  CHECK(seen == std::vector<std::string>{long_prompt, long_prompt + " 1", long_prompt + " 1 2",
+                                         long_prompt + " 1 2 3", long_prompt + " 1 2 3 4"});
+}
+
+TEST_CASE(
+    "a hook returning the previous request by const reference: five attempts, the same "
+    "request each time",
+    "[retry][hook]") {
+  auto hook = [](const std::string& previous, const llmjson::attempt&) -> const std::string& {
+    return previous;
+  };
+  auto seen = requests_over_five_attempts(long_prompt, hook);
+  CHECK(seen == std::vector<std::string>(5, long_prompt));
+
+  SECTION("a request that would notice a copy made from it after its destruction") {
+    tracked_request::copies_from_dead = 0;
+    auto same = [](const tracked_request& previous,
+                   const llmjson::attempt&) -> const tracked_request& { return previous; };
+    auto tracked = requests_over_five_attempts(tracked_request(long_prompt), same);
+    CHECK(tracked_request::copies_from_dead == 0);
+    CHECK(tracked == std::vector<std::string>(5, long_prompt));
+  }
+}
+
+TEST_CASE("a hook returning a request by non-const reference: five attempts, each request whole",
+          "[retry][hook]") {
+  SECTION("a reference into the previous request") {
+    auto hook = [](const std::string& previous, const llmjson::attempt&) -> std::string& {
+      return const_cast<std::string&>(previous);  // NOLINT: returned, never written
+    };
+    CHECK(requests_over_five_attempts(long_prompt, hook) ==
+          std::vector<std::string>(5, long_prompt));
+    tracked_request::copies_from_dead = 0;
+    auto tracked_hook = [](const tracked_request& previous,
+                           const llmjson::attempt&) -> tracked_request& {
+      return const_cast<tracked_request&>(previous);  // NOLINT: returned, never written
+    };
+    CHECK(requests_over_five_attempts(tracked_request(long_prompt), tracked_hook) ==
+          std::vector<std::string>(5, long_prompt));
+    CHECK(tracked_request::copies_from_dead == 0);
+  }
+  SECTION("a reference to the hook's own copy") {
+    CHECK(requests_over_five_attempts(long_prompt, edits_own_copy{}) ==
+          std::vector<std::string>{long_prompt, long_prompt + "+", long_prompt + "++",
+                                   long_prompt + "+++", long_prompt + "++++"});
+  }
+}
+
+TEST_CASE("a hook returning std::optional of the request: five attempts, each request whole",
+          "[retry][hook]") {
+  auto seen = requests_over_five_attempts(
+      long_prompt,
+      [](const std::string& previous, const llmjson::attempt&) -> std::optional<std::string> {
+        return previous + "?";
+      });
+  CHECK(seen == std::vector<std::string>{long_prompt, long_prompt + "?", long_prompt + "??",
+                                         long_prompt + "???", long_prompt + "????"});
+  tracked_request::copies_from_dead = 0;
+  auto tracked = requests_over_five_attempts(
+      tracked_request(long_prompt),
+      [](const tracked_request& previous,
+         const llmjson::attempt&) -> std::optional<tracked_request> { return previous; });
+  CHECK(tracked_request::copies_from_dead == 0);
+  CHECK(tracked == std::vector<std::string>(5, long_prompt));
 }
 
 TEST_CASE("details are one line, the provider's and the exception's own text is kept in raw",
@@ -655,6 +895,190 @@ TEST_CASE("max_attempts 0 sends the request once and never retries", "[retry]") 
   REQUIRE_FALSE(r);
   CHECK(s.calls == 1);
   CHECK(r.error().message.find("no answer after 1 attempt [1: no_json") == 0);
+}
+
+TEST_CASE("the reasoning a provider sends apart is recorded and never scanned",
+          "[retry][reasoning]") {
+  script s;
+  s.replies = {llmjson::message{"", "stop", "assistant", R"({"steps": ["a draft"]})"},
+               llmjson::message{good_plan, "stop", "assistant", "boil first, then pour"}};
+  std::string prompt = "plan";
+  auto r = llmjson::retrying(replay(s)).extract<plan>(prompt);
+  REQUIRE(r);
+  CHECK(r->steps == std::vector<std::string>{"boil", "pour"});
+  REQUIRE(r.attempts.size() == 2);
+  CHECK(r.attempts[0].outcome == attempt_outcome::empty_content);  // the JSON in it is not seen
+  CHECK(r.attempts[0].reasoning == R"({"steps": ["a draft"]})");
+  CHECK(r.attempts[1].reasoning == "boil first, then pour");
+
+  SECTION("complete() returns it with the message") {
+    script t;
+    t.replies = {llmjson::message{"hello", "stop", "assistant", "say hello"}};
+    auto q = llmjson::retrying(replay(t)).complete(prompt);
+    REQUIRE(q);
+    CHECK(q->reasoning == "say hello");
+    CHECK(q.attempts[0].reasoning == "say hello");
+  }
+}
+
+TEST_CASE("empty at length after reasoning sent apart: the budget went to reasoning",
+          "[retry][reasoning]") {
+  script s;
+  s.replies = {llmjson::message{"", "length", "assistant", "step one, step two"}};
+  std::string prompt = "plan";
+  auto r = llmjson::retrying(replay(s), {.retry_reasoning_at_length = false}).extract<plan>(prompt);
+  REQUIRE_FALSE(r);
+  CHECK(s.calls == 1);
+  REQUIRE(r.attempts.size() == 1);
+  CHECK(r.attempts[0].reasoning_at_length());
+  CHECK(r.attempts[0].message ==
+        "the output is empty; empty with finish_reason \"length\" after 18 bytes of reasoning: the "
+        "token budget went to reasoning, and the same request tends to fail the same way (raise "
+        "max_tokens)");
+  CHECK(r.error().message.find("(not retried: retry_reasoning_at_length is off)") !=
+        std::string::npos);
+}
+
+namespace {
+
+// What the scanner reports for an output cut inside a reasoning region (issue 8): `truncated`,
+// with a cut that says so. Built by hand, for the tests that go through the extraction seam.
+llmjson::error reasoning_cut_error() {
+  llmjson::error e;
+  e.kind = llmjson::error_kind::truncated;
+  e.message =
+      "the output was cut: the reasoning opened at 1:1 (<think>) never closes: the output ended "
+      "before any answer";
+  llmjson::cut c;
+  c.message = "the reasoning opened at 1:1 (<think>) never closes";
+  c.reasoning = true;
+  c.marker = "<think>";
+  e.truncation = c;
+  return e;
+}
+
+// Runs the attempt loop of `retrying::extract` with an extraction that reports a reasoning cut
+// for any content starting with <think>, and extracts the rest as llmjson::extract does.
+llmjson::retry_result<llmjson::answer> extract_through_seam(script& s,
+                                                            const llmjson::retry_options& opts) {
+  auto adapter = replay(s);
+  llmjson::resend hook;
+  auto judge = [](llmjson::message&& m, llmjson::attempt& a) {
+    return llmjson::detail::judge_extraction<llmjson::answer>(
+        std::move(m), a, [](std::string_view text) -> llmjson::result<llmjson::extraction> {
+          if (text.starts_with("<think>")) return reasoning_cut_error();
+          return llmjson::extract(text);
+        });
+  };
+  const std::string prompt = "plan";
+  return llmjson::detail::run_attempts<llmjson::answer>(adapter, hook, opts, prompt, {}, judge);
+}
+
+}  // namespace
+
+TEST_CASE("a cut inside reasoning at length is recorded as such, and can be declined",
+          "[retry][reasoning]") {
+  const std::string thinking = "<think>\nThe user wants a plan. First";
+  SECTION("retry_reasoning_at_length = false: one call") {
+    script s;
+    s.replies = {msg(thinking, "length"), msg(good_plan)};
+    auto r = extract_through_seam(s, {.max_attempts = 3, .retry_reasoning_at_length = false});
+    REQUIRE_FALSE(r);
+    CHECK(s.calls == 1);
+    const auto& a = r.attempts.at(0);
+    CHECK(a.outcome == attempt_outcome::truncated);
+    REQUIRE(a.truncation);
+    CHECK(a.truncation->reasoning);
+    CHECK(a.truncation->marker == "<think>");
+    CHECK(a.reasoning_at_length());
+    CHECK_FALSE(a.empty_at_length());
+    CHECK(a.message ==
+          "the output was cut: the reasoning opened at 1:1 (<think>) never closes: the output "
+          "ended before any answer; cut inside the reasoning with finish_reason \"length\": the "
+          "token budget went to reasoning, and the same request tends to fail the same way "
+          "(raise max_tokens)");
+    CHECK(r.error().cause == attempt_outcome::truncated);
+    CHECK(r.error().message.find("no answer after 1 attempt (not retried: "
+                                 "retry_reasoning_at_length is off) [1: truncated, "
+                                 "finish_reason \"length\"]") == 0);
+    REQUIRE(r.error().extraction);
+    CHECK(r.error().extraction->truncation->reasoning);
+  }
+  SECTION("by default it is retried, and the record keeps it") {
+    script s;
+    s.replies = {msg(thinking, "length"), msg(good_plan)};
+    auto r = extract_through_seam(s, {});
+    REQUIRE(r);
+    CHECK(s.calls == 2);
+    CHECK(r.attempts.at(0).reasoning_at_length());
+    CHECK(r.attempts.at(0).content == thinking);
+  }
+  SECTION("the same cut with finish_reason stop is an ordinary truncation") {
+    script s;
+    s.replies = {msg(thinking, "stop"), msg(good_plan)};
+    auto r = extract_through_seam(s, {.retry_reasoning_at_length = false});
+    REQUIRE(r);
+    CHECK(s.calls == 2);
+    CHECK_FALSE(r.attempts.at(0).reasoning_at_length());
+    CHECK(r.attempts.at(0).message.find("token budget") == std::string::npos);
+  }
+  SECTION("a cut outside reasoning at length is retried as before") {
+    script s;
+    s.replies = {msg(truncated_plan, "length"), msg(good_plan)};
+    auto r = extract_through_seam(s, {.retry_reasoning_at_length = false});
+    REQUIRE(r);
+    CHECK(s.calls == 2);
+    REQUIRE(r.attempts.at(0).truncation);
+    CHECK_FALSE(r.attempts.at(0).truncation->reasoning);
+    CHECK_FALSE(r.attempts.at(0).reasoning_at_length());
+  }
+}
+
+// These go through the real scanner. Until the reasoning-region scanner (issue 8) lands, an
+// unclosed <think> is ordinary text and these fail: a draft in it is even taken as the answer.
+namespace {
+const std::string cut_in_think =
+    "<think>\nThe user wants a plan. A first draft: {\"steps\": [\"boil\"]}. But pouring matters "
+    "too, so the plan needs a second step, and the water has to be hot enough, which";
+}  // namespace
+
+TEST_CASE(
+    "a reply cut inside <think> at length: the budget went to reasoning, not retried when "
+    "declined",
+    "[retry][reasoning][reasoning-cut]") {
+  script s;
+  s.replies = {msg(cut_in_think, "length"), msg(good_plan)};
+  std::string prompt = "plan";
+  auto r = llmjson::retrying(replay(s), {.max_attempts = 3, .retry_reasoning_at_length = false})
+               .extract<plan>(prompt);
+  CHECK(s.calls == 1);
+  REQUIRE_FALSE(r);
+  REQUIRE(r.attempts.size() == 1);
+  const auto& a = r.attempts[0];
+  CHECK(a.outcome == attempt_outcome::truncated);
+  REQUIRE(a.truncation);
+  CHECK(a.truncation->reasoning);
+  CHECK(a.truncation->marker == "<think>");
+  CHECK(a.reasoning_at_length());
+  CHECK(a.message.find("the token budget went to reasoning") != std::string::npos);
+  CHECK(r.error().message.find("(not retried: retry_reasoning_at_length is off)") !=
+        std::string::npos);
+}
+
+TEST_CASE("a reply cut inside <think> at length is retried by default, and recorded as such",
+          "[retry][reasoning][reasoning-cut]") {
+  script s;
+  s.replies = {msg(cut_in_think, "length"), msg(good_plan)};
+  std::string prompt = "plan";
+  auto r = llmjson::retrying(replay(s)).extract(prompt, llmjson::any_key({"steps"}));
+  REQUIRE(r);
+  CHECK(r->json["steps"].size() == 2);
+  CHECK(s.calls == 2);
+  const auto& a = r.attempts.at(0);
+  CHECK(a.outcome == attempt_outcome::truncated);
+  REQUIRE(a.truncation);
+  CHECK(a.truncation->reasoning);
+  CHECK(a.reasoning_at_length());
 }
 
 TEST_CASE("rules v4 through the wrapper: raw controls and the prefill reach the answer",
