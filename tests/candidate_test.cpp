@@ -9,6 +9,7 @@
 #include "catch_compat.hpp"
 #include "enum_names_check.hpp"
 #include "reasoning_forms.hpp"
+#include "repeat.hpp"
 
 #include <string>
 #include <string_view>
@@ -467,14 +468,7 @@ TEST_CASE("the same span counts once and candidates never overlap",
     CHECK(s.candidates[i - 1].offset + s.candidates[i - 1].text.size() <= s.candidates[i].offset);
 }
 
-namespace {
-std::string repeat(std::string_view unit, std::size_t bytes) {
-  std::string s;
-  s.reserve(bytes + unit.size());
-  while (s.size() < bytes) s += unit;
-  return s;
-}
-}  // namespace
+using llmjson_tests::repeat;
 
 TEST_CASE("hostile 1 MB inputs get the right answer (a quadratic scan would not finish)",
           "[candidate][hostile]") {

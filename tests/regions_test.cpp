@@ -3,6 +3,7 @@
 #include <llmjson/extract.hpp>
 
 #include "catch_compat.hpp"
+#include "repeat.hpp"
 
 #include <string>
 #include <string_view>
@@ -42,12 +43,7 @@ std::string first(std::string_view text, const llmjson::options& base = {}) {
   return r ? r->json().dump() : "error " + std::string(to_string(r.error().kind));
 }
 
-std::string repeat(std::string_view unit, std::size_t bytes) {
-  std::string s;
-  s.reserve(bytes + unit.size());
-  while (s.size() < bytes) s += unit;
-  return s;
-}
+using llmjson_tests::repeat;
 
 }  // namespace
 

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "../repeat.hpp"
+
 namespace llmjson_bench {
 
 /// A small deterministic generator: the same inputs on every machine and every run.
@@ -157,12 +159,7 @@ inline std::string prose(std::size_t bytes) {
   return out;
 }
 
-inline std::string repeat(std::string_view unit, std::size_t bytes) {
-  std::string s;
-  s.reserve(bytes + unit.size());
-  while (s.size() < bytes) s += unit;
-  return s;
-}
+using llmjson_tests::repeat;  // tests/repeat.hpp: a unit repeated to a size
 
 /// "reasoning then answer": a long reasoning region without a brace, then the answer.
 inline std::string reasoning_then_answer(std::size_t bytes) {

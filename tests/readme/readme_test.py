@@ -22,7 +22,8 @@ needs none: it is always run.
   file NAME        ```cpp saved as NAME for the console block after it, which builds it
   output           the output of the program or fragment before it
   output messages ARG   the output of `llmjson_readme_messages ARG` (tests/readme/messages.cpp)
-  ci               ```sh, exactly the README test command of .ci/run
+  ci [FUNCTION]    ```sh, exactly the one command of .ci/run's FUNCTION (readme_test_command:
+                   the README's test command; readme_full_test_command: every test)
   tool             ```sh, the quick start's first command: its packages are among .ci/run's,
                    ctest readme/quick_start runs its build with no test dependency in reach,
                    and its `llmjson` command prints the plan
@@ -205,10 +206,10 @@ def generate(readmes, out):
 # ---------------------------------------------------------------------------------------------
 # blocks: one mechanism per block, and the checks that need no build
 
-def ci_command(source_dir):
+def ci_command(source_dir, function):
     with open(os.path.join(source_dir, ".ci", "run"), encoding="utf-8") as f:
         text = f.read()
-    m = re.search(r"^readme_test_command\(\) \{\n(.*?)\n\}", text, re.S | re.M)
+    m = re.search(r"^%s\(\) \{\n(.*?)\n\}" % re.escape(function), text, re.S | re.M)
     if not m:
         return None
     lines = [l.strip() for l in m.group(1).split("\n")]
@@ -278,10 +279,11 @@ def mode_blocks(a):
                 c.check(prev is not None and prev is previous_program and prev.file == b.file,
                         "%s: `output` must follow a program or fragment" % b.where())
         elif kind == "ci":
-            expected = ci_command(a.source_dir)
+            function = b.arg or "readme_test_command"
+            expected = ci_command(a.source_dir, function)
             c.check(expected is not None and b.text.strip() == expected,
-                    "%s is not .ci/run's README test command:%s"
-                    % (b.where(), diff((expected or "?") + "\n", b.text)))
+                    "%s is not the command of .ci/run's %s:%s"
+                    % (b.where(), function, diff((expected or "?") + "\n", b.text)))
         elif kind == "tool":
             parsed = tool_command(b)
             if c.check(parsed, "%s: not `apt-get update && apt-get install -y ... && ...`" % b.where()):

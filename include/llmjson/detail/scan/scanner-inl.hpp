@@ -21,6 +21,7 @@
 #include <llmjson/candidate.hpp>
 #include <llmjson/detail/config.hpp>
 #include <llmjson/detail/scan/build.hpp>
+#include <llmjson/detail/scan/diagnose.hpp>
 #include <llmjson/detail/scan/engine.hpp>
 #include <llmjson/detail/scan/find.hpp>
 #include <llmjson/detail/scan/frames.hpp>
@@ -35,21 +36,6 @@
 #include <llmjson/options.hpp>
 
 namespace llmjson::detail {
-
-/// Finds again why the span `[begin, end)` is not valid JSON: validity does not depend on
-/// what surrounds a span, so validating it alone stops at the same byte, for the same reason.
-/// Costs the span's length, once per reported span (reported spans never overlap).
-inline void diagnose(validator& v, std::string_view text, std::size_t max_depth, std::size_t begin,
-                     std::size_t end, std::size_t& offset, std::string& why,
-                     bool raw_whitespace = false) {
-  v.reset(text, max_depth);
-  if (raw_whitespace) v.allow_raw_whitespace();
-  std::size_t i = begin;
-  while (i < end && v.feed(i)) ++i;
-  if (!v.failed()) v.finish(end);
-  offset = v.failed() ? v.fault_offset() : begin;
-  why = v.failed() ? v.reason() : "not valid JSON";
-}
 
 /// Builds the value of a span the validator accepted. nlohmann refuses only numbers that do not
 /// fit a double (`1e400`): that span is valid JSON with no value llmjson could hand out.
