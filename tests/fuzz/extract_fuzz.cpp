@@ -3,9 +3,9 @@
 #include <llmjson/detail/scan/build.hpp>
 #include <llmjson/detail/scan/keys.hpp>
 #include <llmjson/detail/scan/regions.hpp>
+#include <llmjson/detail/scan/validator.hpp>
 #include <llmjson/detail/text/ascii.hpp>
 #include <llmjson/detail/text/utf8.hpp>
-#include <llmjson/detail/scan/validator.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/feedback.hpp>
 #include <llmjson/json_text.hpp>

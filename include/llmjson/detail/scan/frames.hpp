@@ -17,8 +17,8 @@
 #include <llmjson/detail/scan/find.hpp>
 #include <llmjson/detail/scan/frame_stack.hpp>
 #include <llmjson/detail/scan/records.hpp>
-#include <llmjson/detail/text/ascii.hpp>
 #include <llmjson/detail/scan/validator.hpp>
+#include <llmjson/detail/text/ascii.hpp>
 
 namespace llmjson::detail {
 

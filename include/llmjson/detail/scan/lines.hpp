@@ -14,8 +14,8 @@
 #include <llmjson/detail/scan/records.hpp>
 #include <llmjson/detail/scan/scan_state.hpp>
 #include <llmjson/detail/scan/segments.hpp>
-#include <llmjson/detail/text/ascii.hpp>
 #include <llmjson/detail/scan/whole.hpp>
+#include <llmjson/detail/text/ascii.hpp>
 
 namespace llmjson::detail {
 

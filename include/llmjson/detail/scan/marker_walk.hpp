@@ -10,8 +10,8 @@
 #include <llmjson/detail/scan/records.hpp>
 #include <llmjson/detail/scan/regions.hpp>
 #include <llmjson/detail/scan/scan_state.hpp>
-#include <llmjson/detail/text/ascii.hpp>
 #include <llmjson/detail/scan/text_start.hpp>
+#include <llmjson/detail/text/ascii.hpp>
 #include <llmjson/options.hpp>
 
 namespace llmjson::detail {

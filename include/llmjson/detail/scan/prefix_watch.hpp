@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include <llmjson/detail/scan/find.hpp>
-#include <llmjson/detail/text/ascii.hpp>
 #include <llmjson/detail/scan/validator.hpp>
+#include <llmjson/detail/text/ascii.hpp>
 
 namespace llmjson::detail {
 

@@ -11,11 +11,11 @@
 
 #include <llmjson/detail/scan/find.hpp>
 #include <llmjson/detail/scan/keys.hpp>
-#include <llmjson/detail/text/ascii.hpp>
 #include <llmjson/detail/scan/validator_containers.hpp>
 #include <llmjson/detail/scan/validator_failure.hpp>
 #include <llmjson/detail/scan/validator_strings.hpp>
 #include <llmjson/detail/scan/validator_tokens.hpp>
+#include <llmjson/detail/text/ascii.hpp>
 
 namespace llmjson::detail {
 

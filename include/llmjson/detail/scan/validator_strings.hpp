@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <string>
 
+#include <llmjson/detail/scan/validator_failure.hpp>
 #include <llmjson/detail/text/ascii.hpp>
 #include <llmjson/detail/text/utf8.hpp>
-#include <llmjson/detail/scan/validator_failure.hpp>
 
 namespace llmjson::detail {
 
