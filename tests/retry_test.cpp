@@ -964,7 +964,7 @@ llmjson::retry_result<llmjson::answer> extract_through_seam(script& s,
   auto adapter = replay(s);
   llmjson::resend hook;
   auto judge = [](llmjson::message&& m, llmjson::attempt& a) {
-    return llmjson::detail::judge_extraction<llmjson::answer>(
+    return llmjson::detail::find_by_extraction<llmjson::answer>(
         std::move(m), a, [](std::string_view text) -> llmjson::result<llmjson::extraction> {
           if (text.starts_with("<think>")) return reasoning_cut_error();
           return llmjson::extract(text);

@@ -42,13 +42,6 @@ found<Out> find_by_extraction(message&& m, attempt& a, Extract run) {
   return record_extraction(std::move(r), a, std::move(text));
 }
 
-/// The name `find_by_extraction` had, kept while tests/retry_test.cpp still calls it (the file is
-/// being split): remove once no test does.
-template <class Out, class Extract>
-found<Out> judge_extraction(message&& m, attempt& a, Extract run) {
-  return find_by_extraction<Out>(std::move(m), a, std::move(run));
-}
-
 /// The caller's selector, as a stream takes it (by value) without copying it: a view, with the
 /// selector's default policy and fallback rule.
 template <class S>
