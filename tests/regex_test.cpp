@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <llmjson/detail/text/utf8.hpp>
 #include <llmjson/detail/schema/regex.hpp>
 #include <llmjson/detail/schema/unicode.hpp>
+#include <llmjson/detail/text/utf8.hpp>
 #include <llmjson/schema.hpp>
 
 #include "catch_compat.hpp"
@@ -220,6 +220,7 @@ TEST_CASE("u flag: Annex B's leniencies are syntax errors, each named", "[schema
       {"x}", "lone '}'"},
       {"x]", "lone ']'"},
       {"{2}", "nothing to repeat"},
+      {"a{3,1}", "numbers out of order in {} quantifier"},
       {"\\a", "invalid escape \\a"},
       {"\\_", "invalid escape \\_"},
       {"\\e", "invalid escape \\e"},
@@ -230,6 +231,7 @@ TEST_CASE("u flag: Annex B's leniencies are syntax errors, each named", "[schema
       {"[\\w-z]", "a class escape cannot start a range"},
       {"[a-\\d]", "a class escape cannot end a range"},
       {"[\\s--]", "a class escape cannot start a range"},
+      {"[\\d\\d-z]", "a class escape cannot start a range"},  // the \d written again, skipped
       {"\\c", "\\c must be followed by an ASCII letter"},
       {"\\c1", "\\c must be followed by an ASCII letter"},
       {"[\\c_]", "\\c must be followed by an ASCII letter"},
@@ -268,6 +270,9 @@ TEST_CASE("u flag: Annex B's leniencies are syntax errors, each named", "[schema
   CHECK(matches("^\\cJ\\ca$", "\n\x01"));
   CHECK(matches("^\\0$", std::string(1, '\0')));
   CHECK(matches("^\\x41\\t$", "A\t"));
+  CHECK(matches("^\\n\\v\\f\\r$", "\n\v\f\r"));
+  CHECK(matches("^\\uD83D?\\u0041$", "A"));  // a high surrogate escape, then no low one
+  CHECK(matches("^[\\p{Lu}][\\p{Lu}a]\\p{Lu}$", "ABC"));  // one \p{Lu}, read three times
   CHECK(valid("(?<=a+)b(?<!c{2,})"));
 }
 

@@ -14,12 +14,12 @@
 
 #include <llmjson/detail/config.hpp>
 #include <llmjson/detail/pointer.hpp>
-#include <llmjson/detail/text/utf8.hpp>
 #include <llmjson/detail/schema/evaluator.hpp>
 #include <llmjson/detail/schema/messages.hpp>
 #include <llmjson/detail/schema/regex.hpp>
 #include <llmjson/detail/schema/tree.hpp>
 #include <llmjson/detail/schema/values.hpp>
+#include <llmjson/detail/text/utf8.hpp>
 #include <llmjson/options.hpp>
 
 namespace llmjson::detail {
@@ -203,7 +203,7 @@ LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::start(frame& f, const
   if (o == outcome::fail) return o;
   f.at = v.is_array() ? (n.items_is_tuple ? phase::tuple : phase::items)
                       : (v.is_object() ? phase::dependencies : phase::all_of);
-  return outcome::called;  // "go on with the next phase"
+  return outcome::next;
 }
 
 LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::number_checks(const schema_node& n,
@@ -305,207 +305,243 @@ LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::object_checks(const s
 
 LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::resume(frame& f, bool r) {
   const schema_node& n = t_.nodes[f.node];
-  const nlohmann::json& v = *f.value;
-  bool returned = f.waiting;
+  // Only the phase that pushed the child hears its result; a phase entered after it hears none.
+  reply got = f.waiting ? (r ? reply::passed : reply::failed) : reply::none;
   f.waiting = false;
-  for (;;) {
+  for (;; got = reply::none) {
+    outcome o = outcome::next;
     switch (f.at) {
-      case phase::start: {
-        const outcome o = start(f, n);
-        if (o != outcome::called) return o;
-        break;
-      }
-      case phase::tuple:
-        if (returned && !r) return outcome::fail;
-        if (f.i < n.tuple.size() && f.i < v.size()) {
-          ++f.i;
-          return child(f, n.tuple[f.i - 1], &v[f.i - 1], false, nullptr, f.i - 1);
-        }
-        f.at = phase::additional_items;
-        f.i = n.tuple.size();
-        if (n.additional_items != no_node && v.size() > n.tuple.size() &&
-            t_.nodes[n.additional_items].kind == schema_node::form::never) {
-          return fail_count("additionalItems", "at most", n.tuple.size(), "item", "items",
-                            v.size());
-        }
-        returned = false;
-        break;
+      case phase::start: o = start(f, n); break;
+      case phase::tuple: o = tuple_phase(f, n, got); break;
       case phase::additional_items:
-      case phase::items: {
-        // One schema for each item from f.i on: `items`, or `additionalItems` after a tuple.
-        if (returned && !r) return outcome::fail;
-        const std::size_t each = f.at == phase::items ? n.items : n.additional_items;
-        if (each != no_node && f.i < v.size()) {
-          ++f.i;
-          return child(f, each, &v[f.i - 1], false, nullptr, f.i - 1);
-        }
-        enter(f, phase::contains);
-        returned = false;
-        break;
-      }
-      case phase::contains:
-        if (returned && r) {
-          enter(f, phase::all_of);
-          returned = false;
-          break;
-        }
-        if (n.contains == no_node) {
-          enter(f, phase::all_of);
-          break;
-        }
-        if (f.i < v.size()) {
-          ++f.i;
-          return child(f, n.contains, &v[f.i - 1], true);
-        }
-        return fail("contains", v.empty() ? "expected an item that matches, got an empty array"
-                                          : "no item matches");
-      case phase::dependencies:
-        if (returned && !r) return outcome::fail;
-        while (f.i < n.dependency_schemas.size()) {
-          const auto& [key, node] = n.dependency_schemas[f.i++];
-          if (v.contains(key)) return child(f, node, &v, false);
-        }
-        enter(f, phase::names);
-        returned = false;
-        break;
-      case phase::names:
-        if (returned) {
-          path_.swap(f.saved_path);
-          message_.swap(f.saved_message);  // f.saved_message: what the key's check said
-          if (!r) {
-            std::string inner = std::move(f.saved_message);
-            if (inner.rfind("/: ", 0) == 0) inner.erase(0, 3);
-            return fail_name(f.member.key(), inner);
-          }
-          ++f.member;
-        } else if (f.i == 0) {
-          f.i = 1;
-          f.member = v.begin();
-        }
-        if (n.property_names != no_node && f.member != v.end()) {
-          f.name = f.member.key();
-          f.saved_path.clear();
-          path_.swap(f.saved_path);
-          f.saved_message.clear();
-          message_.swap(f.saved_message);
-          if (child(f, n.property_names, &f.name, false) == outcome::called) return outcome::called;
-          // Too deep: put the member's place back before the frames are popped.
-          path_.swap(f.saved_path);
-          message_ = where() + too_deep;
-          return outcome::fail;
-        }
-        enter(f, phase::members);
-        returned = false;
-        break;
-      case phase::members:
-        if (returned && !r) return outcome::fail;
-        if (n.properties.empty() && n.pattern_properties.empty() &&
-            (n.additional_properties == no_node || closed(n))) {
-          enter(f, phase::all_of);
-          break;
-        }
-        if (f.i == 0) {
-          f.i = 1;
-          f.member = v.begin();
-          f.j = 0;
-          f.matched = false;
-        }
-        while (f.member != v.end()) {
-          const std::string& key = f.member.key();
-          const nlohmann::json* value = &f.member.value();
-          if (f.j == 0) {
-            f.j = 1;
-            if (const std::size_t* p = n.find_property(key)) {
-              f.matched = true;
-              return child(f, *p, value, false, &key);
-            }
-          }
-          while (f.j <= n.pattern_properties.size()) {
-            const schema_pattern& p = n.pattern_properties[f.j - 1];
-            ++f.j;
-            if (p.re.search(key)) {
-              f.matched = true;
-              return child(f, p.node, value, false, &key);
-            }
-          }
-          if (f.j == n.pattern_properties.size() + 1) {
-            ++f.j;
-            if (!f.matched && n.additional_properties != no_node && !closed(n)) {
-              return child(f, n.additional_properties, value, false, &key);
-            }
-          }
-          ++f.member;
-          f.j = 0;
-          f.matched = false;
-        }
-        enter(f, phase::all_of);
-        break;
-      case phase::all_of:
-        if (returned && !r) return outcome::fail;
-        if (f.i < n.all_of.size()) {
-          ++f.i;
-          return child(f, n.all_of[f.i - 1], &v, false);
-        }
-        enter(f, phase::any_of);
-        returned = false;
-        break;
-      case phase::any_of:
-        if (!n.any_of.empty() && !(returned && r)) {
-          if (f.i < n.any_of.size()) {
-            ++f.i;
-            return child(f, n.any_of[f.i - 1], &v, true);
-          }
-          return fail("anyOf", "no alternative matches");
-        }
-        enter(f, phase::one_of);
-        returned = false;
-        break;
-      case phase::one_of:
-        if (returned && r) {
-          if (f.first != no_node) {
-            if (silent()) return outcome::fail;
-            return fail("oneOf", "expected exactly one alternative to match, got more (#" +
-                                     std::to_string(f.first) + " and #" + std::to_string(f.i - 1) +
-                                     ")");
-          }
-          f.first = f.i - 1;
-        }
-        if (f.i < n.one_of.size()) {
-          ++f.i;
-          return child(f, n.one_of[f.i - 1], &v, true);
-        }
-        if (!n.one_of.empty() && f.first == no_node) {
-          return fail("oneOf", "expected exactly one alternative to match, got none");
-        }
-        f.at = phase::not_;
-        returned = false;
-        break;
-      case phase::not_:
-        if (returned) {
-          if (r) return fail("not", "value matches the excluded schema");
-        } else if (n.not_ != no_node) {
-          return child(f, n.not_, &v, true);
-        }
-        f.at = phase::if_;
-        returned = false;
-        break;
-      case phase::if_:
-        if (returned) {
-          const std::size_t branch = r ? n.then_ : n.else_;
-          f.at = phase::branch;
-          if (branch != no_node) return child(f, branch, &v, false);
-          return outcome::pass;
-        }
-        if (n.if_ != no_node) return child(f, n.if_, &v, true);
-        return outcome::pass;
-      case phase::branch: return r ? outcome::pass : outcome::fail;
+      case phase::items: o = items_phase(f, n, got); break;
+      case phase::contains: o = contains_phase(f, n, got); break;
+      case phase::dependencies: o = dependencies_phase(f, n, got); break;
+      case phase::names: o = names_phase(f, n, got); break;
+      case phase::members: o = members_phase(f, n, got); break;
+      case phase::all_of: o = all_of_phase(f, n, got); break;
+      case phase::any_of: o = any_of_phase(f, n, got); break;
+      case phase::one_of: o = one_of_phase(f, n, got); break;
+      case phase::not_: o = not_phase(f, n, got); break;
+      case phase::if_: o = if_phase(f, n, got); break;
+      case phase::branch: return got == reply::passed ? outcome::pass : outcome::fail;
     }
+    if (o != outcome::next) return o;
   }
 }
 
+LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::tuple_phase(frame& f,
+                                                                       const schema_node& n,
+                                                                       reply got) {
+  const nlohmann::json& v = *f.value;
+  if (got == reply::failed) return outcome::fail;
+  if (f.i < n.tuple.size() && f.i < v.size()) {
+    ++f.i;
+    return child(f, n.tuple[f.i - 1], &v[f.i - 1], false, nullptr, f.i - 1);
+  }
+  f.at = phase::additional_items;
+  f.i = n.tuple.size();
+  if (n.additional_items != no_node && v.size() > n.tuple.size() &&
+      t_.nodes[n.additional_items].kind == schema_node::form::never) {
+    return fail_count("additionalItems", "at most", n.tuple.size(), "item", "items", v.size());
+  }
+  return outcome::next;
+}
+
+LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::items_phase(frame& f,
+                                                                       const schema_node& n,
+                                                                       reply got) {
+  // One schema for each item from f.i on: `items`, or `additionalItems` after a tuple.
+  const nlohmann::json& v = *f.value;
+  if (got == reply::failed) return outcome::fail;
+  const std::size_t each = f.at == phase::items ? n.items : n.additional_items;
+  if (each != no_node && f.i < v.size()) {
+    ++f.i;
+    return child(f, each, &v[f.i - 1], false, nullptr, f.i - 1);
+  }
+  enter(f, phase::contains);
+  return outcome::next;
+}
+
+LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::contains_phase(frame& f,
+                                                                          const schema_node& n,
+                                                                          reply got) {
+  const nlohmann::json& v = *f.value;
+  if (got == reply::passed || n.contains == no_node) {
+    enter(f, phase::all_of);
+    return outcome::next;
+  }
+  if (f.i < v.size()) {
+    ++f.i;
+    return child(f, n.contains, &v[f.i - 1], true);
+  }
+  return fail("contains",
+              v.empty() ? "expected an item that matches, got an empty array" : "no item matches");
+}
+
+LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::dependencies_phase(frame& f,
+                                                                              const schema_node& n,
+                                                                              reply got) {
+  if (got == reply::failed) return outcome::fail;
+  while (f.i < n.dependency_schemas.size()) {
+    const auto& [key, node] = n.dependency_schemas[f.i++];
+    if (f.value->contains(key)) return child(f, node, f.value, false);
+  }
+  enter(f, phase::names);
+  return outcome::next;
+}
+
+LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::names_phase(frame& f,
+                                                                       const schema_node& n,
+                                                                       reply got) {
+  const nlohmann::json& v = *f.value;
+  if (got != reply::none) {
+    // The key's check ran with a path and a message of its own: put the member's back.
+    path_.swap(f.saved_path);
+    message_.swap(f.saved_message);  // f.saved_message: what the key's check said
+    if (got == reply::failed) return fail_name(f.member.key(), std::move(f.saved_message));
+    ++f.member;
+  } else if (f.i == 0) {
+    f.i = 1;
+    f.member = v.begin();
+  }
+  if (n.property_names == no_node || f.member == v.end()) {
+    enter(f, phase::members);
+    return outcome::next;
+  }
+  // The key is judged as a string value at the root: its own path and message.
+  f.name = f.member.key();
+  f.saved_path.clear();
+  path_.swap(f.saved_path);
+  f.saved_message.clear();
+  message_.swap(f.saved_message);
+  if (child(f, n.property_names, &f.name, false) == outcome::called) return outcome::called;
+  // Too deep: put the member's place back before the frames are popped.
+  path_.swap(f.saved_path);
+  message_ = where() + too_deep;
+  return outcome::fail;
+}
+
+LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::members_phase(frame& f,
+                                                                         const schema_node& n,
+                                                                         reply got) {
+  if (got == reply::failed) return outcome::fail;
+  if (n.properties.empty() && n.pattern_properties.empty() &&
+      (n.additional_properties == no_node || closed(n))) {
+    enter(f, phase::all_of);
+    return outcome::next;
+  }
+  if (f.i == 0) {
+    f.i = 1;
+    f.member = f.value->begin();
+    f.j = 0;
+    f.matched = false;
+  }
+  // Each key in stages: f.j 0 its `properties` entry, 1 to the count of `patternProperties` the
+  // patterns, then `additionalProperties` when none matched (f.matched).
+  while (f.member != f.value->end()) {
+    const std::string& key = f.member.key();
+    const nlohmann::json* value = &f.member.value();
+    if (f.j == 0) {
+      f.j = 1;
+      if (const std::size_t* p = n.find_property(key)) {
+        f.matched = true;
+        return child(f, *p, value, false, &key);
+      }
+    }
+    while (f.j <= n.pattern_properties.size()) {
+      const schema_pattern& p = n.pattern_properties[f.j - 1];
+      ++f.j;
+      if (p.re.search(key)) {
+        f.matched = true;
+        return child(f, p.node, value, false, &key);
+      }
+    }
+    if (f.j == n.pattern_properties.size() + 1) {
+      ++f.j;
+      if (!f.matched && n.additional_properties != no_node && !closed(n)) {
+        return child(f, n.additional_properties, value, false, &key);
+      }
+    }
+    ++f.member;
+    f.j = 0;
+    f.matched = false;
+  }
+  enter(f, phase::all_of);
+  return outcome::next;
+}
+
+LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::all_of_phase(frame& f,
+                                                                        const schema_node& n,
+                                                                        reply got) {
+  if (got == reply::failed) return outcome::fail;
+  if (f.i < n.all_of.size()) {
+    ++f.i;
+    return child(f, n.all_of[f.i - 1], f.value, false);
+  }
+  enter(f, phase::any_of);
+  return outcome::next;
+}
+
+LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::any_of_phase(frame& f,
+                                                                        const schema_node& n,
+                                                                        reply got) {
+  if (n.any_of.empty() || got == reply::passed) {
+    enter(f, phase::one_of);
+    return outcome::next;
+  }
+  if (f.i < n.any_of.size()) {
+    ++f.i;
+    return child(f, n.any_of[f.i - 1], f.value, true);
+  }
+  return fail("anyOf", "no alternative matches");
+}
+
+LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::one_of_phase(frame& f,
+                                                                        const schema_node& n,
+                                                                        reply got) {
+  if (got == reply::passed) {
+    if (f.first != no_node) {
+      if (silent()) return outcome::fail;
+      return fail("oneOf", "expected exactly one alternative to match, got more (#" +
+                               std::to_string(f.first) + " and #" + std::to_string(f.i - 1) + ")");
+    }
+    f.first = f.i - 1;
+  }
+  if (f.i < n.one_of.size()) {
+    ++f.i;
+    return child(f, n.one_of[f.i - 1], f.value, true);
+  }
+  if (!n.one_of.empty() && f.first == no_node) {
+    return fail("oneOf", "expected exactly one alternative to match, got none");
+  }
+  f.at = phase::not_;
+  return outcome::next;
+}
+
+LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::not_phase(frame& f, const schema_node& n,
+                                                                     reply got) {
+  if (got == reply::passed) return fail("not", "value matches the excluded schema");
+  if (got == reply::none && n.not_ != no_node) return child(f, n.not_, f.value, true);
+  f.at = phase::if_;
+  return outcome::next;
+}
+
+LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::if_phase(frame& f, const schema_node& n,
+                                                                    reply got) {
+  if (got == reply::none) {
+    return n.if_ != no_node ? child(f, n.if_, f.value, true) : outcome::pass;
+  }
+  const std::size_t branch = got == reply::passed ? n.then_ : n.else_;
+  f.at = phase::branch;
+  return branch != no_node ? child(f, branch, f.value, false) : outcome::pass;
+}
+
 LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::fail_name(const std::string& key,
-                                                                     const std::string& inner) {
+                                                                     std::string inner) {
   if (silent()) return outcome::fail;
+  // The key was judged at the root: "/: type: ..." reads "key "k": type: ...".
+  if (inner.rfind("/: ", 0) == 0) inner.erase(0, 3);
   return fail("propertyNames", "key " + json_quote(key) + ": " + inner);
 }
 

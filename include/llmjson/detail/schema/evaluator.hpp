@@ -63,7 +63,11 @@ class schema_evaluator {
     if_,
     branch
   };
-  enum class outcome : std::uint8_t { pass, fail, called };
+  // What a frame's step ends with: its result (`pass`, `fail`), a child pushed whose result
+  // comes back through `resume` (`called`), or a move to the frame's next phase (`next`).
+  enum class outcome : std::uint8_t { pass, fail, called, next };
+  // What the child a phase waited for answered: `none` when the phase pushed no child.
+  enum class reply : std::uint8_t { none, passed, failed };
   struct frame {
     std::size_t node = 0;
     const nlohmann::json* value = nullptr;
@@ -146,11 +150,27 @@ class schema_evaluator {
     f.i = 0;
   }
 
-  // Advances frame `f`; `r` is the result of the child it was waiting for, if any. Returns
-  // `called` after pushing a child, else the frame's own result.
+  // Advances frame `f` phase after phase; `r` is the result of the child it was waiting for, if
+  // any. Returns `called` after pushing a child, else the frame's own result.
   outcome resume(frame& f, bool r);
 
-  outcome fail_name(const std::string& key, const std::string& inner);
+  // One phase each: `called` after pushing a child, `next` when the phase is done and `f` has
+  // moved on, else the frame's result. `got` is the answer of the child the phase pushed.
+  outcome tuple_phase(frame& f, const schema_node& n, reply got);
+  outcome items_phase(frame& f, const schema_node& n, reply got);  // items, additionalItems
+  outcome contains_phase(frame& f, const schema_node& n, reply got);
+  outcome dependencies_phase(frame& f, const schema_node& n, reply got);
+  outcome names_phase(frame& f, const schema_node& n, reply got);  // propertyNames
+  // properties, patternProperties, additionalProperties
+  outcome members_phase(frame& f, const schema_node& n, reply got);
+  outcome all_of_phase(frame& f, const schema_node& n, reply got);
+  outcome any_of_phase(frame& f, const schema_node& n, reply got);
+  outcome one_of_phase(frame& f, const schema_node& n, reply got);
+  outcome not_phase(frame& f, const schema_node& n, reply got);
+  outcome if_phase(frame& f, const schema_node& n, reply got);  // if, then, else
+
+  // propertyNames failed for `key`; `inner` is what the key's own check said.
+  outcome fail_name(const std::string& key, std::string inner);
 };
 
 }  // namespace llmjson::detail

@@ -3,15 +3,15 @@
 #ifndef LLMJSON_DETAIL_SCHEMA_REGEX_HPP_INCLUDED
 #define LLMJSON_DETAIL_SCHEMA_REGEX_HPP_INCLUDED
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include <llmjson/detail/schema/regex_program.hpp>
 
 namespace llmjson::detail {
 
@@ -20,6 +20,12 @@ namespace llmjson::detail {
 // Thompson NFA and simulates it breadth-first (a Pike VM without captures): a search costs at
 // most O(code points of the text × instructions of the program), never recurses on the text, and
 // the program is capped at `regex_max_program` instructions when compiled.
+//
+// The files, one job each: regex_parser.hpp reads the pattern (through regex_cursor.hpp) into a
+// syntax tree (regex_syntax.hpp), handing escapes to regex_escapes.hpp, bracketed classes to
+// regex_classes.hpp and quantifiers to regex_quantifiers.hpp, with the code point sets of
+// regex_ranges.hpp; regex_emitter.hpp turns the tree into a program (regex_program.hpp), which
+// regex-inl.hpp runs.
 //
 // Lookaround keeps that bound (Barrière & Pit-Claudel, "Linear Matching of JavaScript Regular
 // Expressions", PLDI 2024; without captures, as a search only answers yes or no). Each
@@ -35,17 +41,6 @@ namespace llmjson::detail {
 // table at the current position; `^ $ \b \B` test positions, so they are the same in both
 // directions. Every run visits each instruction of its program at most once per position, so a
 // search costs O((code points + 1) × program size) in all, plus a bit per position per lookaround.
-
-/// The most instructions a compiled pattern may have, lookaround bodies included; larger patterns
-/// are a compile error. Counted repetition expands (`a{3}` is three copies of `a`), so
-/// `(x{100}){100}` is rejected.
-inline constexpr std::size_t regex_max_program = 4096;
-static_assert(100 * 100 > regex_max_program, "(x{100}){100}, the example above, must be rejected");
-/// The deepest group nesting a pattern may have (a lookaround is a group).
-inline constexpr std::size_t regex_max_nesting = 64;
-/// The most lookarounds a pattern may have: a search keeps a bit per code point of the text for
-/// each, so this bounds that memory at 8 bytes per code point.
-inline constexpr std::size_t regex_max_lookarounds = 64;
 
 /// A compiled pattern. `search` reports whether the pattern matches anywhere in the text.
 class regex {
@@ -82,48 +77,34 @@ class regex {
   /// (code points + 1) × `program_size()` (for tests of that bound).
   [[nodiscard]] bool search(std::string_view text, std::size_t& work) const;
 
-  [[nodiscard]] std::size_t program_size() const noexcept { return code_.size(); }
+  [[nodiscard]] std::size_t program_size() const noexcept { return program_.code.size(); }
 
  private:
-  enum class op : std::uint8_t { cls, any, split, jmp, bol, eol, word, not_word, look, match };
-  struct inst {
-    op code = op::match;
-    std::uint32_t x = 0;  // cls: class index; split/jmp: first target; look: lookaround index
-    std::uint32_t y = 0;  // split: second target
-  };
-  struct char_class {
-    std::vector<std::pair<char32_t, char32_t>> ranges;  // sorted, merged
-    bool negated = false;
-    [[nodiscard]] bool contains(char32_t c) const noexcept {
-      auto it = std::upper_bound(
-          ranges.begin(), ranges.end(), c,
-          [](char32_t v, const std::pair<char32_t, char32_t>& r) { return v < r.first; });
-      bool in = it != ranges.begin() && c <= std::prev(it)->second;
-      return in != negated;
-    }
-  };
-  /// A lookaround: its body's program starts at `start` in `code_` and ends with `match`; it is
-  /// reversed (and run backwards) for a lookahead.
-  struct lookaround {
-    std::uint32_t start = 0;
-    bool behind = false;
-    bool negated = false;
-  };
-  struct scratch;
+  using op = regex_program::op;
+  using inst = regex_program::inst;
+  struct search_state;
 
-  /// Runs the program at `start` over `cps` with a new thread at every position, forwards or
-  /// (`backwards`) from the end. `record` < looks_.size(): sets that table's bit at every position
-  /// where a thread accepts, reading only earlier tables, and returns false. Otherwise returns at
-  /// the first acceptance (true) or the end (false). Cost: O((cps + 1) × that program's size).
-  bool run(const std::vector<char32_t>& cps, std::uint32_t start, bool backwards,
-           std::vector<bool>& tables, std::size_t record, scratch& s) const;
+  /// Runs the program at `start` over the text of `s` with a new thread at every position,
+  /// forwards or (`backwards`) from the end. `record` < program_.looks.size(): sets that table's
+  /// bit at every position where a thread accepts, reading only earlier tables, and returns false.
+  /// Otherwise returns at the first acceptance (true) or the end (false). Cost: O((code points
+  /// + 1) × that program's size).
+  bool run(std::uint32_t start, bool backwards, std::size_t record, search_state& s) const;
+  /// Adds the threads `from` leads to at text position `at` without reading a code point (its
+  /// epsilon closure) to `list`: the `cls` and `any` instructions reached. Returns true on an
+  /// acceptance when not recording; when recording `record`, sets its bit at `at` and goes on, as
+  /// other threads may accept later. Inline in every build (only `run` calls it, in
+  /// regex-inl.hpp): it runs once per thread per position, where a call cost 5% of a search.
+#if defined(__GNUC__) || defined(__clang__)
+  [[gnu::always_inline]]
+#endif
+  inline bool
+  close(std::vector<std::uint32_t>& list, std::uint32_t from, std::size_t at, std::size_t record,
+        search_state& s) const;
 
-  std::vector<inst> code_;
-  std::vector<char_class> classes_;
-  std::vector<lookaround> looks_;  // in table order: a body reads only the tables before its own
-  std::uint32_t start_ = 0;        // the main program's first instruction, after the bodies
+  explicit regex(regex_program program) : program_(std::move(program)) {}
 
-  friend class regex_parser;
+  regex_program program_;
 };
 
 }  // namespace llmjson::detail

@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include <llmjson/detail/config.hpp>
-#include <llmjson/detail/text/ascii.hpp>
 #include <llmjson/detail/schema/uri.hpp>
+#include <llmjson/detail/text/ascii.hpp>
 
 namespace llmjson::detail {
 
