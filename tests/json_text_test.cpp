@@ -90,3 +90,17 @@ TEST_CASE("an integer beyond any double makes its candidate invalid, so it is ne
   const std::string negative = "{\"n\": -1" + std::string(400, '0') + ", \"ok\": true}";
   CHECK_FALSE(llmjson::extract(negative));
 }
+
+TEST_CASE("one_line: controls escaped, ill-formed UTF-8 replaced, valid UTF-8 kept",
+          "[json_text]") {
+  using std::string_literals::operator""s;
+  CHECK(llmjson::one_line("a\nb") == "a\\nb");
+  CHECK(llmjson::one_line("\t\r\x01\x7f"s) == "\\t\\r\\x01\\x7f");
+  CHECK(llmjson::one_line("nul\0!"s) == "nul\\x00!");
+  CHECK(llmjson::one_line("caf\xC3\xA9 \xE2\x9C\x93") == "caf\xC3\xA9 \xE2\x9C\x93");
+  // A lone continuation byte, an overlong form and a cut sequence: one U+FFFD per byte.
+  CHECK(llmjson::one_line("\x80") == "\xEF\xBF\xBD");
+  CHECK(llmjson::one_line("\xC0\xAF") == "\xEF\xBF\xBD\xEF\xBF\xBD");
+  CHECK(llmjson::one_line("x\xE2\x9C") == "x\xEF\xBF\xBD\xEF\xBF\xBD");
+  CHECK(llmjson::one_line("") == "");
+}

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include <llmjson/json_text.hpp>
+
 namespace llmjson_cli {
 
 /// JSON's white space (RFC 8259): space, tab, LF, CR.
@@ -80,37 +82,8 @@ inline void append_utf8(std::string& out, char32_t cp) {
   out.append(bytes, static_cast<std::size_t>(put_utf8(bytes, cp) - bytes));
 }
 
-/// `s` fit for one line of a terminal: valid UTF-8 (U+FFFD for each byte of an ill-formed
-/// sequence), control characters written as \n, \t, \r or \xhh.
-inline std::string one_line(std::string_view s) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    if (b < 0x20 || b == 0x7F) {
-      if (b == '\n') {
-        out += "\\n";
-      } else if (b == '\t') {
-        out += "\\t";
-      } else if (b == '\r') {
-        out += "\\r";
-      } else {
-        out += "\\x";
-        out += digits[b >> 4];
-        out += digits[b & 0xF];
-      }
-      ++i;
-    } else if (const std::size_t n = utf8_sequence_at(s, i); n != 0) {
-      out.append(s.substr(i, n));
-      i += n;
-    } else {
-      out += "\xEF\xBF\xBD";  // U+FFFD
-      ++i;
-    }
-  }
-  return out;
-}
+/// The library's: messages show the model's text the same way everywhere.
+using llmjson::one_line;
 
 }  // namespace llmjson_cli
 

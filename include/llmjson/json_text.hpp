@@ -43,6 +43,14 @@ namespace llmjson {
 /// `"{\n  \"b\": [\n    1.10,\n    {}\n  ]\n}"`.
 [[nodiscard]] std::string pretty(std::string_view json, std::size_t indent = 2);
 
+/// Returns `text` fit for one line of a log or a terminal, as the library's messages show the
+/// model's text: valid UTF-8 (U+FFFD for each byte of an ill-formed sequence), control characters
+/// written as `\n`, `\t`, `\r` or `\xhh`. Linear time; allocates the result; throws only
+/// `std::bad_alloc`.
+///
+/// **Example**: `llmjson::one_line("a\nb")` is the four characters `a\nb` (a backslash, then `n`).
+[[nodiscard]] std::string one_line(std::string_view text);
+
 }  // namespace llmjson
 
 #ifndef LLMJSON_SEPARATE_COMPILATION

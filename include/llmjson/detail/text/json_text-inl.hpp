@@ -10,6 +10,7 @@
 
 #include <llmjson/detail/config.hpp>
 #include <llmjson/detail/text/ascii.hpp>
+#include <llmjson/detail/text/utf8.hpp>
 #include <llmjson/json_text.hpp>
 
 namespace llmjson {
@@ -43,6 +44,8 @@ inline std::size_t copy_string_token(std::string_view json, std::size_t i, std::
 }
 
 }  // namespace detail
+
+LLMJSON_INLINE std::string one_line(std::string_view text) { return detail::one_line(text); }
 
 LLMJSON_INLINE std::string minify(std::string_view json) {
   // Written in place through a pointer (the result is never longer), cut to size at the end:
