@@ -4,6 +4,7 @@
 #include <llmjson/retry.hpp>
 
 #include "catch_compat.hpp"
+#include "retry_fixtures.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -21,11 +22,7 @@
 namespace {
 
 using llmjson::attempt_outcome;
-
-struct plan {
-  std::vector<std::string> steps;
-};
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(plan, steps)
+using llmjson_tests::retry_fixtures::plan;  // the typed answer of the retry tests
 
 struct connection_reset : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -62,7 +59,7 @@ constexpr llmjson::usage u1{.prompt_tokens = 100, .completion_tokens = 40, .reas
 constexpr llmjson::usage u2{.prompt_tokens = 120, .completion_tokens = 30, .reasoning_tokens = 0};
 constexpr llmjson::usage u3{.prompt_tokens = 7, .completion_tokens = 3, .reasoning_tokens = 1};
 
-const std::string good_plan = "```json\n{\"steps\": [\"boil\", \"pour\"]}\n```";
+const std::string fenced_plan = "```json\n{\"steps\": [\"boil\", \"pour\"]}\n```";
 
 }  // namespace
 
@@ -92,7 +89,7 @@ TEST_CASE("each attempt keeps its usage, and the total counts the failed attempt
   billed_script s;
   s.replies = {billed("no JSON here", u1),
                llmjson::bad_response{"the 200 body has no choices", "{\"usage\":{}}", u3},
-               billed(good_plan, u2)};
+               billed(fenced_plan, u2)};
   std::vector<std::optional<llmjson::usage>> seen;
   llmjson::retry_options opts{.max_attempts = 3};
   opts.on_attempt = [&](const llmjson::attempt& a) { seen.push_back(a.usage); };
@@ -142,7 +139,7 @@ TEST_CASE("calls that report no usage are counted, so the total says it is only 
           "[retry][usage]") {
   SECTION("a message without usage") {
     billed_script s;
-    s.replies = {billed("no JSON", std::nullopt), billed(good_plan, u2)};
+    s.replies = {billed("no JSON", std::nullopt), billed(fenced_plan, u2)};
     auto r = llmjson::retrying(replay(s)).extract<plan>(std::string("plan"));
     REQUIRE(r);
     CHECK_FALSE(r.attempts[0].usage.has_value());
@@ -243,7 +240,7 @@ auto stream_replay(std::deque<streamed_call>& calls) {
 TEST_CASE("a streaming adapter's usage is kept per attempt and totalled",
           "[retry][usage][stream]") {
   SECTION("read to the end: the final message's usage") {
-    std::deque<streamed_call> calls{{"no JSON in this one", u1, ""}, {good_plan, u2, ""}};
+    std::deque<streamed_call> calls{{"no JSON in this one", u1, ""}, {fenced_plan, u2, ""}};
     auto r = llmjson::retrying(stream_replay(calls)).extract<plan>(std::string("plan"));
     REQUIRE(r);
     REQUIRE(r.attempts.size() == 2);
@@ -266,7 +263,7 @@ TEST_CASE("a streaming adapter's usage is kept per attempt and totalled",
     CHECK(r.total_usage() == llmjson::usage_total{{}, 0, 1});
   }
   SECTION("a returned content that is not the streamed one: a bad_response that keeps the usage") {
-    std::deque<streamed_call> calls{{"streamed text", u3, "other text"}, {good_plan, u2, ""}};
+    std::deque<streamed_call> calls{{"streamed text", u3, "other text"}, {fenced_plan, u2, ""}};
     auto r = llmjson::retrying(stream_replay(calls)).extract<plan>(std::string("plan"));
     REQUIRE(r);
     REQUIRE(r.attempts.size() == 2);
