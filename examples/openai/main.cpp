@@ -89,22 +89,24 @@ void print_total(const std::vector<llmjson::attempt>& attempts) {
   std::cerr << "\n";
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// What the command line asks for.
+struct arguments {
   llmjson::retry_options opts;
   llmjson::openai::chat_request request;
   std::vector<std::string> keys;
   std::string prompt;
-  bool only_prompt = false;
   bool plan = false;
-#if LLMJSON_HAS_STOP_TOKEN
   bool stream = false;
-#endif
+};
+
+// Reads the flags and the prompt into `a`; returns the exit status when the program must stop
+// here (--help, a usage error).
+std::optional<int> parse_arguments(int argc, char** argv, arguments& a) {
+  bool only_prompt = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     if (only_prompt) {
-      prompt += (prompt.empty() ? "" : " ") + std::string(arg);
+      a.prompt += (a.prompt.empty() ? "" : " ") + std::string(arg);
       continue;
     }
     auto number = [&](long& out) {
@@ -119,32 +121,30 @@ int main(int argc, char** argv) {
       return 0;
     } else if (arg == "--attempts") {
       if (!number(n)) return usage("--attempts takes a positive number");
-      opts.max_attempts = static_cast<std::size_t>(n);
+      a.opts.max_attempts = static_cast<std::size_t>(n);
     } else if (arg == "--max-tokens") {
       if (!number(n)) return usage("--max-tokens takes a positive number");
-      request.max_tokens = n;
+      a.request.max_tokens = n;
     } else if (arg == "--keys") {  // the name and the form of the llmjson tool's flag
       if (i + 1 >= argc) return usage("--keys takes keys: K1,K2");
       for (std::string_view v = argv[++i];;) {
         const std::size_t comma = v.find(',');
         if (v.substr(0, comma).empty()) return usage("--keys: empty key");
-        keys.emplace_back(v.substr(0, comma));
+        a.keys.emplace_back(v.substr(0, comma));
         if (comma == std::string_view::npos) break;
         v.remove_prefix(comma + 1);
       }
     } else if (arg == "--plan") {
-      plan = true;
+      a.plan = true;
     } else if (arg == "--stream") {
-#if LLMJSON_HAS_STOP_TOKEN
-      stream = true;
-#else
-      return usage("--stream needs std::stop_token, which this standard library lacks");
-#endif
+      if (!LLMJSON_HAS_STOP_TOKEN)
+        return usage("--stream needs std::stop_token, which this standard library lacks");
+      a.stream = true;
     } else if (arg == "--starts-in") {
       const std::string_view v = i + 1 < argc ? argv[++i] : "";
       const auto start = llmjson::from_string<llmjson::output_start>(v);
       if (!start) return usage("--starts-in takes unknown, reasoning or answer");
-      opts.extraction.start = *start;
+      a.opts.extraction.start = *start;
     } else if (arg == "--") {
       only_prompt = true;
     } else if (arg.size() > 1 && arg[0] == '-') {
@@ -153,76 +153,79 @@ int main(int argc, char** argv) {
           ("unknown option " + std::string(arg) + " (use -- before a prompt that starts with -)")
               .c_str());
     } else {
-      prompt += (prompt.empty() ? "" : " ") + std::string(arg);
+      a.prompt += (a.prompt.empty() ? "" : " ") + std::string(arg);
     }
   }
-  if (prompt.empty()) prompt.assign(std::istreambuf_iterator<char>(std::cin), {});
-  if (prompt.empty()) return usage("no prompt");
-  const openai_example::config cfg = openai_example::config_from_env();
-  if (cfg.model.empty()) return usage("set LLMJSON_MODEL");
-  if (plan && !keys.empty()) return usage("--plan and --keys do not go together");
-  if (plan) request.response_format = llmjson::openai_response_format<plan_example::plan>();
-  request.messages.push_back({"user", prompt});
+  if (a.prompt.empty()) a.prompt.assign(std::istreambuf_iterator<char>(std::cin), {});
+  if (a.prompt.empty()) return usage("no prompt");
+  if (a.plan && !a.keys.empty()) return usage("--plan and --keys do not go together");
+  return std::nullopt;
+}
 
-  opts.on_attempt = [](const llmjson::attempt& a) {
-    std::cerr << "attempt " << a.number << ": " << llmjson::to_string(a.outcome)
-              << ", finish_reason \"" << a.finish_reason << "\", " << a.content.size() << " bytes, "
-              << (a.reasoning.empty()
-                      ? ""
-                      : std::to_string(a.reasoning.size()) + " bytes of reasoning, ")
-              << std::chrono::duration_cast<std::chrono::milliseconds>(a.duration).count() << " ms"
-              << (a.stopped_early ? ", stopped early at the settled answer after " +
-                                        std::to_string(a.received) + " bytes"
-                                  : "")
-              << ", " << (a.usage ? tokens(*a.usage) : "usage not reported")
-              << (a.message.empty() ? "" : ": " + a.message) << "\n";
-  };
+// One line on stderr per attempt: its outcome, finish_reason, size, time and tokens.
+void print_attempt(const llmjson::attempt& a) {
+  std::cerr << "attempt " << a.number << ": " << llmjson::to_string(a.outcome)
+            << ", finish_reason \"" << a.finish_reason << "\", " << a.content.size() << " bytes, "
+            << (a.reasoning.empty() ? ""
+                                    : std::to_string(a.reasoning.size()) + " bytes of reasoning, ")
+            << std::chrono::duration_cast<std::chrono::milliseconds>(a.duration).count() << " ms"
+            << (a.stopped_early ? ", stopped early at the settled answer after " +
+                                      std::to_string(a.received) + " bytes"
+                                : "")
+            << ", " << (a.usage ? tokens(*a.usage) : "usage not reported")
+            << (a.message.empty() ? "" : ": " + a.message) << "\n";
+}
 
+// Asks the model through `adapter` and prints the answer (or why there is none); returns the
+// exit status. --plan: the answer decoded into a plan_example::plan, and printed from it.
+template <class Adapter>
+int ask(Adapter adapter, const arguments& a) {
   // A retry carries the failed reply and what was wrong with it (`trailing comma (remove it)`),
   // so the model corrects its answer instead of rolling the dice again: llmjson::reask, told how
   // to add a message to a chat_request.
   const llmjson::reask reask(llmjson::openai::append_message);
+  auto model = llmjson::retrying(std::move(adapter), a.opts, reask);
+  auto report = [](const auto& r, auto print) {
+    print_total(r.attempts);
+    if (r) {
+      print(*r);
+      return 0;
+    }
+    std::cerr << "llmjson_openai: " << llmjson::to_string(r.error().kind) << ": "
+              << r.error().message << "\n";
+    return 1;
+  };
+  if (a.plan) {
+    return report(
+        model.template extract<plan_example::plan>(a.request),
+        [](const plan_example::plan& p) { std::cout << nlohmann::json(p).dump(2) << "\n"; });
+  }
+  auto printed = [](const llmjson::answer& e) {
+    std::cout << llmjson::pretty(e.text) << "\n";  // as written: keys in order, 1.10 kept
+  };
+  return a.keys.empty() ? report(model.extract(a.request, llmjson::any_object{}), printed)
+                        : report(model.extract(a.request, llmjson::any_key(a.keys)), printed);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  arguments a;
+  if (const std::optional<int> stop = parse_arguments(argc, argv, a)) return *stop;
+  const openai_example::config cfg = openai_example::config_from_env();
+  if (cfg.model.empty()) return usage("set LLMJSON_MODEL");
+  if (a.plan) a.request.response_format = llmjson::openai_response_format<plan_example::plan>();
+  a.request.messages.push_back({"user", a.prompt});
+  a.opts.on_attempt = print_attempt;
 
   curl_global_init(CURL_GLOBAL_DEFAULT);
   int status = 0;
   try {
-    auto ask = [&](auto adapter) {
-      auto model = llmjson::retrying(std::move(adapter), opts, reask);
-      auto r = keys.empty() ? model.extract(request, llmjson::any_object{})
-                            : model.extract(request, llmjson::any_key(keys));
-      print_total(r.attempts);
-      if (r) {
-        std::cout << llmjson::pretty(r->text) << "\n";  // as written: keys in order, 1.10 kept
-        return 0;
-      }
-      std::cerr << "llmjson_openai: " << llmjson::to_string(r.error().kind) << ": "
-                << r.error().message << "\n";
-      return 1;
-    };
-    // --plan: the answer decoded into a plan_example::plan, and printed from it.
-    auto ask_plan = [&](auto adapter) {
-      auto model = llmjson::retrying(std::move(adapter), opts, reask);
-      auto p = model.template extract<plan_example::plan>(request);
-      print_total(p.attempts);
-      if (p) {
-        std::cout << nlohmann::json(*p).dump(2) << "\n";
-        return 0;
-      }
-      std::cerr << "llmjson_openai: " << llmjson::to_string(p.error().kind) << ": "
-                << p.error().message << "\n";
-      return 1;
-    };
 #if LLMJSON_HAS_STOP_TOKEN
-    if (plan) {
-      status = stream ? ask_plan(openai_example::make_streaming_adapter(cfg))
-                      : ask_plan(openai_example::make_adapter(cfg));
-    } else {
-      status = stream ? ask(openai_example::make_streaming_adapter(cfg))
-                      : ask(openai_example::make_adapter(cfg));
-    }
+    status = a.stream ? ask(openai_example::make_streaming_adapter(cfg), a)
+                      : ask(openai_example::make_adapter(cfg), a);
 #else
-    status =
-        plan ? ask_plan(openai_example::make_adapter(cfg)) : ask(openai_example::make_adapter(cfg));
+    status = ask(openai_example::make_adapter(cfg), a);
 #endif
   } catch (const openai_example::transport_error& e) {
     print_total(e.attempts());
