@@ -12,6 +12,8 @@
 #include <variant>
 #include <vector>
 
+namespace llmjson_tests::adapter_test {
+
 namespace {
 
 struct chat_turn {
@@ -433,3 +435,5 @@ TEST_CASE("the concept accepts exactly the sink parameters the wrapper can pass"
   CHECK(pieces_of(g, source.get_token()) == std::vector<std::string>{"generic, stopped"});
 }
 #endif
+
+}  // namespace llmjson_tests::adapter_test

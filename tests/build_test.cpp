@@ -22,6 +22,8 @@
 #error "LLMJSON_JSONTESTSUITE_DIR must name the folder of JSONTestSuite's test_parsing files"
 #endif
 
+namespace llmjson_tests::build_test {
+
 namespace {
 
 // Equal and of the same types all the way down: nlohmann's == takes 1 and 1u and 1.0 for equal.
@@ -204,3 +206,5 @@ TEST_CASE("a key with a raw line break reads as the value with it escaped has it
   const std::string raw = "{\"a\": 1, \"line\nbreak\": {\"in\": \"x\ty\"}}";
   CHECK(keys_read(raw) == std::vector<std::string>{"a", "line\nbreak"});
 }
+
+}  // namespace llmjson_tests::build_test

@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+namespace llmjson_tests::candidate_test {
+
 // The UTF-8 rules strings are held to are constexpr: a broken one fails the build.
 static_assert(llmjson::detail::utf8_sequence_at("\xC3\xA9", 0) == 2);
 static_assert(llmjson::detail::utf8_sequence_at("\xF0\x9F\x8D\xB5", 0) == 4);
@@ -1188,3 +1190,5 @@ TEST_CASE("a malformed draft in reasoning: candidates() says why, selection says
   REQUIRE(ro);
   CHECK(ro->candidates[0].message == "inside the reasoning before </think>");
 }
+
+}  // namespace llmjson_tests::candidate_test

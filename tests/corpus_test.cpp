@@ -26,6 +26,8 @@
 #error "LLMJSON_CORPUS_DIR must name tests/corpus"
 #endif
 
+namespace llmjson_tests::corpus_test {
+
 namespace {
 
 using llmjson_tests::read_file;
@@ -129,3 +131,5 @@ TEST_CASE("every corpus case gives its expected answer or error", "[corpus]") {
     WARN(skipped.size() << " corpus cases skipped: they need the JSON Schema selector");
   CHECK(ran + skipped.size() == all.size());
 }
+
+}  // namespace llmjson_tests::corpus_test

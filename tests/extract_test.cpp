@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+namespace llmjson_tests::extract_test {
+
 namespace {
 
 using json = nlohmann::json;
@@ -477,3 +479,5 @@ TEST_CASE("policy first names the later candidates that also qualify",
     CHECK(fell->later_qualifying.empty());
   }
 }
+
+}  // namespace llmjson_tests::extract_test

@@ -21,6 +21,8 @@
 #include <llmjson/select.hpp>
 #include <llmjson/verdict.hpp>
 
+namespace llmjson_tests::feedback_test {
+
 namespace {
 
 using llmjson::attempt_outcome;
@@ -917,3 +919,5 @@ TEST_CASE("reask: the excerpt stays short on hostile replies", "[feedback]") {
     CHECK(e == "[... 100,008 bytes of reasoning cut ...]");
   }
 }
+
+}  // namespace llmjson_tests::feedback_test

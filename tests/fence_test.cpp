@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+namespace llmjson_tests::fence_test {
+
 using namespace std::string_view_literals;
 
 // The fence walker is constexpr: a broken line rule fails the build.
@@ -268,3 +270,5 @@ TEST_CASE("fences() lists the reference's fences, part by part", "[fence]") {
     }
   }
 }
+
+}  // namespace llmjson_tests::fence_test

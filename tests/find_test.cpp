@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+namespace llmjson_tests::find_test {
+
 namespace {
 
 std::size_t naive(std::string_view text, std::string_view set, std::size_t from, std::size_t end) {
@@ -170,3 +172,5 @@ TEST_CASE("sort_runs merges offsets gathered source after source into order", "[
     CHECK(v == sorted);
   }
 }
+
+}  // namespace llmjson_tests::find_test

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+namespace llmjson_tests::json_text_test {
+
 namespace {
 
 using json = nlohmann::json;
@@ -104,3 +106,5 @@ TEST_CASE("one_line: controls escaped, ill-formed UTF-8 replaced, valid UTF-8 ke
   CHECK(llmjson::one_line("x\xE2\x9C") == "x\xEF\xBF\xBD\xEF\xBF\xBD");
   CHECK(llmjson::one_line("") == "");
 }
+
+}  // namespace llmjson_tests::json_text_test

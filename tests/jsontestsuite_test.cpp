@@ -20,6 +20,8 @@
 #error "LLMJSON_JSONTESTSUITE_DIR must name the folder of JSONTestSuite's test_parsing files"
 #endif
 
+namespace llmjson_tests::jsontestsuite_test {
+
 namespace {
 
 using llmjson_tests::read_file;
@@ -97,3 +99,5 @@ TEST_CASE("JSONTestSuite: i_ files, valid exactly when the README's rules say so
     CHECK(whole_valid(read_file(p)) == (valid.count(name) ? 1u : 0u));
   }
 }
+
+}  // namespace llmjson_tests::jsontestsuite_test

@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+namespace llmjson_tests::kernel_test {
+
 namespace {
 
 using llmjson::kernel;
@@ -290,3 +292,5 @@ TEST_CASE("LLMJSON_KERNEL sets the first choice, else or if unknown or unavailab
   CHECK(first == (runs ? *named : best));
   if (name == "scalar") CHECK(first == kernel::scalar);
 }
+
+}  // namespace llmjson_tests::kernel_test

@@ -20,6 +20,8 @@
 #include <llmjson/retry.hpp>
 #include <llmjson/schema_of.hpp>
 
+namespace llmjson_tests::openai_test {
+
 namespace {
 
 using llmjson::api_error;
@@ -413,3 +415,5 @@ TEST_CASE("openai sse_reader: reads into an llmjson::sink, no byte after the end
 }
 
 }  // namespace
+
+}  // namespace llmjson_tests::openai_test

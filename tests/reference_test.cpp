@@ -22,6 +22,8 @@
 #error "LLMJSON_CORPUS_DIR must name tests/corpus"
 #endif
 
+namespace llmjson_tests::reference_test {
+
 namespace ref = llmjson_ref;
 
 namespace {
@@ -1149,3 +1151,5 @@ TEST_CASE("reference v4: a reasoning format switched off is text",
   CHECK(scan("<think>{\"a\":1}</think>{\"a\":2}", with_off(f::thought)) ==
         "scan {\"a\":1} reasoning | part {\"a\":2}");
 }
+
+}  // namespace llmjson_tests::reference_test

@@ -18,6 +18,8 @@
 
 #include "catch_compat.hpp"
 
+namespace llmjson_tests::regex_test {
+
 namespace {
 
 using nlohmann::json;
@@ -382,3 +384,5 @@ TEST_CASE("a pattern that names properties again and again stays small",
   for (int k = 0; k < 200000; ++k) atoms += "\\p{L}";
   CHECK(refusal(atoms).find("pattern too large") != std::string::npos);
 }
+
+}  // namespace llmjson_tests::regex_test

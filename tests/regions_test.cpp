@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+namespace llmjson_tests::regions_test {
+
 namespace {
 
 using json = nlohmann::json;
@@ -915,3 +917,5 @@ TEST_CASE("options::reasoning_off: a built-in format switched off is text",
           std::vector<seen>{thought("{\"d\": 0}", "<think>"), answer("{\"a\": 1}")});
   }
 }
+
+}  // namespace llmjson_tests::regions_test

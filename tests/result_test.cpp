@@ -16,6 +16,8 @@
 #include <csignal>
 #endif
 
+namespace llmjson_tests::result_test {
+
 TEST_CASE("a result with a value", "[result]") {
   llmjson::result<int> r = 42;
   CHECK(r.has_value());
@@ -119,3 +121,5 @@ TEST_CASE("* and -> on an error abort with the error's kind and message, in ever
   }
 }
 #endif
+
+}  // namespace llmjson_tests::result_test

@@ -18,6 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
+namespace llmjson_tests::retry_interrupt_test {
+
 using namespace llmjson_tests::retry_fixtures;  // the scripted adapters every case uses
 
 TEST_CASE("an adapter that throws: one call, recorded, the exception nested with the record",
@@ -442,3 +444,5 @@ TEST_CASE("two threads share one const wrapper, and one call is cancelled alone"
   CHECK(slow_on == slow_id);
 }
 #endif  // LLMJSON_HAS_STOP_TOKEN
+
+}  // namespace llmjson_tests::retry_interrupt_test

@@ -19,6 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
+namespace llmjson_tests::retry_stream_test {
+
 using namespace llmjson_tests::retry_fixtures;  // the scripted adapters every case uses
 
 #if LLMJSON_HAS_STOP_TOKEN
@@ -664,3 +666,5 @@ TEST_CASE("a streaming attempt with a prefill keeps its error's views and its li
 }
 
 #endif  // LLMJSON_HAS_STOP_TOKEN
+
+}  // namespace llmjson_tests::retry_stream_test

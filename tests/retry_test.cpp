@@ -22,6 +22,8 @@
 
 #include <llmjson/verdict.hpp>
 
+namespace llmjson_tests::retry_test {
+
 using namespace llmjson_tests::retry_fixtures;  // the scripted adapters every case uses
 
 TEST_CASE("empty content then a good reply: the answer, two calls, both recorded", "[retry]") {
@@ -1109,3 +1111,5 @@ TEST_CASE("rules v4 through the wrapper: raw controls and the prefill reach the 
   CHECK_FALSE(plain->raw_controls);
   CHECK(plain->prefilled == 0);
 }
+
+}  // namespace llmjson_tests::retry_test

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+namespace llmjson_tests::rules_v4_test {
+
 namespace {
 
 using json = nlohmann::json;
@@ -292,3 +294,5 @@ TEST_CASE("a prefill's candidates outlive the options and the scan", "[rules v4]
   CHECK(copy.candidates[0].position() == -1);
   CHECK(copy.candidates[1].text == "{\"c\": 2}");
 }
+
+}  // namespace llmjson_tests::rules_v4_test

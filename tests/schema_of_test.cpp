@@ -27,6 +27,8 @@
 #include <llmjson/schema.hpp>
 #include <llmjson/select.hpp>
 
+namespace llmjson_tests::schema_of_test {
+
 namespace schema_of_types {
 
 enum class color { red, green, blue };
@@ -794,3 +796,5 @@ Final: {"title": "tea", "tag": "green", "priority": 2})";
   REQUIRE(by_schema);
   CHECK(by_schema->json() == json(*typed));
 }
+
+}  // namespace llmjson_tests::schema_of_test

@@ -20,6 +20,8 @@
 
 #ifdef LLMJSON_SCHEMA_SUITE_DIR
 
+namespace llmjson_tests::schema_suite_test {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -202,3 +204,5 @@ TEST_CASE("the draft7 suite is not installed", "[schema][suite]") {
 }
 
 #endif
+
+}  // namespace llmjson_tests::schema_suite_test

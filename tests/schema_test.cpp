@@ -13,6 +13,8 @@
 
 #include <llmjson/detail/schema/regex.hpp>
 
+namespace llmjson_tests::schema_test {
+
 namespace {
 
 using nlohmann::json;
@@ -661,3 +663,5 @@ TEST_CASE("a deeply nested keyword value gets a compile error, not a recursive d
   schema["type"] = std::move(type);
   CHECK(compile_error(schema) == "/type: unknown type a deeply nested array");
 }
+
+}  // namespace llmjson_tests::schema_test

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+namespace llmjson_tests::select_test {
+
 namespace {
 
 using json = nlohmann::json;
@@ -164,3 +166,5 @@ TEST_CASE("unknown_keys has names that parse back, as every public enum does", "
   STATIC_REQUIRE(llmjson::to_string(unknown_keys::allow) == "allow");
   STATIC_REQUIRE(llmjson::from_string<unknown_keys>("reject") == unknown_keys::reject);
 }
+
+}  // namespace llmjson_tests::select_test

@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+namespace llmjson_tests::stream_lifetime_test {
+
 namespace {
 
 /// A copy of everything a candidate shows, taken when the view was handed out.
@@ -424,3 +426,5 @@ TEST_CASE("stop(): an answer taken where the caller stopped the model has no cut
     CHECK(r.error().kind == llmjson::error_kind::truncated);
   }
 }
+
+}  // namespace llmjson_tests::stream_lifetime_test

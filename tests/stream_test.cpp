@@ -23,6 +23,8 @@
 #error "LLMJSON_CORPUS_DIR must name tests/corpus"
 #endif
 
+namespace llmjson_tests::stream_test {
+
 namespace {
 
 using json = nlohmann::json;
@@ -802,3 +804,5 @@ TEST_CASE("rules v4 regions: 1 MB of near misses fed in 64-byte chunks stays lin
     CHECK(r->json().dump() == answer);
   }
 }
+
+}  // namespace llmjson_tests::stream_test

@@ -19,6 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
+namespace llmjson_tests::usage_test {
+
 namespace {
 
 using llmjson::attempt_outcome;
@@ -273,3 +275,5 @@ TEST_CASE("a streaming adapter's usage is kept per attempt and totalled",
   }
 }
 #endif
+
+}  // namespace llmjson_tests::usage_test
