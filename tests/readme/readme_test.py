@@ -522,7 +522,10 @@ def mode_console(a):
             files[b.arg] = b.text
         if b.info != "console" or b.kind is not None:
             continue
-        if any(cmd.startswith("g++ ") for cmd, _ in sessions(b)) and not compiler_has_nlohmann("g++"):
+        builds = any(cmd.startswith("g++ ") for cmd, _ in sessions(b))
+        if builds != a.builds:  # the sessions that compile a program: readme/console_build
+            continue
+        if builds and not compiler_has_nlohmann("g++"):
             print("SKIPPED %s: g++ does not find <nlohmann/json.hpp> (nlohmann-json3-dev)" % b.where())
             continue
         d = sandbox(a.source_dir, files)
@@ -553,6 +556,8 @@ def mode_console(a):
                 print("ran `%s`: exit %d, %d bytes" % (cmd, status, len(got)))
         finally:
             shutil.rmtree(d)
+    if a.builds:
+        return c.finish("console --builds")
     check_flags(c, a)
     return c.finish("console")
 
@@ -763,6 +768,8 @@ def main():
     k = sub.add_parser("console")
     k.add_argument("--tool", required=True)
     k.add_argument("--source-dir", required=True)
+    k.add_argument("--builds", action="store_true",
+                   help="only the sessions that compile a program with g++ (else all but those)")
     m = sub.add_parser("messages")
     m.add_argument("--helper", required=True)
     q = sub.add_parser("quick-start")
