@@ -56,6 +56,14 @@ struct plan {
 };
 LLMJSON_DEFINE_TYPE(plan, title, steps, owner, urgency, done, budget, tags, window, counts)
 
+// Containers of structs in other shapes: at() reaches their elements too.
+struct shelf {
+  std::optional<std::vector<step>> maybe;
+  std::vector<std::optional<step>> holes;
+  std::array<person, 2> pair{};
+};
+LLMJSON_DEFINE_TYPE(shelf, maybe, holes, pair)
+
 // A struct with private members, declared inside, and a member LLMJSON_DEFINE_TYPE leaves out.
 class note {
  public:
@@ -421,6 +429,39 @@ TEST_CASE("partial_typed: std::array and map members", "[partial_typed]") {
   CHECK(m->counts == std::map<std::string, int>{{"cups", 2}});
   CHECK(read(R"({"counts":{"cups":2,"pots":"x"},)").state(&plan::counts) == absent);
   CHECK(read(R"({"counts":{"cups":2},)").state(&plan::counts) == complete);
+}
+
+TEST_CASE("partial_typed: elements of optional vectors, optional elements, std::array",
+          "[partial_typed]") {
+  auto read_shelf = [](std::string_view text) {
+    const healed h = heal(text);
+    REQUIRE(h.value);
+    return partial<shelf>(*h.value, h.open);
+  };
+  const partial<shelf> p = read_shelf(
+      R"({"holes":[null,{"action":"c","minutes":2}],"maybe":[{"action":"a","minutes":1},{"action":"b)");
+  CHECK(p.state(&shelf::maybe) == in_progress);
+  CHECK(p.complete_count(&shelf::maybe) == 1);
+  CHECK(p.at(&shelf::maybe, 0).value() == step{"a", 1, std::nullopt});
+  CHECK(p.at(&shelf::maybe, 1).state(&step::action) == in_progress);
+  CHECK(p.at(&shelf::maybe, 1)->action == "b");
+  CHECK(p.at(&shelf::maybe, 2).state() == absent);
+  CHECK(p.state(&shelf::holes) == complete);
+  CHECK(p.state(&shelf::holes, 0) == complete);  // null: complete, no struct to show
+  CHECK(p.at(&shelf::holes, 0).state() == absent);
+  CHECK(p.at(&shelf::holes, 1).state() == complete);
+  CHECK(p.at(&shelf::holes, 1)->action == "c");
+  CHECK(p.state(&shelf::pair) == absent);
+  CHECK(p.at(&shelf::pair, 0).state() == absent);
+
+  const partial<shelf> q = read_shelf(R"({"pair":[{"name":"x"},{"name":"y)");
+  CHECK(q.state(&shelf::pair) == in_progress);
+  CHECK(q.complete_count(&shelf::pair) == 1);
+  CHECK(q.at(&shelf::pair, 0).state(&person::name) == complete);
+  CHECK(q.at(&shelf::pair, 1)->name == "y");
+  CHECK(q.state(&shelf::maybe) == absent);
+  CHECK(q.at(&shelf::maybe, 0).state() == absent);
+  CHECK(q.complete_count(&shelf::maybe) == 0);
 }
 
 TEST_CASE("partial_typed: an optional member, absent, null or with a value", "[partial_typed]") {
