@@ -199,17 +199,20 @@ class partial {
   template <class M>
   [[nodiscard]] auto at(M T::*member) const {
     using R = detail::unwrap_optional_t<M>;
-    static_assert(detail::declared_record<R>,
-                  "llmjson::partial<T>::at(&T::m): m must be a struct declared with "
-                  "LLMJSON_DEFINE_TYPE, or a std::optional of one (for an element of a vector "
-                  "member: at(&T::m, i))");
-    const detail::partial_node& n = item(member);
-    const M& m = value_->*member;
-    if constexpr (detail::is_optional<M>::value) {
-      if (!m) return partial<R>();
-      return partial<R>(owner_, &*m, &n);
+    if constexpr (!detail::declared_record<R>) {
+      static_assert(detail::dependent_false<M>,
+                    "llmjson::partial<T>::at(&T::m): m must be a struct declared with "
+                    "LLMJSON_DEFINE_TYPE, or a std::optional of one (for an element of a vector "
+                    "member: at(&T::m, i))");
     } else {
-      return partial<R>(owner_, &m, &n);
+      const detail::partial_node& n = item(member);
+      const M& m = value_->*member;
+      if constexpr (detail::is_optional<M>::value) {
+        if (!m) return partial<R>();
+        return partial<R>(owner_, &*m, &n);
+      } else {
+        return partial<R>(owner_, &m, &n);
+      }
     }
   }
 
@@ -220,31 +223,35 @@ class partial {
   /// value. Throws as `state(member)`; allocates only when absent.
   template <class M>
   [[nodiscard]] auto at(M T::*member, std::size_t i) const {
-    static_assert(is_container<M>,
-                  "llmjson::partial<T>::at(&T::m, i): m must be a "
-                  "std::vector or std::array, or a std::optional of one");
-    using C = detail::unwrap_optional_t<M>;
-    using E = detail::unwrap_optional_t<typename C::value_type>;
-    static_assert(detail::declared_record<E>,
-                  "llmjson::partial<T>::at(&T::m, i): the elements of m must be structs "
-                  "declared with LLMJSON_DEFINE_TYPE (read other elements from value(), their "
-                  "states from state(&T::m, i))");
-    const detail::partial_node& n = item(member);
-    if (i >= n.items.size()) return partial<E>();
-    const M& m = value_->*member;
-    const C* c = nullptr;
-    if constexpr (detail::is_optional<M>::value) {
-      if (!m) return partial<E>();
-      c = &*m;
+    if constexpr (!is_container<M>) {
+      static_assert(detail::dependent_false<M>,
+                    "llmjson::partial<T>::at(&T::m, i): m must be a std::vector or std::array, "
+                    "or a std::optional of one");
+    } else if constexpr (!detail::declared_record<element_t<M>>) {
+      static_assert(detail::dependent_false<M>,
+                    "llmjson::partial<T>::at(&T::m, i): the elements of m must be structs "
+                    "declared with LLMJSON_DEFINE_TYPE (read other elements from value(), their "
+                    "states from state(&T::m, i))");
     } else {
-      c = &m;
-    }
-    const auto& e = (*c)[i];
-    if constexpr (detail::is_optional<typename C::value_type>::value) {
-      if (!e) return partial<E>();
-      return partial<E>(owner_, &*e, &n.items[i]);
-    } else {
-      return partial<E>(owner_, &e, &n.items[i]);
+      using C = detail::unwrap_optional_t<M>;
+      using E = element_t<M>;
+      const detail::partial_node& n = item(member);
+      if (i >= n.items.size()) return partial<E>();
+      const M& m = value_->*member;
+      const C* c = nullptr;
+      if constexpr (detail::is_optional<M>::value) {
+        if (!m) return partial<E>();
+        c = &*m;
+      } else {
+        c = &m;
+      }
+      const auto& e = (*c)[i];
+      if constexpr (detail::is_optional<typename C::value_type>::value) {
+        if (!e) return partial<E>();
+        return partial<E>(owner_, &*e, &n.items[i]);
+      } else {
+        return partial<E>(owner_, &e, &n.items[i]);
+      }
     }
   }
 
@@ -257,6 +264,10 @@ class partial {
     T value{};
     detail::partial_node node;
   };
+
+  /// The element type of a container member `M` (a std::optional around either unwrapped).
+  template <class M>
+  using element_t = detail::unwrap_optional_t<typename detail::unwrap_optional_t<M>::value_type>;
 
   template <class M>
   static constexpr bool is_container = detail::is_vector<detail::unwrap_optional_t<M>>::value ||
