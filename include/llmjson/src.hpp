@@ -14,6 +14,7 @@
 
 #include <llmjson/llmjson.hpp>
 #include <llmjson/openai.hpp>
+#include <llmjson/partial.hpp>
 #include <llmjson/schema.hpp>
 #include <llmjson/schema_of.hpp>
 
@@ -35,6 +36,7 @@
 #include <llmjson/detail/schema/schema-inl.hpp>
 #include <llmjson/detail/schema/uri-inl.hpp>
 #include <llmjson/detail/schema/values-inl.hpp>
+#include <llmjson/detail/schema_of/partial-inl.hpp>
 #include <llmjson/detail/schema_of/schema_of-inl.hpp>
 #include <llmjson/detail/select/extract-inl.hpp>
 #include <llmjson/detail/select/select-inl.hpp>

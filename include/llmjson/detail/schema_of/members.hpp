@@ -281,48 +281,75 @@ std::string float_expectation();
 template <class M>
 void read_member(const nlohmann::json& j, M& out, const json_path* at);
 
-/// Reads an integer: a JSON integer, or a number with no fractional part (JSON Schema's
-/// "integer", as llmjson::schema reads it), within `I`'s range.
+/// Sets `out` to the integer `j` holds and returns true when `j` is a JSON integer, or a number
+/// with no fractional part (JSON Schema's "integer", as llmjson::schema reads it), within `I`'s
+/// range; else returns false and leaves `out` alone. What `read_integer` accepts.
 template <class I>
-void read_integer(const nlohmann::json& j, I& out, const json_path* at) {
+bool integer_in_range(const nlohmann::json& j, I& out) noexcept {
   if (j.is_number_unsigned()) {
     const auto u = j.get<std::uint64_t>();
-    if (std::in_range<I>(u)) {
-      out = static_cast<I>(u);
-      return;
-    }
+    if (!std::in_range<I>(u)) return false;
+    out = static_cast<I>(u);
   } else if (j.is_number_integer()) {
     const auto s = j.get<std::int64_t>();
-    if (std::in_range<I>(s)) {
-      out = static_cast<I>(s);
-      return;
-    }
+    if (!std::in_range<I>(s)) return false;
+    out = static_cast<I>(s);
   } else if (j.is_number_float()) {
     const double d = j.get<double>();
     // Both bounds exact in a double: the minimum (0 or -2^k) and max + 1 (2^digits).
     const double low = static_cast<double>(std::numeric_limits<I>::min());
     const double past = std::ldexp(1.0, std::numeric_limits<I>::digits);
-    if (std::isfinite(d) && std::floor(d) == d && d >= low && d < past) {
-      out = static_cast<I>(d);
-      return;
-    }
+    if (!(std::isfinite(d) && std::floor(d) == d && d >= low && d < past)) return false;
+    out = static_cast<I>(d);
   } else {
-    throw_wrong_type(at, integer_expectation<I>(), j);
+    return false;
   }
+  return true;
+}
+
+/// Reads an integer: a JSON integer, or a number with no fractional part (JSON Schema's
+/// "integer", as llmjson::schema reads it), within `I`'s range.
+template <class I>
+void read_integer(const nlohmann::json& j, I& out, const json_path* at) {
+  if (integer_in_range(j, out)) return;
+  if (!j.is_number()) throw_wrong_type(at, integer_expectation<I>(), j);
   throw_out_of_range(at, "expected " + integer_expectation<I>() + ", got " + describe_value(j));
+}
+
+/// Sets `out` to the number `j` holds and returns true when `j` is a JSON number (a `float`: one
+/// within float's finite range); else returns false and leaves `out` alone. What
+/// `read_floating` accepts.
+template <class F>
+bool floating_in_range(const nlohmann::json& j, F& out) noexcept {
+  if (!j.is_number()) return false;
+  const double d = j.get<double>();
+  if constexpr (std::numeric_limits<F>::max() < std::numeric_limits<double>::max()) {
+    constexpr double most = static_cast<double>(std::numeric_limits<F>::max());
+    if (d < -most || d > most) return false;
+  }
+  out = static_cast<F>(d);
+  return true;
 }
 
 /// Reads a floating-point number: any JSON number; a `float` only within its finite range.
 template <class F>
 void read_floating(const nlohmann::json& j, F& out, const json_path* at) {
   if (!j.is_number()) throw_wrong_type(at, "a number", j);
-  const double d = j.get<double>();
-  if constexpr (std::numeric_limits<F>::max() < std::numeric_limits<double>::max()) {
-    constexpr double most = static_cast<double>(std::numeric_limits<F>::max());
-    if (d < -most || d > most)
-      throw_out_of_range(at, "expected " + float_expectation() + ", got " + describe_value(j));
+  if (!floating_in_range(j, out))
+    throw_out_of_range(at, "expected " + float_expectation() + ", got " + describe_value(j));
+}
+
+/// Sets `out` to the enumerator of the declared enum `E` named `name` (exactly) and returns
+/// true; returns false, `out` left alone, when no enumerator has that name.
+template <class E>
+constexpr bool enum_from_name(std::string_view name, E& out) noexcept {
+  for (const auto& n : enum_names_of<E>()) {
+    if (n.name == name) {
+      out = n.value;
+      return true;
+    }
   }
-  out = static_cast<F>(d);
+  return false;
 }
 
 /// Reads a declared enum: one of its names, exactly.
@@ -339,13 +366,7 @@ void read_enum(const nlohmann::json& j, E& out, const json_path* at) {
     return s;
   };
   if (!j.is_string()) throw_wrong_type(at, one_of(), j);
-  const auto& s = j.get_ref<const std::string&>();
-  for (const auto& n : names) {
-    if (n.name == s) {
-      out = n.value;
-      return;
-    }
-  }
+  if (enum_from_name(j.get_ref<const std::string&>(), out)) return;
   throw_out_of_range(at, "expected " + one_of() + ", got " + describe_value(j));
 }
 
