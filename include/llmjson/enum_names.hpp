@@ -12,8 +12,7 @@ namespace llmjson {
 /// Every enumerator of the public enum `E`, in declaration order. Specialized right below each
 /// one (`source`, `error_kind`, `policy`, `output_start`, `reasoning_format`, `unknown_keys`,
 /// `attempt_outcome`, `retry_error_kind`, `schema_style`, `kernel`, `member_state`), beside its
-/// `to_string`; empty
-/// for any other type.
+/// `to_string`; empty for any other type.
 template <class E>
 inline constexpr std::array<E, 0> enumerators{};
 
