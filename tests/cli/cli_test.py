@@ -1108,7 +1108,7 @@ def group_response(c, a):
     rc, rep, err = report_of(["--max-bytes", "20"], chat_body('{"a": 1}', "stop", USAGE))
     c.check(rc == 1 and rep is not None and rep["error"]["kind"] == "too_large"
             and rep["finish_reason"] is None and rep["usage"] is None, "too large: %r %r" % (rc, rep))
-    # A stream without [DONE] (cut off), or with another choice: the first choice's content.
+    # A stream without [DONE] (cut off), or with another choice: the content of the choice of index 0.
     stream = chat_stream('{"a": 1}', "stop").replace(b"data: [DONE]\n\n", b"")
     stream += b'data: {"choices": [{"index": 1, "delta": {"content": "{\\"b\\": 2}"}}]}\n\n'
     rc, out, err = c.run(["--response"], stdin=stream)
