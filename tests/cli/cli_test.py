@@ -1158,8 +1158,8 @@ def group_response(c, a):
     rc, got, _ = jsonl_run(c, ["--response", "--at", "/response/body"], lines)
     if c.check(rc == 1 and len(got) == len(lines), "--jsonl --response on bad bodies: exit %r, %r" % (rc, got)):
         for k, ((data, why), line) in enumerate(zip([b for b in bodies if b[0] != b'{"choices": ['], got)):
-            rec = json.loads(line)
-            c.check(rec["error"]["kind"] == "input" and rec["error"]["message"] ==
+            error = json.loads(line).get("error") or {}
+            c.check(error.get("kind") == "input" and error.get("message") ==
                     "line %d: the value at /response/body is not a chat completion: %s" % (k + 1, why),
                     "--jsonl --response on %r: %r" % (data[:80], line[:300]))
 
