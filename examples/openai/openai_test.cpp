@@ -309,7 +309,8 @@ void malformed_body_then_the_plan() {
   EXPECT(r);
   EXPECT(requests.size() == 2);
   EXPECT(r.attempts.size() == 2 && r.attempts[0].outcome == llmjson::attempt_outcome::bad_response);
-  EXPECT(r.attempts.size() == 2 && r.attempts[0].message.find("the body is not valid JSON: parse error") == 0);
+  EXPECT(r.attempts.size() == 2 &&
+         r.attempts[0].message.find("the body is not valid JSON: parse error") == 0);
   EXPECT(r.attempts.size() == 2 && r.attempts[0].raw == "{\"choices\": [{\"message\": ");
 }
 
