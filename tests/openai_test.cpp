@@ -204,40 +204,77 @@ TEST_CASE("openai read_response: statuses and error objects") {
         completion(message{"{}"}));
 }
 
-TEST_CASE("openai read_response: bodies that are not a chat completion") {
-  CHECK(std::get<bad_response>(read_response(200, "")).message == "the 200 body is not JSON: ");
-  CHECK(read_response(200, "[1]") ==
-        completion(bad_response{"the 200 body is not a JSON object: [1]", "[1]"}));
-  CHECK(read_response(200, R"({"choices": "none"})") ==
-        completion(bad_response{R"("choices" is not an array of objects: {"choices": "none"})",
-                                R"({"choices": "none"})"}));
-  CHECK(std::get<bad_response>(read_response(200, R"({"choices": [1]})")).message ==
-        R"("choices" is not an array of objects: {"choices": [1]})");
-  CHECK(std::get<bad_response>(read_response(200, R"({"choices": [{"message": 3}]})")).message ==
-        R"("message" is not an object: {"choices": [{"message": 3}]})");
-  // A bad response keeps the whole body, newlines and all; its message is one line.
-  const std::string html = "<html>\n<body>\r\nBad Gateway\n</body>\n</html>";
-  CHECK(read_response(200, html) ==
-        completion(bad_response{
-            "the 200 body is not JSON: <html> <body>  Bad Gateway </body> </html>", html}));
+// The message of the bad_response that `body` (status 200) is; "<not a bad_response>" if none.
+std::string why_bad(const std::string& body) {
+  const completion c = read_response(200, body);
+  return std::holds_alternative<bad_response>(c) ? std::get<bad_response>(c).message
+                                                 : "<not a bad_response>";
 }
 
-TEST_CASE("openai read_response: the first choice's message") {
+TEST_CASE("openai read_response: bodies that are not a chat completion") {
+  CHECK(why_bad("") ==
+        "the body is not valid JSON: parse error at line 1, column 1: syntax error while parsing "
+        "value - unexpected end of input; expected '[', '{', or a literal");
+  CHECK(why_bad(R"({"choices": [)") ==
+        "the body is not valid JSON: parse error at line 1, column 14: syntax error while parsing "
+        "value - unexpected end of input; expected '[', '{', or a literal");
+  CHECK(read_response(200, "[1]") ==
+        completion(bad_response{"the body is not a JSON object", "[1]"}));
+  CHECK(why_bad("\"choices\"") == "the body is not a JSON object");
+  CHECK(read_response(200, R"({"choices": "none"})") ==
+        completion(bad_response{R"("choices" is not an array)", R"({"choices": "none"})"}));
+  CHECK(why_bad(R"({"choices": [1]})") == R"("choices" is not an array of objects)");
+  // Every choice must be an object, the one taken or not.
+  CHECK(why_bad(R"({"choices": [{"message": {"content": "{}"}}, 2]})") ==
+        R"("choices" is not an array of objects)");
+  CHECK(why_bad(R"({"choices": [{"message": 3}]})") == R"("message" is not an object)");
+  // No choices, or none of index 0: never an empty message.
+  for (const char* body :
+       {R"({})", R"({"choices": null})", R"({"id": "x", "object": "chat.completion"})"}) {
+    INFO(body);
+    CHECK(why_bad(body) == R"(the body has no "choices": not a chat completion)");
+  }
+  CHECK(why_bad(R"({"choices": []})") == R"("choices" is empty: the response holds no message)");
+  CHECK(why_bad(R"({"choices": [{"index": 2, "message": {"content": "{}"}}]})") ==
+        R"(no choice has "index" 0: the response holds no message)");
+  // A content that is no text.
+  for (const char* content : {"12", "true", R"({"text": "{}"})"}) {
+    INFO(content);
+    CHECK(why_bad(std::string(R"({"choices": [{"message": {"content": )") + content + "}}]}") ==
+          R"("content" is not a string, null or an array of parts)");
+  }
+  // A bad response keeps the whole body, newlines and all; its message is one line.
+  const std::string html = "<html>\n<body>\r\nBad Gateway\n</body>\n</html>";
+  const completion c = read_response(200, html);
+  REQUIRE(std::holds_alternative<bad_response>(c));
+  CHECK(std::get<bad_response>(c).raw == html);
+  CHECK(std::get<bad_response>(c).message ==
+        "the body is not valid JSON: parse error at line 1, column 1: syntax error while parsing "
+        "value - invalid literal; last read: '<'");
+  CHECK_FALSE(llmjson::openai::is_refusal(c));
+}
+
+TEST_CASE("openai read_response: the message of the choice of index 0") {
   CHECK(reply_with(R"({"role": "assistant", "content": [{"type": "text", "text": "a"},
                        {"type": "image"}, 7, {"type": "text", "text": "b"}]})") ==
         completion(message{"ab", "stop", "assistant"}));
   CHECK(reply_with(R"({"role": "tool", "content": "x"})") ==
         completion(message{"x", "stop", "tool"}));
-  CHECK(reply_with(R"({"content": 12})") == completion(message{"", "stop"}));
   CHECK(reply_with(R"({"content": null})", "length") == completion(message{"", "length"}));
   CHECK(read_response(200, R"({"choices": [{"message": {"content": "first"}},
                                            {"message": {"content": "second"}}]})") ==
         completion(message{"first"}));
-  // No choices, no message: an empty message, with the finish_reason if any.
-  for (const char* body : {R"({})", R"({"choices": null})", R"({"choices": []})"}) {
-    INFO(body);
-    CHECK(read_response(200, body) == completion(message{}));
-  }
+  // The choice of index 0, wherever it stands; else the first with no integer index.
+  CHECK(read_response(200, R"({"choices": [{"index": 1, "message": {"content": "one"}},
+                                           {"index": 0, "message": {"content": "zero"}}]})") ==
+        completion(message{"zero"}));
+  CHECK(read_response(200, R"({"choices": [{"index": 3, "message": {"content": "three"}},
+                                           {"message": {"content": "none"}},
+                                           {"index": 0, "message": {"content": "zero"}}]})") ==
+        completion(message{"none"}));
+  CHECK(read_response(200, R"({"choices": [{"index": "1", "message": {"content": "odd"}}]})") ==
+        completion(message{"odd"}));
+  // A choice with no message: no content, the finish_reason if any.
   CHECK(read_response(200, R"({"choices": [{"finish_reason": "content_filter"}]})") ==
         completion(message{"", "content_filter"}));
   CHECK(read_response(200, R"({"choices": [{"message": null, "finish_reason": 3}]})") ==
@@ -262,7 +299,8 @@ TEST_CASE("openai read_response: the usage goes with a message or a bad_response
                                u + "}") ==
         completion(message{"{}", "stop", "assistant", "", usage{7, 3, 0}}));
   CHECK(read_response(200, R"({"choices": [], )" + u + "}") ==
-        completion(message{"", "", "assistant", "", usage{7, 3, 0}}));
+        completion(bad_response{R"("choices" is empty: the response holds no message)",
+                                R"({"choices": [], )" + u + "}", usage{7, 3, 0}}));
   const completion bad = read_response(200, R"({"choices": "none", )" + u + "}");
   REQUIRE(std::holds_alternative<bad_response>(bad));
   CHECK(std::get<bad_response>(bad).usage == (usage{7, 3, 0}));
@@ -271,7 +309,7 @@ TEST_CASE("openai read_response: the usage goes with a message or a bad_response
   CHECK(read_response(200, R"({"error": {"message": "x"}, )" + u + "}") ==
         completion(api_error{200, "x"}));
   // Malformed: the message is read, its usage unreported.
-  CHECK(read_response(200, R"({"choices": [], "usage": {"prompt_tokens": "7",
+  CHECK(read_response(200, R"({"choices": [{}], "usage": {"prompt_tokens": "7",
                                                         "completion_tokens": 3}})") ==
         completion(message{}));
 }
@@ -283,6 +321,7 @@ TEST_CASE("openai read_response: a refusal is a bad_response that keeps it") {
   CHECK(read_response(200, body) ==
         completion(bad_response{"the model refused: I'm sorry, I can't help with that.",
                                 "I'm sorry, I can't help with that.", usage{9, 10, 0}}));
+  CHECK(llmjson::openai::is_refusal(read_response(200, body)));
   // A long or multi-line refusal: its start on one line in the message, whole in raw.
   const std::string long_refusal = "No.\n" + std::string(300, 'n');
   const completion c = reply_with(json{{"content", ""}, {"refusal", long_refusal}}.dump());
@@ -335,15 +374,21 @@ TEST_CASE("openai sse_reader: data lines, choices of other indexes, an event lef
   // The same over CRLF: the LF after a CR is no empty line, wherever the reads split them.
   expect_any_split("data: {\"choices\": [{\"delta\":\r\ndata: {\"content\": \"x\"}}]}\r\n\r\n",
                    sse_read{"x", message{}, false, false});
-  // A choice without an index is read; a delta that is not an object is skipped.
+  // A choice without an index is read, the first of them; a later one is not.
   expect_any_split("data: {\"choices\": [{\"delta\": {\"content\": \"a\"}}, {\"delta\": 3}]}\n\n",
                    sse_read{"a", message{}, false, false});
+  // The choice of index 0 after one of index 1 in the same chunk; a null delta, no content.
+  expect_any_split(
+      "data: {\"choices\": [{\"index\": 1, \"delta\": {\"content\": \"b\"}}, {\"index\": 0, "
+      "\"delta\": {\"content\": \"a\"}}]}\n\ndata: {\"choices\": [{\"delta\": null}]}\n\n",
+      sse_read{"a", message{}, false, false});
   // The last usage read wins, and a malformed one does not erase it.
   expect_any_split(
-      "data: {\"choices\": [], \"usage\": {\"prompt_tokens\": 1, \"completion_tokens\": 1}}\n\n"
-      "data: {\"usage\": {\"prompt_tokens\": 1, \"completion_tokens\": 5}}\n\n"
-      "data: {\"choices\": null, \"usage\": {\"prompt_tokens\": 1}}\n\n",
-      sse_read{"", message{"", "", "assistant", "", usage{1, 5, 0}}, false, false});
+      chunk_event({{"content", "{}"}}) +
+          "data: {\"choices\": [], \"usage\": {\"prompt_tokens\": 1, \"completion_tokens\": 1}}\n\n"
+          "data: {\"usage\": {\"prompt_tokens\": 1, \"completion_tokens\": 5}}\n\n"
+          "data: {\"choices\": null, \"usage\": {\"prompt_tokens\": 1}}\n\n",
+      sse_read{"{}", message{"", "", "assistant", "", usage{1, 5, 0}}, false, false});
 }
 
 TEST_CASE("openai sse_reader: an error event ends the stream as an api_error") {
@@ -357,7 +402,7 @@ TEST_CASE("openai sse_reader: an error event ends the stream as an api_error") {
   expect_any_split("data: {\"error\": 5}\n\n",
                    sse_read{"", api_error{200, "{\"error\": 5}"}, true, false});
   // A null error is none.
-  expect_any_split("data: {\"error\": null, \"choices\": []}\n\n",
+  expect_any_split("data: {\"error\": null, \"choices\": [{\"delta\": {}}]}\n\n",
                    sse_read{"", message{}, false, false});
 }
 
@@ -366,23 +411,69 @@ TEST_CASE("openai sse_reader: events that are not chat chunks end it as a bad_re
       "data: {\"usage\": {\"prompt_tokens\": 3, \"completion_tokens\": 2}}\n\n";
   expect_any_split(chunk_event({{"content", "a"}}) + usage_chunk + "data: {\"choices\": [\n\n",
                    sse_read{"a",
-                            bad_response{"a stream event is not JSON: {\"choices\": [",
+                            bad_response{"event 3 is not a JSON object: {\"choices\": [",
                                          "{\"choices\": [", usage{3, 2, 0}},
                             true, false});
   expect_any_split(
       "data: [1]\n\n",
-      sse_read{"", bad_response{"a stream event is not a JSON object: [1]", "[1]"}, true, false});
-  expect_any_split("data: {\"choices\": \"none\"}\n\n",
-                   sse_read{"",
-                            bad_response{"\"choices\" is not an array: {\"choices\": \"none\"}",
-                                         "{\"choices\": \"none\"}"},
-                            true, false});
-  expect_any_split("data: {\"choices\": [{\"delta\": {\"content\": \"a\"}}, 2]}\n\n",
+      sse_read{"", bad_response{"event 1 is not a JSON object: [1]", "[1]"}, true, false});
+  expect_any_split(
+      "data: {\"choices\": \"none\"}\n\n",
+      sse_read{"", bad_response{"event 1: \"choices\" is not an array", "{\"choices\": \"none\"}"},
+               true, false});
+  // Every choice must be an object: nothing of such an event is read.
+  expect_any_split(chunk_event({{"content", "a"}}) +
+                       "data: {\"choices\": [{\"delta\": {\"content\": \"b\"}}, 2]}\n\n",
                    sse_read{"a",
-                            bad_response{"\"choices\" is not an array of objects: {\"choices\": "
-                                         "[{\"delta\": {\"content\": \"a\"}}, 2]}",
-                                         "{\"choices\": [{\"delta\": {\"content\": \"a\"}}, 2]}"},
+                            bad_response{"event 2: \"choices\" is not an array of objects",
+                                         "{\"choices\": [{\"delta\": {\"content\": \"b\"}}, 2]}"},
                             true, false});
+  expect_any_split("data: {\"choices\": [{\"delta\": 3}]}\n\n",
+                   sse_read{"",
+                            bad_response{"event 1: \"delta\" is not an object",
+                                         "{\"choices\": [{\"delta\": 3}]}"},
+                            true, false});
+  const std::string bad_content = chunk_event({{"content", 5}});  // its data: the raw
+  expect_any_split(bad_content,
+                   sse_read{"",
+                            bad_response{"event 1: \"content\" is not a string, null or an array "
+                                         "of parts",
+                                         bad_content.substr(6, bad_content.size() - 8)},
+                            true, false});
+}
+
+TEST_CASE("openai sse_reader: a stream with no choice is a bad_response, and the events count") {
+  // No event at all: text, comments, an event the body ends in.
+  for (const std::string body :
+       {"", "Here is the plan: {\"a\": 1}\n\n", ": ping\n\n", "data: {\"choices\": []}"}) {
+    INFO(body);
+    llmjson::openai::sse_reader reader;
+    std::string got;
+    auto append = [&](std::string_view piece) { got += piece; };
+    CHECK(reader.read(body, append));
+    CHECK(reader.events() == 0);
+    CHECK(reader.result() ==
+          completion(bad_response{"the stream has no \"data:\" event: it holds no message"}));
+  }
+  // Events, none with a choice of index 0: the usage is kept.
+  const std::string no_choice =
+      "data: {\"choices\": [{\"index\": 1, \"delta\": {\"content\": \"{}\"}}]}\n\n"
+      "data: {\"choices\": [], \"usage\": {\"prompt_tokens\": 1, \"completion_tokens\": 2}}\n\n"
+      "data: [DONE]\n\n";
+  expect_any_split(no_choice,
+                   sse_read{"",
+                            bad_response{"no event of the stream has a choice: it holds no message",
+                                         "", usage{1, 2, 0}},
+                            true, true});
+  llmjson::openai::sse_reader reader;
+  auto ignore = [](std::string_view) {};
+  CHECK_FALSE(reader.read(no_choice + chunk_event({{"content", "late"}}), ignore));
+  CHECK(reader.events() == 3);
+  llmjson::openai::sse_reader only_done;
+  CHECK_FALSE(only_done.read("data: [DONE]\n\n", ignore));
+  CHECK(only_done.events() == 1);
+  CHECK(std::get<bad_response>(only_done.result()).message ==
+        "no event of the stream has a choice: it holds no message");
 }
 
 TEST_CASE("openai sse_reader: a refusal streamed without content") {
@@ -391,6 +482,10 @@ TEST_CASE("openai sse_reader: a refusal streamed without content") {
           chunk_event({{"refusal", "I can't "}}) + chunk_event({{"refusal", "help."}}) +
           chunk_event(json::object(), "stop") + "data: [DONE]\n\n",
       sse_read{"", bad_response{"the model refused: I can't help.", "I can't help."}, true, true});
+  llmjson::openai::sse_reader reader;
+  auto ignore = [](std::string_view) {};
+  reader.read(chunk_event({{"refusal", "no"}}), ignore);
+  CHECK(llmjson::openai::is_refusal(reader.result()));
   // Beside content, the refusal is ignored.
   expect_any_split(chunk_event({{"refusal", "no"}}) + chunk_event({{"content", "{}"}}),
                    sse_read{"{}", message{}, false, false});

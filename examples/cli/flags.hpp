@@ -315,10 +315,10 @@ inline constexpr std::array<flag, 25> flags{{
      .sets = &settings::response,
      .help = "an OpenAI-compatible /chat/completions response: the JSON body, or the\n"
              "streamed form (data: {...} events, concatenated delta.content, [DONE]). The\n"
-             "answer is read from the first choice's content, and --report adds its\n"
-             "finish_reason and the usage (prompt, completion, reasoning tokens). A body\n"
-             "that is not such a response, an {\"error\": ...} body or no choice is an\n"
-             "input error (exit 2). Not with --early"},
+             "answer is read from the content of the choice of index 0, and --report adds\n"
+             "its finish_reason and the usage (prompt, completion, reasoning tokens). An\n"
+             "input that is not such a response, an {\"error\": ...} body or no choice is\n"
+             "an input error (exit 2); a refusal is empty (exit 1). Not with --early"},
     {.name = "--explain",
      .section = flag_section::output,
      .sets = &settings::explain,

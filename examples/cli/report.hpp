@@ -308,13 +308,16 @@ inline std::string qualifies_as(const settings& s) {
 }
 
 /// Adds to an `empty` or `truncated` error what the provider said beside the output: how much
-/// reasoning came instead of an empty answer, and the response's `finish_reason` (`length`: the
-/// token limit cut it). The same words in single mode and with --jsonl.
+/// reasoning came instead of an empty answer, the model's refusal (`; the model refused: ...`),
+/// and the response's `finish_reason` (`length`: the token limit cut it). The same words in
+/// single mode and with --jsonl.
 inline void say_why_cut(llmjson::error& e, const std::string& reasoning,
                         const chat_response* response) {
   if (e.kind == llmjson::error_kind::empty && !reasoning.empty())
     e.message += "; the reasoning beside it holds " + std::to_string(reasoning.size()) +
                  " bytes: the answer was never written";
+  if (e.kind == llmjson::error_kind::empty && response && !response->refusal.empty())
+    e.message += "; " + response->refusal;
   if (response && response->finish_reason &&
       (e.kind == llmjson::error_kind::empty || e.kind == llmjson::error_kind::truncated))
     e.message += " (finish_reason \"" + *response->finish_reason + "\")";

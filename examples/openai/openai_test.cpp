@@ -309,7 +309,8 @@ void malformed_body_then_the_plan() {
   EXPECT(r);
   EXPECT(requests.size() == 2);
   EXPECT(r.attempts.size() == 2 && r.attempts[0].outcome == llmjson::attempt_outcome::bad_response);
-  EXPECT(r.attempts.size() == 2 && r.attempts[0].message.find("the 200 body is not JSON") == 0);
+  EXPECT(r.attempts.size() == 2 &&
+         r.attempts[0].message.find("the body is not valid JSON: parse error") == 0);
   EXPECT(r.attempts.size() == 2 && r.attempts[0].raw == "{\"choices\": [{\"message\": ");
 }
 
@@ -322,8 +323,9 @@ void no_choices_then_the_plan() {
   auto requests = server.finish();
   EXPECT(r);
   EXPECT(requests.size() == 2);
+  EXPECT(r.attempts.size() == 2 && r.attempts[0].outcome == llmjson::attempt_outcome::bad_response);
   EXPECT(r.attempts.size() == 2 &&
-         r.attempts[0].outcome == llmjson::attempt_outcome::empty_content);
+         r.attempts[0].message == "\"choices\" is empty: the response holds no message");
 }
 
 void dropped_connection_throws_after_one_request() {

@@ -113,7 +113,7 @@ struct api_error {
 /// It records `message` on one line (`attempt::message`, control characters escaped) and `raw`
 /// as it is (`attempt::raw`).
 struct bad_response {
-  std::string message{};  ///< what was wrong, for a person: `the 200 body is not JSON`
+  std::string message{};  ///< what was wrong, for a person: `the body is not a JSON object`
   std::string raw{};      ///< the body as received (or the part that matters), kept unchanged
   /// The tokens the call was billed for, when the adapter could read them in a body it could not
   /// otherwise use (a 200 is billed even when its content is unreadable); std::nullopt if not.

@@ -5,6 +5,7 @@
 #define LLMJSON_OPENAI_HPP_INCLUDED
 
 #include <concepts>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -84,27 +85,39 @@ void append_message(chat_request& request, const message& m);
 /// Returns what an HTTP response from `/chat/completions` means for llmjson.
 ///
 /// Not 200: an `api_error` with the provider's `error.message` (or `error` when it is a string,
-/// else the start of the body). 200 that is not a JSON object: a `bad_response` (with the whole
-/// body as its `raw`). 200 with an `error` that is not null: an `api_error` (status 200). 200
-/// with no choices, or a null or empty content: an empty `message` with the first choice's
-/// `finish_reason` ("" when there is no choice). Otherwise the first choice's message: its
-/// `role`, and its `content`, a string or an array of parts (`[{"type": "text", "text":
-/// "..."}]`, the texts joined; any other content is ""). Either way, the reasoning some
-/// providers send beside the content goes to `message::reasoning`: the message's
-/// `reasoning_content` (as DeepSeek's API names it) or `reasoning` (as OpenRouter's does), the
-/// first of the two that is a non-empty string.
+/// else the start of the body). 200 with an `error` that is not null: an `api_error` (status
+/// 200). Otherwise the message of the choice taken: the first whose `index` is 0 or not an
+/// integer (absent, as some servers send it): its `role`, its `finish_reason`, and its `content`, a
+/// string, null (read as "") or an array of parts (`[{"type": "text", "text": "..."}]`, the texts
+/// joined); a choice with no `message` (or a null one) is a message with no content and its
+/// `finish_reason`. Either way, the reasoning some providers send beside the content goes to
+/// `message::reasoning`: the message's `reasoning_content` (as DeepSeek's API names it) or
+/// `reasoning` (as OpenRouter's does), the first of the two that is a non-empty string.
+///
+/// **Not a chat completion**: a 200 that is not one is a `bad_response` whose `raw` is the whole
+/// body and whose `message` says why, in words that read right for an HTTP reply as for a file:
+/// `the body is not valid JSON: ` and nlohmann's reason, `the body is not a JSON object`, `the
+/// body has no "choices": not a chat completion` (absent or null), `"choices" is empty: the
+/// response holds no message`, `"choices" is not an array`, `"choices" is not an array of
+/// objects`, `no choice has "index" 0: the response holds no message`, `"message" is not an
+/// object`, `"content" is not a string, null or an array of parts`. Never an empty message.
 ///
 /// **A refusal** (OpenAI's `refusal`: a non-empty string, the content empty or null) is a
 /// `bad_response` whose `message` is `the model refused: ` and the start of the refusal, and
-/// whose `raw` is the refusal: a reply without an answer, kept in the attempt record and
-/// retried within `max_attempts`, as an empty `content_filter` reply is (a `next_request` hook
-/// that returns `std::nullopt` for it declines). A refusal beside a content is ignored: the
-/// answer is looked for in the content.
+/// whose `raw` is the refusal (`is_refusal` tells it from the others): a reply without an answer,
+/// kept in the attempt record and retried within `max_attempts`, as an empty `content_filter`
+/// reply is (a `next_request` hook that returns `std::nullopt` for it declines). A refusal
+/// beside a content is ignored: the answer is looked for in the content.
 ///
 /// The body's `usage` (`read_usage`) goes to the message's `usage`, or to the `bad_response`'s
-/// when the body is a JSON object whose choices cannot be read or that refuses (a 200 is billed
+/// when the body is a JSON object that is no chat completion or that refuses (a 200 is billed
 /// all the same); never to an `api_error`. Throws only `std::bad_alloc`.
 [[nodiscard]] completion read_response(long status, std::string_view body);
+
+/// Returns whether `c` is the `bad_response` of a refusal, as `read_response` and
+/// `sse_reader::result` return one (its `message` starts with `the model refused: `, which no
+/// other message of theirs does). Does not throw.
+[[nodiscard]] bool is_refusal(const completion& c) noexcept;
 
 /// Reads a `/chat/completions` response sent with `"stream": true`: Server-Sent Events, each
 /// event's data a `chat.completion.chunk` object, and `data: [DONE]` at the end.
@@ -113,17 +126,20 @@ void append_message(chat_request& request, const message& m);
 /// or a CRLF, may be split across reads), skips comments (`: keep-alive`), empty keep-alive
 /// lines and fields other than `data` (`event`, `id`, `retry`), and joins the `data` lines of
 /// one event, which ends at an empty line (an event the body ends in the middle of is dropped,
-/// as the SSE standard says). Of each chunk it reads the choice of `index` 0 (or with no
-/// integer index): each piece of `delta.content` goes at once to the caller's `content(piece)`;
-/// `delta.reasoning_content` or `delta.reasoning` (the first non-empty string of the two, as
-/// `read_response` reads them) is added to the message's `reasoning`, `delta.refusal` to the
-/// refusal; `delta.role` and `finish_reason` (usually in the last chunk) are kept. A chunk's
-/// `usage` (`read_usage`; OpenAI sends it in a last chunk whose `choices` is empty, when asked
-/// with `stream_options`) goes to the message's `usage`, the last one read winning (some
+/// as the SSE standard says). Of each chunk it reads the choice `read_response` takes (the first
+/// whose `index` is 0 or not an integer): each piece of `delta.content` goes at once to the
+/// caller's `content(piece)`; `delta.reasoning_content` or `delta.reasoning` (the first non-empty
+/// string of the two, as `read_response` reads them) is added to the message's `reasoning`,
+/// `delta.refusal` to the refusal; `delta.role` and `finish_reason` (usually in the last chunk) are
+/// kept. A chunk's `usage` (`read_usage`; OpenAI sends it in a last chunk whose `choices` is empty,
+/// when asked with `stream_options`) goes to the message's `usage`, the last one read winning (some
 /// servers send a running total in every chunk). An `error` that is not null ends the stream
-/// as an `api_error` (status 200: the HTTP status the stream came with); an event that is not a
-/// JSON object, or whose `choices` is not an array of objects, ends it as a `bad_response` with
-/// the event's data as its `raw` (and the usage read so far, if any).
+/// as an `api_error` (status 200: the HTTP status the stream came with). An event that is not
+/// a chat chunk ends it as a `bad_response` with the event's data as its `raw` (and the usage
+/// read so far, if any), its `message` naming the event by number: `event 2
+/// is not a JSON object: ` and the start of the event, `event 1: "choices" is not an array`
+/// (`... an array of objects`), `event 1: "delta" is not an object`, `event 1: "content" is not
+/// a string, null or an array of parts`.
 ///
 /// **Example**:
 /// ```cpp
@@ -153,7 +169,13 @@ class sse_reader {
   /// not throw.
   [[nodiscard]] bool over() const noexcept { return done_ || ended_.has_value(); }
 
-  /// Returns what the stream came to: the `api_error` or `bad_response` that ended it; a refusal
+  /// Returns the number of events read so far (`data: [DONE]` included). Does not throw.
+  [[nodiscard]] std::size_t events() const noexcept { return events_; }
+
+  /// Returns what the stream came to: the `api_error` or `bad_response` that ended it; a
+  /// `bad_response` when no event came (`the stream has no "data:" event: it holds no message`)
+  /// or none had a choice of index 0 (`no event of the stream has a choice: it holds no
+  /// message`; its `raw` empty, its `usage` the last read), never an empty message; a refusal
   /// (`delta.refusal`, with no content) as `read_response` reads one, its `raw` the refusal's
   /// pieces joined; or the message so far (role, reasoning, finish_reason, usage; its content
   /// is empty: it went to `content`). Throws only `std::bad_alloc`.
@@ -169,7 +191,7 @@ class sse_reader {
   bool read_bytes(std::string_view bytes, piece_sink content);
   void take_line(piece_sink content);
   void dispatch(piece_sink content);
-  void read_choices(const nlohmann::json& choices, piece_sink content);
+  void read_choice(const nlohmann::json& choice, piece_sink content);
   void end_bad(const std::string& what);
 
   std::string line_;      // the line read so far
@@ -179,6 +201,8 @@ class sse_reader {
   message message_;
   std::string refusal_;              // the pieces of delta.refusal so far
   bool had_content_ = false;         // a piece of content went to the caller
+  bool had_choice_ = false;          // an event had a choice of index 0
+  std::size_t events_ = 0;           // the events read, [DONE] included
   std::optional<completion> ended_;  // the api_error or bad_response that ended it
   bool done_ = false;
 };

@@ -1108,7 +1108,7 @@ def group_response(c, a):
     rc, rep, err = report_of(["--max-bytes", "20"], chat_body('{"a": 1}', "stop", USAGE))
     c.check(rc == 1 and rep is not None and rep["error"]["kind"] == "too_large"
             and rep["finish_reason"] is None and rep["usage"] is None, "too large: %r %r" % (rc, rep))
-    # A stream without [DONE] (cut off), or with another choice: the first choice's content.
+    # A stream without [DONE] (cut off), or with another choice: the content of the choice of index 0.
     stream = chat_stream('{"a": 1}', "stop").replace(b"data: [DONE]\n\n", b"")
     stream += b'data: {"choices": [{"index": 1, "delta": {"content": "{\\"b\\": 2}"}}]}\n\n'
     rc, out, err = c.run(["--response"], stdin=stream)
@@ -1121,14 +1121,15 @@ def group_response(c, a):
         (b'{"error": "overloaded"}', "the response is an API error, not a completion: overloaded"),
         (b'{"choices": []}', '"choices" is empty: the response holds no message'),
         (b'{"choices": [{"index": 2, "message": {"content": "{}"}}]}',
-         '"choices" is empty: the response holds no message'),
+         'no choice has "index" 0: the response holds no message'),
         (b'{"id": "x", "object": "chat.completion"}', 'the body has no "choices": not a chat completion'),
         (b'{"choices": "none"}', '"choices" is not an array'),
         (b'{"choices": [1]}', '"choices" is not an array of objects'),
         (b'{"choices": [{"message": "hi"}]}', '"message" is not an object'),
         (b'{"choices": [{"message": {"content": 5}}]}', '"content" is not a string, null or an array of parts'),
         (b'[1]', "the body is not a JSON object"),
-        (b'{"choices": [', "the body is not valid JSON: "),
+        (b'{"choices": [', "the body is not valid JSON: parse error at line 1, column 14: syntax error "
+                           "while parsing value - unexpected end of input"),
         (b'Here is the plan: {"a": 1}', "the input is neither a JSON body"),
         (b'', "the input is neither a JSON body"),
         (b'data: {"choices": [{"delta": {"content": "{}"}}]}\n\ndata: {"error": {"message": "overloaded"}}\n\n',
@@ -1136,6 +1137,11 @@ def group_response(c, a):
         (b'data: {"choices": [{"delta": {"content": "{}"}}]}\n\ndata: not json\n\n',
          "event 2 is not a JSON object: not json"),
         (b'data: {"choices": [{"delta": 3}]}\n\n', 'event 1: "delta" is not an object'),
+        (b'data: {"choices": [{"delta": {"content": "{}"}}, 7]}', 'event 1: "choices" is not an array of objects'),
+        (b'data: {"choices": [{"delta": {"content": {"a": 1}}}]}\n\n',
+         'event 1: "content" is not a string, null or an array of parts'),
+        (b': keep-alive\n\nevent: message\n\n', "the input is neither a JSON body"),
+        (b'data: [DONE]\n\n', "no event of the stream has a choice: it holds no message"),
         (b'data: {"choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 1}}\n\ndata: [DONE]\n\n',
          "no event of the stream has a choice: it holds no message"),
     ]
@@ -1144,6 +1150,47 @@ def group_response(c, a):
         text = err.decode("utf-8", "replace")
         c.check(rc == 2 and out == b"" and text.startswith("llmjson: --response: " + why) and text.count("\n") == 1,
                 "--response on %r: exit %r, stderr %r, expected 'llmjson: --response: %s'" % (data[:80], rc, text[:300], why))
+    # The same inputs as lines of --jsonl --response: each its own line, kind input, the same
+    # reason (a stream is no line: only the bodies).
+    bodies = [(data, why) for data, why in bad if data[:1] in (b"{", b"[")]
+    lines = [json.dumps({"response": {"body": json.loads(data)}}).encode() for data, _ in bodies
+             if data != b'{"choices": [']
+    rc, got, _ = jsonl_run(c, ["--response", "--at", "/response/body"], lines)
+    if c.check(rc == 1 and len(got) == len(lines), "--jsonl --response on bad bodies: exit %r, %r" % (rc, got)):
+        for k, ((data, why), line) in enumerate(zip([b for b in bodies if b[0] != b'{"choices": ['], got)):
+            error = json.loads(line).get("error") or {}
+            c.check(error.get("kind") == "input" and error.get("message") ==
+                    "line %d: the value at /response/body is not a chat completion: %s" % (k + 1, why),
+                    "--jsonl --response on %r: %r" % (data[:80], line[:300]))
+
+    # A refusal: a completion with no answer, exit 1 (the extraction's empty, the refusal said),
+    # alike in plain, --report and --jsonl; the usage kept, the finish_reason not read (null).
+    refusal = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": None,
+                                                               "refusal": "I can't help with that."},
+                                       "finish_reason": "stop"}],
+                          "usage": {"prompt_tokens": 5, "completion_tokens": 6}}).encode()
+    refused = "the output is empty; the model refused: I can't help with that."
+    streamed = (b'data: {"choices": [{"index": 0, "delta": {"role": "assistant", "refusal": "I can\\u0027t "}}]}\n\n'
+                b'data: {"choices": [{"index": 0, "delta": {"refusal": "help with that."}, "finish_reason": "stop"}]}\n\n'
+                b'data: [DONE]\n\n')
+    for form, data in (("body", refusal), ("stream", streamed)):
+        rc, out, err = c.run(["--response"], stdin=data)
+        c.check(rc == 1 and out == b"" and err == ("llmjson: empty: " + refused + "\n").encode(),
+                "refusal (%s), plain: %r %r %r" % (form, rc, out, err))
+    rc, rep, err = report_of([], refusal)
+    c.check(rc == 1 and rep is not None and rep["error"]["kind"] == "empty" and rep["error"]["message"] == refused
+            and rep["finish_reason"] is None and rep["usage"]["total_tokens"] == 11, "refusal, --report: %r %r" % (rc, rep))
+    rc, got, _ = jsonl_run(c, ["--response", "--at", "/response/body"],
+                           [json.dumps({"response": {"body": json.loads(refusal)}}).encode()])
+    c.check(rc == 1 and got == [('{"id":1,"line":1,"ok":false,"error":{"kind":"empty","message":%s}}'
+                                 % json.dumps(refused, separators=(",", ":"))).encode()],
+            "refusal, --jsonl: %r %r" % (rc, got))
+    # A refusal beside a content: the content is read.
+    beside = json.loads(refusal)
+    beside["choices"][0]["message"]["content"] = '{"a": 1}'
+    rc, out, err = c.run(["--response"], stdin=json.dumps(beside).encode())
+    c.check(rc == 0 and out == b'{"a":1}\n', "refusal beside content: %r %r %r" % (rc, out, err))
+
     rc, out, err = c.run(["--response", "--early"], stdin=chat_body("{}"))
     c.check(rc == 2 and b"--early" in err and b"--response" in err, "--response --early: %r %r" % (rc, err))
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -30,16 +31,60 @@ LLMJSON_INLINE std::string excerpt(std::string_view s) {
   return out;
 }
 
-/// Returns the text of a `content`: a string as it is, the texts of an array of parts
-/// (`[{"type": "text", "text": "..."}]`) joined, "" for anything else (null included).
-LLMJSON_INLINE std::string text_of(const nlohmann::json& content) {
-  if (content.is_string()) return content.get<std::string>();
-  std::string out;
-  if (content.is_array())
-    for (const auto& part : content)
-      if (part.is_object() && part.contains("text") && part["text"].is_string())
-        out += part["text"].get_ref<const std::string&>();
-  return out;
+/// Appends the text of a `content` to `out`: a string as it is, nothing for null, the texts of
+/// an array of parts (`[{"type": "text", "text": "..."}]`) joined (other parts are skipped).
+/// Returns false, `out` unchanged, for anything else.
+LLMJSON_INLINE bool append_text(const nlohmann::json& content, std::string& out) {
+  if (content.is_string()) {
+    out += content.get_ref<const std::string&>();
+    return true;
+  }
+  if (content.is_null()) return true;
+  if (!content.is_array()) return false;
+  for (const auto& part : content)
+    if (part.is_object())
+      if (const auto t = part.find("text"); t != part.end() && t->is_string())
+        out += t->get_ref<const std::string&>();
+  return true;
+}
+
+/// The words for a `content` that `append_text` cannot read.
+inline constexpr const char* bad_content = "\"content\" is not a string, null or an array of parts";
+
+/// Returns the choice a reader takes of `choices`: the first whose `index` is 0 or not an integer
+/// (absent, as some servers send it); null when none is. Sets `why` (and returns null) when
+/// `choices` is not an array of objects: no choice of such an array is read.
+LLMJSON_INLINE const nlohmann::json* choice_taken(const nlohmann::json& choices, std::string& why) {
+  if (!choices.is_array()) {
+    why = "\"choices\" is not an array";
+    return nullptr;
+  }
+  const nlohmann::json* taken = nullptr;
+  for (const auto& choice : choices) {
+    if (!choice.is_object()) {
+      why = "\"choices\" is not an array of objects";
+      return nullptr;
+    }
+    if (taken) continue;
+    const auto index = choice.find("index");
+    if (index == choice.end() || !index->is_number_integer() || *index == 0) taken = &choice;
+  }
+  return taken;
+}
+
+/// Returns nlohmann's reason why `body` is not JSON, without its `[json.exception...] ` tag:
+/// `parse error at line 1, column 13: syntax error while parsing value - unexpected end of input;
+/// expected '[', '{', or a literal`.
+LLMJSON_INLINE std::string parse_failure(std::string_view body) {
+  try {
+    [[maybe_unused]] const auto j = nlohmann::json::parse(body.begin(), body.end());
+  } catch (const nlohmann::json::exception& e) {
+    std::string_view what = e.what();
+    if (const auto end = what.find("] "); what.substr(0, 1) == "[" && end != std::string_view::npos)
+      what.remove_prefix(end + 2);
+    return std::string(what);
+  }
+  return "not a single JSON value";  // not reached: the caller's parse failed
 }
 
 /// Returns the string `name` of the object `obj`; null when it is absent, not a string or empty.
@@ -71,8 +116,10 @@ LLMJSON_INLINE std::string error_text(const nlohmann::json& j, std::string_view 
 
 /// Returns the bad_response of a refusal (`refusal`, non-empty): its start in the message, the
 /// whole of it as `raw`.
+inline constexpr std::string_view refusal_words = "the model refused: ";
+
 LLMJSON_INLINE bad_response refused(std::string refusal, std::optional<usage> used) {
-  std::string what = "the model refused: " + excerpt(refusal);
+  std::string what = std::string(refusal_words) + excerpt(refusal);
   return bad_response{std::move(what), std::move(refusal), used};
 }
 
@@ -89,12 +136,15 @@ LLMJSON_INLINE std::optional<std::uint64_t> token_count(const nlohmann::json& ob
   return it->get<std::uint64_t>();
 }
 
-/// Reads the first choice's `message` into `m`; returns why it could not, or "".
+/// Reads the taken choice's `message` into `m` (and its refusal into `refusal`); returns why it
+/// could not, or "".
 LLMJSON_INLINE std::string read_message(const nlohmann::json& msg, message& m,
                                         std::string& refusal) {
   if (!msg.is_object()) return "\"message\" is not an object";
-  if (msg.contains("role") && msg["role"].is_string()) m.role = msg["role"].get<std::string>();
-  if (msg.contains("content")) m.content = text_of(msg["content"]);
+  if (const auto r = msg.find("role"); r != msg.end() && r->is_string())
+    m.role = r->get<std::string>();
+  if (const auto c = msg.find("content"); c != msg.end() && !append_text(*c, m.content))
+    return bad_content;
   if (const std::string* r = reasoning_of(msg)) m.reasoning = *r;
   if (const std::string* r = nonempty_string(msg, "refusal")) refusal = *r;
   return {};
@@ -152,35 +202,51 @@ LLMJSON_INLINE completion read_response(long status, std::string_view body) {
   if (status != 200)
     return api_error{static_cast<int>(status), detail::openai::error_text(j, body)};
   const std::optional<usage> used = read_usage(j);
-  auto bad = [&](const std::string& what) {
-    return bad_response{what + ": " + detail::openai::excerpt(body), std::string(body), used};
+  auto bad = [&](std::string what) {
+    return bad_response{std::move(what), std::string(body), used};
   };
-  if (j.is_discarded()) return bad("the 200 body is not JSON");
-  if (!j.is_object()) return bad("the 200 body is not a JSON object");
-  if (j.contains("error") && !j["error"].is_null())
+  if (j.is_discarded())
+    return bad("the body is not valid JSON: " + detail::openai::parse_failure(body));
+  if (!j.is_object()) return bad("the body is not a JSON object");
+  if (const auto e = j.find("error"); e != j.end() && !e->is_null())
     return api_error{200, detail::openai::error_text(j, body)};
 
+  const auto choices = j.find("choices");
+  if (choices == j.end() || choices->is_null())
+    return bad("the body has no \"choices\": not a chat completion");
+  if (choices->is_array() && choices->empty())
+    return bad("\"choices\" is empty: the response holds no message");
+  std::string why;
+  const nlohmann::json* choice = detail::openai::choice_taken(*choices, why);
+  if (!why.empty()) return bad(std::move(why));
+  if (!choice) return bad("no choice has \"index\" 0: the response holds no message");
   message m;
   m.usage = used;
-  const auto choices = j.find("choices");
-  if (choices == j.end() || choices->is_null() || (choices->is_array() && choices->empty()))
-    return m;
-  if (!choices->is_array() || !(*choices)[0].is_object())
-    return bad("\"choices\" is not an array of objects");
-  const auto& choice = (*choices)[0];
-  if (choice.contains("finish_reason") && choice["finish_reason"].is_string())
-    m.finish_reason = choice["finish_reason"].get<std::string>();
-  if (!choice.contains("message") || choice["message"].is_null()) return m;
+  if (const auto f = choice->find("finish_reason"); f != choice->end() && f->is_string())
+    m.finish_reason = f->get<std::string>();
+  const auto msg = choice->find("message");
+  if (msg == choice->end() || msg->is_null()) return m;  // a content_filter stop, say
   std::string refusal;
-  if (std::string why = detail::openai::read_message(choice["message"], m, refusal); !why.empty())
-    return bad(why);
+  if (why = detail::openai::read_message(*msg, m, refusal); !why.empty())
+    return bad(std::move(why));
   if (!refusal.empty() && m.content.empty())
     return detail::openai::refused(std::move(refusal), used);
   return m;
 }
 
+LLMJSON_INLINE bool is_refusal(const completion& c) noexcept {
+  const auto* b = std::get_if<bad_response>(&c);
+  return b && std::string_view(b->message).starts_with(detail::openai::refusal_words);
+}
+
 LLMJSON_INLINE completion sse_reader::result() const {
   if (ended_) return *ended_;
+  if (events_ == 0)
+    return bad_response{
+        "the stream has no \"data:\" event: it holds no message", {}, message_.usage};
+  if (!had_choice_)
+    return bad_response{
+        "no event of the stream has a choice: it holds no message", {}, message_.usage};
   if (!refusal_.empty() && !had_content_) return detail::openai::refused(refusal_, message_.usage);
   return message_;
 }
@@ -230,17 +296,18 @@ LLMJSON_INLINE void sse_reader::take_line(piece_sink content) {
 }
 
 LLMJSON_INLINE void sse_reader::end_bad(const std::string& what) {
-  ended_ = bad_response{what + ": " + detail::openai::excerpt(data_), data_, message_.usage};
+  ended_ = bad_response{"event " + std::to_string(events_) + what, data_, message_.usage};
 }
 
 LLMJSON_INLINE void sse_reader::dispatch(piece_sink content) {
+  ++events_;
   if (data_ == "[DONE]") {
     done_ = true;
     return;
   }
   const nlohmann::json j = nlohmann::json::parse(data_, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return end_bad("a stream event is not JSON");
-  if (!j.is_object()) return end_bad("a stream event is not a JSON object");
+  if (j.is_discarded() || !j.is_object())
+    return end_bad(" is not a JSON object: " + detail::openai::excerpt(data_));
   if (const auto e = j.find("error"); e != j.end() && !e->is_null()) {
     ended_ = api_error{200, detail::openai::error_text(j, data_)};
     return;
@@ -248,30 +315,37 @@ LLMJSON_INLINE void sse_reader::dispatch(piece_sink content) {
   if (auto u = read_usage(j)) message_.usage = u;
   const auto choices = j.find("choices");
   if (choices == j.end() || choices->is_null()) return;
-  if (!choices->is_array()) return end_bad("\"choices\" is not an array");
-  read_choices(*choices, content);
+  std::string why;
+  const nlohmann::json* choice = detail::openai::choice_taken(*choices, why);
+  if (!why.empty()) return end_bad(": " + why);
+  if (choice) read_choice(*choice, content);
 }
 
-LLMJSON_INLINE void sse_reader::read_choices(const nlohmann::json& choices, piece_sink content) {
-  for (const auto& choice : choices) {
-    if (!choice.is_object()) return end_bad("\"choices\" is not an array of objects");
-    const auto index = choice.find("index");
-    if (index != choice.end() && index->is_number_integer() && *index != 0) continue;
-    if (const auto f = choice.find("finish_reason"); f != choice.end() && f->is_string())
-      message_.finish_reason = f->get<std::string>();
-    const auto delta = choice.find("delta");
-    if (delta == choice.end() || !delta->is_object()) continue;
-    if (const auto r = delta->find("role"); r != delta->end() && r->is_string())
-      message_.role = r->get<std::string>();
-    if (const std::string* r = detail::openai::reasoning_of(*delta)) message_.reasoning += *r;
-    if (const std::string* r = detail::openai::nonempty_string(*delta, "refusal")) refusal_ += *r;
-    if (const auto c = delta->find("content"); c != delta->end()) {
-      const std::string piece = detail::openai::text_of(*c);
-      if (piece.empty()) continue;
-      had_content_ = true;
-      content.call(content.target, piece);
-    }
+LLMJSON_INLINE void sse_reader::read_choice(const nlohmann::json& choice, piece_sink content) {
+  had_choice_ = true;
+  if (const auto f = choice.find("finish_reason"); f != choice.end() && f->is_string())
+    message_.finish_reason = f->get<std::string>();
+  const auto delta = choice.find("delta");
+  if (delta == choice.end() || delta->is_null()) return;
+  if (!delta->is_object()) return end_bad(": \"delta\" is not an object");
+  if (const auto r = delta->find("role"); r != delta->end() && r->is_string())
+    message_.role = r->get<std::string>();
+  if (const std::string* r = detail::openai::reasoning_of(*delta)) message_.reasoning += *r;
+  if (const std::string* r = detail::openai::nonempty_string(*delta, "refusal")) refusal_ += *r;
+  const auto c = delta->find("content");
+  if (c == delta->end()) return;
+  if (c->is_string()) {  // the usual piece: handed over as it is
+    const std::string& piece = c->get_ref<const std::string&>();
+    if (piece.empty()) return;
+    had_content_ = true;
+    return content.call(content.target, piece);
   }
+  std::string piece;
+  if (!detail::openai::append_text(*c, piece))
+    return end_bad(": " + std::string(detail::openai::bad_content));
+  if (piece.empty()) return;
+  had_content_ = true;
+  content.call(content.target, piece);
 }
 
 }  // namespace llmjson::openai
