@@ -18,8 +18,15 @@
 
 namespace llmjson {
 
+class schema;
 namespace detail {
 struct schema_tree;  // detail/schema/tree.hpp: the compiled form, shared by copies
+/// Rules §8 Qualifying: `s` on a healed value (a stream's partial answer) with `required`,
+/// `minItems` and `minProperties` not applied and `*open_string` (the string being written, in
+/// `value`; null when none) exempt from the string keywords, `enum` and `const` passing it when
+/// one of their strings begins with it.
+verdict judge_partial(const schema& s, const nlohmann::json& value,
+                      const nlohmann::json* open_string);
 }  // namespace detail
 
 /// Thrown by the `schema` constructor, and by `schema_result::value()`, when the schema does not
@@ -103,6 +110,8 @@ class schema {
   [[nodiscard]] verdict operator()(const nlohmann::json& value) const;
 
  private:
+  friend verdict detail::judge_partial(const schema& s, const nlohmann::json& value,
+                                       const nlohmann::json* open_string);
   explicit schema(std::shared_ptr<const detail::schema_tree> tree) noexcept
       : tree_(std::move(tree)) {}
   std::shared_ptr<const detail::schema_tree> tree_;

@@ -30,6 +30,11 @@ namespace llmjson {
 
 // Declared here so that a use without its header names the header: the compilers quote this line.
 class schema;  // llmjson::schema is defined in <llmjson/schema.hpp>: #include it to use it
+namespace detail {
+// <llmjson/schema.hpp> says what it does: a stream's partial answer judged by a schema.
+verdict judge_partial(const schema& s, const nlohmann::json& value,
+                      const nlohmann::json* open_string);
+}  // namespace detail
 
 /// A selector says whether a candidate's value qualifies as the answer.
 ///
@@ -339,6 +344,24 @@ verdict judge(const S& sel, const nlohmann::json& v) {
   }
 }
 
+/// Set while a stream judges a healed value (rules §8 Qualifying: its partial answer) with a
+/// typed decoder: a member of a struct declared with `LLMJSON_DEFINE_TYPE` that the value lacks
+/// is left default-constructed instead of failing the decoding (each member present must still
+/// decode to its type), and `decode`'s caller check is not run (it judges the complete `T`:
+/// `finish()` runs it). `partial_judging_scope` sets it for one judging.
+inline thread_local bool partial_judging = false;
+
+/// Sets `partial_judging` while it lives.
+struct partial_judging_scope {
+  partial_judging_scope() noexcept : was_(partial_judging) { partial_judging = true; }
+  ~partial_judging_scope() { partial_judging = was_; }
+  partial_judging_scope(const partial_judging_scope&) = delete;
+  partial_judging_scope& operator=(const partial_judging_scope&) = delete;
+
+ private:
+  bool was_;
+};
+
 /// Returns the first key of `given` (at any depth) that `encoded` lacks, as a reason, or "".
 /// Iterative: no recursion proportional to the value's depth.
 std::string first_unknown_key(const nlohmann::json& given, const nlohmann::json& encoded);
@@ -368,7 +391,7 @@ verdict decode<T, Keys>::operator()(const nlohmann::json& v) const {
       if (auto why = detail::first_unknown_key(v, encoded); !why.empty())
         return verdict::fail(std::move(why));
     }
-    if (check_) return check_(*decoded);
+    if (check_ && !detail::partial_judging) return check_(*decoded);
     return verdict::pass();
   }
 }

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cassert>
+#include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -17,13 +19,64 @@
 
 #include <llmjson/candidate.hpp>
 #include <llmjson/detail/config.hpp>
+#include <llmjson/detail/pointer.hpp>
 #include <llmjson/detail/scan/scanner.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/options.hpp>
+#include <llmjson/partial_answer.hpp>
 #include <llmjson/result.hpp>
 #include <llmjson/select.hpp>
 
 namespace llmjson {
+
+namespace detail {
+
+template <class S>
+inline constexpr bool is_decode = false;
+template <class T, unknown_keys Keys>
+inline constexpr bool is_decode<decode<T, Keys>> = true;
+
+/// Whether `S` judges a healed value (a stream's partial answer) with its own call: a selector
+/// of the caller's declares `static constexpr bool judges_partial = true` when it may be called
+/// on a value still being written (missing members, a string cut short).
+template <class S>
+concept opts_into_partial = requires {
+  { S::judges_partial } -> std::convertible_to<bool>;
+}
+&&static_cast<bool>(S::judges_partial);
+
+/// Rules §8 Qualifying: whether `sel` qualifies the healed candidate `h`. `any_object`: an
+/// object. `any_key`: one of its keys is a complete member key of the root object (its `:` read;
+/// its value may be in progress, or not begun). A schema: `judge_partial` (`required`,
+/// `minItems`, `minProperties` not applied; the string being written exempt from the string
+/// keywords). `decode<T>`: the decoder on the healed value with missing members of
+/// `LLMJSON_DEFINE_TYPE` structs allowed (each member present decodes to its type; unknown keys
+/// still fail) and its caller check not run. Another selector: its own call on the healed value
+/// when it opts in (`judges_partial`); otherwise a healed candidate never qualifies under it
+/// (its complete candidates still do).
+template <Selector S>
+bool healed_qualifies(const S& sel, const healed_candidate& h) {
+  const nlohmann::json& v = *h.c.json;
+  if constexpr (std::same_as<S, any_object>) {
+    return v.is_object();
+  } else if constexpr (std::same_as<S, any_key>) {
+    if (!v.is_object()) return false;
+    return std::any_of(h.root_keys.begin(), h.root_keys.end(), [&](const std::string& k) {
+      return std::find(sel.keys().begin(), sel.keys().end(), k) != sel.keys().end();
+    });
+  } else if constexpr (std::same_as<S, schema>) {
+    return judge_partial(sel, v, h.open_string ? pointer_follow(&v, h.open) : nullptr).ok;
+  } else if constexpr (is_decode<S>) {
+    partial_judging_scope partial;
+    return judge(sel, v).ok;
+  } else if constexpr (opts_into_partial<S>) {
+    return judge(sel, v).ok;
+  } else {
+    return false;
+  }
+}
+
+}  // namespace detail
 
 /// Extraction while the text arrives: `feed` it the chunks of a model's output, then
 /// `finish()`. Under policy `first`, `settled()` says as soon as the answer can no longer
@@ -51,6 +104,10 @@ namespace llmjson {
 /// **A moved-from stream** is empty: `text()` is empty, `size()` 0, `settled()` null,
 /// `completed()` and `seen()` empty, `sync()` does nothing; `feed`, `finish` and `stop` throw
 /// `std::logic_error` (it has no selector left).
+///
+/// **The partial answer** (rules §8): `partial()` is the answer as far as it has been written,
+/// for display — a form filling in, a list growing — never a reasoning draft; `partial_version()`
+/// says cheaply when it may have changed. See `partial()`.
 ///
 /// **The resource limits.** What `settled()` and `completed()` promise holds for every
 /// continuation that keeps the whole text within the resource limits (`max_input_bytes`,
@@ -83,6 +140,7 @@ class stream {
     if (s.ended || chunk.empty()) return;
     const bool due = s.scan.feed(chunk);
     if (s.scan.over()) {
+      if (s.settled || s.judged) ++s.version;
       s.settled.reset();  // too_large whatever comes: the candidates are gone
       s.judged = 0;
       return;
@@ -173,6 +231,60 @@ class stream {
     return &s_->scan.made()[*s_->settled];
   }
 
+  /// The partial answer (rules §8, tests/corpus/README.md): the text read so far (as `settled()`
+  /// sees it: `sync()` reads what `feed` holds back) read as if the output ended there, and the
+  /// first candidate that qualifies, in document order, whatever the policy: a complete one, or
+  /// the one the end cuts, **healed** — the string being written closed as written so far (an
+  /// incomplete last escape left out); a key without its `:`, a member without its value, a
+  /// number, `true`, `false` or `null` a later byte could extend left out with its member or
+  /// element; every open array and object closed (`partial_answer::open` says which value is
+  /// still being written). A prose-like frame is never healed. `qualifying` counts the candidates
+  /// that qualify so far (under `unique` and `last`, more than one says this may not be the
+  /// answer). Never the fallback.
+  ///
+  /// `nullopt` while the text so far ends inside a reasoning region (`<think>{"a":1`), while no
+  /// candidate qualifies, after a resource limit (`too_large`), and for a moved-from stream.
+  /// `provisional` says whether a later byte could still make the text reasoning (`options::start`
+  /// `unknown` and no marker seen yet; a leading `analysis`): with `output_start::answer`, or once
+  /// a marker decided the start, it is not.
+  ///
+  /// How a healed candidate qualifies: `any_object`, an object; `any_key`, once one of its keys is
+  /// a complete member key of the root object (its `:` read, its value perhaps not shown yet); a
+  /// `schema`, the healed value with `required`, `minItems` and `minProperties` not applied and
+  /// the string being written exempt from `minLength`, `maxLength` and `pattern` (and passing
+  /// `enum` or `const` when one of their strings begins with it); `decode<T>`, the decoder on the
+  /// healed value with the missing members of `LLMJSON_DEFINE_TYPE` structs left default (each
+  /// member present decodes to its type, an unknown key still fails; the decoder's caller check
+  /// judges the complete `T` only); a caller's predicate or selector only if it declares
+  /// `static constexpr bool judges_partial = true` (it is then called on the healed value);
+  /// otherwise only complete candidates qualify under it.
+  ///
+  /// **The promise**: every member, element and scalar the partial shows complete (all but the
+  /// `open` path) is, when `finish()`'s answer is the same candidate (same `position()`), in the
+  /// answer with an equal value. After `finish()` or `stop()` the partial is the answer
+  /// (`final`; `nullopt` when they gave an error; a fallback answer included).
+  ///
+  /// Cost: when the version changed since the last call, the text so far is read again (the
+  /// scan, as `extract` reads it) and the partial's value built — linear in the text so far; the
+  /// feeding itself costs nothing more. Otherwise the answer of the last call is returned again.
+  /// A UI reads it when `partial_version()` changed. A selector's exception propagates (the next
+  /// call judges again).
+  [[nodiscard]] std::optional<partial_answer> partial() {
+    if (!s_) return std::nullopt;
+    state& s = *s_;
+    if (s.done) return s.final_partial;
+    if (s.partial_of != s.version) {
+      s.partial = compute_partial();
+      s.partial_of = s.version;
+    }
+    return s.partial;
+  }
+
+  /// Changes whenever the partial answer may have changed: when the stream read new bytes (a
+  /// `feed` that reads, a `sync`), crossed a resource limit or ended. Equal versions: `partial()`
+  /// is the same. Starts at 0 (no text read). Constant time.
+  [[nodiscard]] std::uint64_t partial_version() const noexcept { return s_ ? s_->version : 0; }
+
  private:
   struct state {
     state(S sel_, options opts_)
@@ -195,7 +307,51 @@ class stream {
     std::size_t settle_from = 0;       // records[..settle_from] hold no qualifying candidate
     std::size_t judged = 0;            // made()[..judged] have their verdicts
     std::optional<std::size_t> settled;
+    std::uint64_t version = 0;                    // partial_version()
+    std::uint64_t partial_of = 0;                 // the version `partial` was made at
+    std::optional<partial_answer> partial;        // the last partial() made
+    std::optional<partial_answer> final_partial;  // after the end: the answer
   };
+
+  /// Rules §8 over the text read so far: see `partial()`.
+  std::optional<partial_answer> compute_partial() {
+    state& s = *s_;
+    if (s.scan.over() || !s.scan.live()) return std::nullopt;
+    const std::string_view text = s.scan.text_read();
+    detail::text_so_far t = detail::scanner::so_far(text, s.opts);
+    if (t.in_reasoning || !t.scan.message.empty()) return std::nullopt;
+    std::size_t qualifying = 0;
+    const candidate* first = nullptr;
+    for (candidate& c : t.scan.candidates) {
+      // A number that ends the text (a whole output, part or fence body `4`) is one a later
+      // byte could extend (`42`): left out, as in a healed value.
+      if (!c.text.empty() && c.offset + c.text.size() - c.prefilled == text.size() &&
+          c.text.back() >= '0' && c.text.back() <= '9')
+        continue;
+      detail::judge_candidate(c, s.sel);
+      if (!c.qualifies) continue;
+      ++qualifying;
+      if (!first) first = &c;
+    }
+    const bool healed = t.healed && detail::healed_qualifies(s.sel, *t.healed);
+    if (healed) ++qualifying;
+    if (!first && !healed) return std::nullopt;
+    partial_answer p;
+    const candidate& c = first ? *first : t.healed->c;
+    p.value = *c.json;
+    if (!first) {
+      p.open = std::move(t.healed->open);
+      p.open_string = t.healed->open_string;
+    }
+    p.provisional = t.provisional;
+    p.offset = c.offset;
+    p.prefilled = c.prefilled;
+    p.line = c.line;
+    p.column = c.column;
+    p.source = c.source;
+    p.qualifying = qualifying;
+    return p;
+  }
 
   /// The state, or std::logic_error naming the call when the stream was moved from.
   state& live(const char* call) {
@@ -216,6 +372,7 @@ class stream {
             s.scan.size(),
             !s.scan.over() && detail::is_blank(s.scan.text(), s.opts.prefill.empty()), s.opts)) {
       s.done = true;
+      ++s.version;
       return std::move(*e);
     }
     if (!s.final) {
@@ -232,11 +389,29 @@ class stream {
     scan_result scan = std::move(*s.final);
     s.final.reset();
     s.done = true;
-    return detail::choose(std::move(scan), s.sel, s.opts, judged);
+    result<extraction> r = detail::choose(std::move(scan), s.sel, s.opts, judged);
+    ++s.version;
+    if (r) {  // §8: after the end, the partial answer is the answer
+      const candidate& c = r->chosen();
+      partial_answer p;
+      p.value = r->json();
+      p.offset = c.offset;
+      p.prefilled = c.prefilled;
+      p.line = c.line;
+      p.column = c.column;
+      p.source = c.source;
+      p.qualifying =
+          static_cast<std::size_t>(std::count_if(r->candidates.begin(), r->candidates.end(),
+                                                 [](const candidate& k) { return k.qualifies; }));
+      p.final = true;
+      s.final_partial = std::move(p);
+    }
+    return r;
   }
 
   void read() {
     state& s = *s_;
+    ++s.version;                         // new bytes: the partial answer may have changed
     if (s.scan.read(/*ended=*/false)) {  // the candidates made so far are gone
       s.settled.reset();
       s.settle_from = 0;

@@ -323,6 +323,36 @@ int main(int argc, char** argv) {
                                  [t](benchmark::State& s) { run_stream(s, *t, 16, true, true); })
         ->Unit(benchmark::kMillisecond);
   }
+  // Issue 33: the partial answer of a 64 KB plan, fed in 16-byte chunks and read at every
+  // change (without sync(): the stream reads every 64 bytes to 4 KB; with sync() after each
+  // chunk: at nearly every chunk), against one extract() of the same text.
+  {
+    const std::string* t = keep(plan_answer(64 * 1024 / std::min<std::size_t>(k, 16)));
+    benchmark::RegisterBenchmark("extract/plan answer 64 KB", [t](benchmark::State& s) {
+      for (auto _ : s) {
+        auto r = llmjson::extract(*t, llmjson::any_key({"steps"}));
+        benchmark::DoNotOptimize(r);
+      }
+      s.SetBytesProcessed(s.iterations() * static_cast<std::int64_t>(t->size()));
+    })->Unit(benchmark::kMillisecond);
+    for (const bool sync : {false, true}) {
+      benchmark::RegisterBenchmark(
+          (std::string("partial/16-byte chunks") + (sync ? ", sync" : "") +
+           ", read at every change/plan answer 64 KB")
+              .c_str(),
+          [t, sync](benchmark::State& s) {
+            std::size_t reads = 0;
+            for (auto _ : s) {
+              llmjson::stream<llmjson::any_key> st(llmjson::any_key({"steps"}));
+              reads = read_partials(st, *t, 16, sync);
+              benchmark::DoNotOptimize(reads);
+            }
+            s.SetBytesProcessed(s.iterations() * static_cast<std::int64_t>(t->size()));
+            s.counters["partials_read"] = static_cast<double>(reads);
+          })
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -223,6 +223,39 @@ inline std::vector<std::pair<std::string, std::function<std::string(std::size_t)
   };
 }
 
+/// Issue 33 (the partial answer): a short `<think>` region, then a plan of `bytes` bytes in all
+/// whose steps a UI shows as they come: `{"title": ..., "steps": [{"t": ..., "minutes": N}, ...]}`.
+inline std::string plan_answer(std::size_t bytes) {
+  std::string s = "<think>The user wants a plan; list the steps.</think>\n";
+  s += "{\"title\": \"Move the service to the new cluster\", \"steps\": [";
+  for (std::size_t i = 0; s.size() + 80 < bytes; ++i) {
+    if (i) s += ", ";
+    s += "{\"t\": \"step " + std::to_string(i) +
+         ": drain the node, copy its volume and check the \\\"health\\\" probe\", \"minutes\": " +
+         std::to_string(i % 60) + "}";
+  }
+  s += "]}";
+  return s;
+}
+
+/// Issue 33: feeds `text` to a stream in `chunk`-byte chunks (with `sync()` after each when
+/// `sync`) and reads the partial answer whenever `partial_version()` changed, as a UI does.
+/// Returns how many partials were read (the answer's presence counted once more).
+template <class Stream>
+std::size_t read_partials(Stream& s, std::string_view text, std::size_t chunk, bool sync) {
+  std::size_t reads = 0;
+  std::uint64_t seen = 0;
+  for (std::size_t at = 0; at < text.size(); at += chunk) {
+    s.feed(text.substr(at, chunk));
+    if (sync) s.sync();
+    if (s.partial_version() == seen) continue;
+    seen = s.partial_version();
+    if (s.partial()) ++reads;
+  }
+  auto r = s.finish();
+  return reads + (r.has_value() ? 1U : 0U);
+}
+
 }  // namespace llmjson_bench
 
 #endif  // LLMJSON_BENCH_INPUTS_HPP_INCLUDED

@@ -4,6 +4,9 @@
 //
 // usage: llmjson_instructions MEASURE INPUT SIZE_BYTES REPEATS
 //   MEASURE: extract (llmjson::extract with any_key({"orders"}), the benchmark's selector),
+//            partial, partial-sync, extract-plan (issue 33, on INPUT plan: a stream in 16-byte
+//            chunks reading its partial answer at every change, without or with sync() after
+//            each chunk, and one extract with any_key({"steps"})),
 //            memchr (counting `{` with memchr, bench.cpp's floor), nlohmann (nlohmann::json::parse
 //            of the input's answer alone, or of the whole input when it is one value)
 //   INPUT:   mixed, nomark, prompt (the mixed trace, `<think>` opened by the prompt), clean, whole,
@@ -12,6 +15,7 @@
 // Prints the input's size. The instructions of one measure are those of a run with REPEATS = 3
 // less those of a run with REPEATS = 1, halved: building the input costs the same in both.
 #include <llmjson/llmjson.hpp>
+#include <llmjson/stream.hpp>
 
 #include "inputs.hpp"
 
@@ -38,6 +42,7 @@ std::optional<std::pair<std::string, std::string>> make(std::string_view name, s
     return std::pair{w, w};
   }
   if (name == "typical") return std::pair{typical_reply(), typical_answer()};
+  if (name == "plan") return std::pair{plan_answer(size), std::string()};
   if (name == "prose") return std::pair{prose(size), std::string()};
   for (const auto& [family, gen] : hostile())
     if (family == name) return std::pair{gen(size), std::string()};
@@ -78,6 +83,13 @@ int main(int argc, char** argv) {
     if (measure == "extract") {
       const auto result = llmjson::extract(text, sel, opts);
       sink += result.has_value() ? 1U : 0U;
+    } else if (measure == "partial" || measure == "partial-sync") {
+      // Issue 33: 16-byte chunks, the partial read at every change (`partial-sync`: sync()
+      // after each chunk, so it changes at nearly every one).
+      llmjson::stream<llmjson::any_key> s(llmjson::any_key({"steps"}), opts);
+      sink += read_partials(s, text, 16, measure == "partial-sync");
+    } else if (measure == "extract-plan") {
+      sink += llmjson::extract(text, llmjson::any_key({"steps"}), opts).has_value() ? 1U : 0U;
     } else if (measure == "memchr") {
       sink += count_braces(text);
     } else if (measure == "nlohmann") {

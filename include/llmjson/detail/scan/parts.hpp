@@ -87,7 +87,7 @@ class part_reader {
           return finish();
         case prefix_watch::ending::cut:
           if (!at_end) break;  // cut by a marker: its lines and frames read it
-          s_.value_cut(part_watch_.first());
+          s_.value_cut(part_watch_.first(), source::part);
           return finish();
       }
     }

@@ -65,6 +65,9 @@ struct pending_cut {
   std::size_t info_at = 0, info_len = 0;      // fences: the info string
   std::string_view body;                      // fences: "is empty", ... (a literal)
   std::size_t marker_at = 0, marker_len = 0;  // regions: the opening marker (none: the prompt's)
+  // What the end of the text cut (rules §8: the healed candidate's source): the whole output,
+  // an answer part, a fence body, or a frame of the scan (`prose`).
+  source src = source::prose;
 };
 
 /// What every record of a segment shares: where it lies.

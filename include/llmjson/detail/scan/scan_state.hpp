@@ -83,13 +83,15 @@ struct scan_state {
     frames.note_record();
   }
 
-  /// §4 Truncation: a whole output or answer part that is a cut value starting at `first`.
-  void value_cut(std::size_t first) {
+  /// §4 Truncation: a whole output or answer part (`src`) that is a cut value starting at
+  /// `first`.
+  void value_cut(std::size_t first, source src) {
     pending_cut found;
     found.kind = text[first] == '{'   ? pending_cut::what::object
                  : text[first] == '[' ? pending_cut::what::array
                                       : pending_cut::what::value;
     found.offset = first;
+    found.src = src;
     cut = found;
   }
 

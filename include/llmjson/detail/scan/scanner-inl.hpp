@@ -25,6 +25,7 @@
 #include <llmjson/detail/scan/engine.hpp>
 #include <llmjson/detail/scan/find.hpp>
 #include <llmjson/detail/scan/frames.hpp>
+#include <llmjson/detail/scan/heal.hpp>
 #include <llmjson/detail/scan/positions.hpp>
 #include <llmjson/detail/scan/relocate.hpp>
 #include <llmjson/detail/scan/scanner.hpp>
@@ -469,6 +470,62 @@ LLMJSON_INLINE scan_result scanner::scan(std::string_view text, const options& o
   return make_scan_result(text, engine, opts, {}, base, purpose);
 }
 
+LLMJSON_INLINE text_so_far scanner::so_far(std::string_view output, const options& opts) {
+  std::string joined;  // §2 The text: the prefill, then the output, read as one text
+  std::string_view text = output;
+  const std::size_t base = opts.prefill.size();
+  if (base != 0) {
+    joined.reserve(base + output.size());
+    joined += opts.prefill;
+    joined += output;
+    text = joined;
+  }
+  text_so_far out;
+  detail::engine reader(opts);
+  reader.build_values(false);
+  // As the stream reads it: the text may go on (what a later byte could still change).
+  reader.advance(text, /*ended=*/false);
+  // While the text so far is one JSON value or a prefix of one, the engine has not begun
+  // reading it: a later byte that ends that (`}</think>`) makes it reasoning, unless the caller
+  // said the output starts in answer text (a JSON value cannot begin with `analysis` nor with a
+  // phrase pair).
+  out.provisional = reader.reading() ? reader.provisional()
+                                     : opts.reasoning_regions && opts.start != output_start::answer;
+  std::optional<scan_result> fast;
+  if (!reader.reading()) fast = whole_candidate(text, opts, base, scan_for::selection);
+  if (fast) {
+    out.scan = std::move(*fast);
+  } else {
+    reader.advance(text, /*ended=*/true);
+    out.scan = make_scan_result(text, reader, opts, {}, base, scan_for::selection);
+    if (reader.cut && reader.overflowed() == overflow::none) {
+      const pending_cut& p = *reader.cut;
+      if (p.kind == pending_cut::what::region) {
+        out.in_reasoning = true;
+      } else {
+        std::size_t b = p.offset;
+        while (b < text.size() && is_json_ws(text[b])) ++b;
+        if (std::optional<healed_value> h = heal(text.substr(b)); h && !h->complete) {
+          healed_candidate hc;
+          hc.c.offset = b;
+          std::tie(hc.c.line, hc.c.column) = position_finder(text).at(b);
+          to_output(hc.c.offset, hc.c.prefilled, base);
+          hc.c.source = p.src;
+          hc.c.in_fence = p.kind == pending_cut::what::fence;
+          hc.c.valid = true;
+          hc.c.json = std::make_shared<const nlohmann::json>(std::move(h->value));
+          hc.open = std::move(h->open);
+          hc.open_string = h->open_string;
+          hc.root_keys = std::move(h->root_keys);
+          out.healed = std::move(hc);
+        }
+      }
+    }
+  }
+  if (base != 0) views_into_output(out.scan.candidates, out.scan.near_misses, text, base, output);
+  return out;
+}
+
 LLMJSON_INLINE scanner::scanner(const options& opts, scan_for purpose)
     : s_(new state(opts, purpose)) {}
 
@@ -526,6 +583,11 @@ LLMJSON_INLINE bool scanner::unread() const noexcept {
 
 LLMJSON_INLINE std::string_view scanner::text() const noexcept {
   return s_->over ? std::string_view() : std::string_view(s_->buf).substr(s_->base);
+}
+
+LLMJSON_INLINE std::string_view scanner::text_read() const noexcept {
+  if (s_->over || s_->read <= s_->base) return std::string_view();
+  return std::string_view(s_->buf).substr(s_->base, s_->read - s_->base);
 }
 
 LLMJSON_INLINE std::size_t scanner::size() const noexcept { return s_->total; }

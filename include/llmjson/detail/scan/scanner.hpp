@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,6 +24,31 @@ namespace llmjson::detail {
 /// over its span) nor worded, nor its position looked up: a thinking model's malformed drafts
 /// cost what its valid ones do.
 enum class scan_for : unsigned char { listing, selection };
+
+/// The candidate that the end of the text so far cuts, healed (rules §8 Healing).
+struct healed_candidate {
+  /// `offset`, `prefilled`, `line`, `column` (of its first byte that is not JSON white space),
+  /// `source`, `valid` (true), `json` (the healed value); `text` is empty.
+  candidate c;
+  /// The JSON pointer of the innermost value still being written (see `partial_answer::open`).
+  std::string open;
+  bool open_string = false;  ///< `open` names the string being written
+  /// The root object's member keys whose `:` was read (a key set qualifies on them).
+  std::vector<std::string> root_keys;
+};
+
+/// The text so far read as if it ended there (rules §8): what `scan` returns of it, the
+/// candidate that the end cuts, healed, if there is one, and whether a later byte could still
+/// make the text so far reasoning.
+struct text_so_far {
+  scan_result scan;
+  std::optional<healed_candidate> healed;
+  /// The text ends inside a reasoning region (the scan's cut is one): no partial answer.
+  bool in_reasoning = false;
+  /// Rules §8 Provisional: a later byte could make the text so far reasoning (the already-open
+  /// rule could still apply, or stripped harmony).
+  bool provisional = false;
+};
 
 /// The scan of tests/corpus/README.md (sections 1 to 4) behind `candidates()` and `stream<S>`:
 /// the engine, the whole-output fast path, candidate assembly (views, positions, values, why a
@@ -47,6 +74,12 @@ class scanner {
   static scan_result scan(std::string_view text, const options& opts,
                           scan_for purpose = scan_for::listing);
 
+  /// Rules §8: `text` (the output so far; `options::prefill` before it) read as if it ended
+  /// there, for selection (`scan_for::selection`), with the cut candidate healed. Linear in the
+  /// text: one reading, then the healing of the cut span. Views point into `text` (a healed
+  /// candidate has none).
+  static text_so_far so_far(std::string_view text, const options& opts);
+
   /// `purpose`: who reads the candidates made (`scan_for::selection` leaves the messages of
   /// candidates in reasoning empty: the caller judges every one before lending it out).
   explicit scanner(const options& opts, scan_for purpose = scan_for::listing);
@@ -68,6 +101,9 @@ class scanner {
   /// The text fed so far, the prefill aside (empty once `over()`). Candidates' views may start
   /// in the prefill, just before it: the scanner keeps both in one buffer.
   [[nodiscard]] std::string_view text() const noexcept;
+  /// The part of `text()` that `read` has read (what `stable()`, `made()` and `provisional()`
+  /// speak of).
+  [[nodiscard]] std::string_view text_read() const noexcept;
   /// How many bytes were fed.
   [[nodiscard]] std::size_t size() const noexcept;
   /// The bytes fed went over `options::max_input_bytes`.

@@ -103,6 +103,7 @@ class segment_reader {
     pending_cut found;
     found.kind = pending_cut::what::fence;
     found.offset = body_begin_;
+    found.src = source::fence;
     found.fence_offset = fence_.at;
     found.info_at = fence_.info_at;
     found.info_len = fence_.info_len;

@@ -87,7 +87,7 @@ class text_start {
           return false;
         case prefix_watch::ending::cut:
           whole_value_ = true;
-          s_.value_cut(whole_watch_.first());
+          s_.value_cut(whole_watch_.first(), source::whole);
           return false;
         case prefix_watch::ending::blank: break;  // a region the prompt opened may hold it
       }

@@ -3,6 +3,7 @@
 #ifndef LLMJSON_DETAIL_SCHEMA_EVALUATOR_INL_HPP_INCLUDED
 #define LLMJSON_DETAIL_SCHEMA_EVALUATOR_INL_HPP_INCLUDED
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -187,17 +188,21 @@ LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::start(frame& f, const
     return fail("type",
                 "expected " + type_list(n.types) + ", got " + std::string(json_type_name(v)));
   }
-  if (n.const_value && !(v == *n.const_value)) {
+  const bool open = partial_ && &v == open_string_;
+  if (n.const_value && !(open ? may_become(*n.const_value, v) : v == *n.const_value)) {
     if (silent()) return outcome::fail;
     return fail("const", "expected " + show_value(*n.const_value));
   }
-  if (n.enum_values && !in_enum(*n.enum_values, v)) {
+  if (n.enum_values &&
+      !(open ? std::any_of(n.enum_values->begin(), n.enum_values->end(),
+                           [&](const nlohmann::json& e) { return may_become(e, v); })
+             : in_enum(*n.enum_values, v))) {
     if (silent()) return outcome::fail;
     return fail("enum", "expected one of " + show_value(*n.enum_values, 120));
   }
   outcome o = outcome::pass;
   if (v.is_number()) o = number_checks(n, v);
-  if (v.is_string()) o = string_checks(n, v);
+  if (v.is_string() && !open) o = string_checks(n, v);
   if (v.is_array()) o = array_checks(n, v);
   if (v.is_object()) o = object_checks(n, v);
   if (o == outcome::fail) return o;
@@ -247,7 +252,7 @@ LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::string_checks(const s
 LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::array_checks(const schema_node& n,
                                                                         const nlohmann::json& v) {
   const std::size_t size = v.size();
-  if (n.min_items && size < *n.min_items) {
+  if (n.min_items && !partial_ && size < *n.min_items) {
     return fail_count("minItems", "at least", *n.min_items, "item", "items", size);
   }
   if (n.max_items && size > *n.max_items) {
@@ -273,10 +278,10 @@ LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::array_checks(const sc
 LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::object_checks(const schema_node& n,
                                                                          const nlohmann::json& v) {
   for (const auto& r : n.required) {
-    if (!v.contains(r)) return fail_key("required", "missing key ", r);
+    if (!partial_ && !v.contains(r)) return fail_key("required", "missing key ", r);
   }
   const std::size_t size = v.size();
-  if (n.min_properties && size < *n.min_properties) {
+  if (n.min_properties && !partial_ && size < *n.min_properties) {
     return fail_count("minProperties", "at least", *n.min_properties, "property", "properties",
                       size);
   }

@@ -41,6 +41,14 @@ class schema_evaluator {
   bool run(const nlohmann::json& v);
   /// Why the last `run` returned false.
   [[nodiscard]] std::string& message() noexcept { return message_; }
+  /// Judges a healed value (rules §8 Qualifying): `required`, `minItems` and `minProperties`
+  /// are not applied; `*open_string` (null: none), the string being written, is exempt from
+  /// `minLength`, `maxLength` and `pattern`, and passes `enum` and `const` when one of their
+  /// strings begins with it (what it may still become). Call before `run`.
+  void partial(const nlohmann::json* open_string) noexcept {
+    partial_ = true;
+    open_string_ = open_string;
+  }
 
  private:
   struct step {
@@ -99,7 +107,15 @@ class schema_evaluator {
   std::vector<step> path_;
   int quiet_ = 0;  // > 0 inside anyOf/oneOf/not/if/contains: failures are expected, no message
   bool aborted_ = false;
+  bool partial_ = false;                         // see partial()
+  const nlohmann::json* open_string_ = nullptr;  // the string being written
   std::string message_;
+
+  // The string being written (a healed value's): `allowed`, a string, may be what it becomes.
+  [[nodiscard]] static bool may_become(const nlohmann::json& allowed, const nlohmann::json& v) {
+    return allowed.is_string() &&
+           allowed.get_ref<const std::string&>().starts_with(v.get_ref<const std::string&>());
+  }
 
   // --- the stack ---
 

@@ -45,6 +45,21 @@ LLMJSON_INLINE verdict schema::operator()(const nlohmann::json& value) const {
   return verdict::fail(std::move(e.message()));
 }
 
+namespace detail {
+
+LLMJSON_INLINE verdict judge_partial(const schema& s, const nlohmann::json& value,
+                                     const nlohmann::json* open_string) {
+  if (deeper_than(value, max_depth_limit))
+    return verdict::fail("/: the value nests deeper than " + std::to_string(max_depth_limit) +
+                         " levels");
+  schema_evaluator e(*s.tree_);
+  e.partial(open_string);
+  if (e.run(value)) return verdict::pass();
+  return verdict::fail(std::move(e.message()));
+}
+
+}  // namespace detail
+
 }  // namespace llmjson
 
 #endif  // LLMJSON_DETAIL_SCHEMA_SCHEMA_INL_HPP_INCLUDED

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include <llmjson/detail/config.hpp>
+#include <llmjson/select.hpp>  // partial_judging
 
 namespace llmjson::detail {
 
@@ -388,7 +389,7 @@ void read_record(const nlohmann::json& j, T& out, const json_path* at) {
       read_member(*it, out.*fd.member, &here);
     } else if constexpr (is_optional<M>::value) {
       (out.*fd.member).reset();
-    } else {
+    } else if (!partial_judging) {  // a stream's partial answer: left as it is
       throw_missing_key(at, fd.name, j, names.data(), names.size());
     }
   });
