@@ -484,6 +484,9 @@ TEST_CASE("the promise on every prefix of every corpus case, any chunking", "[pa
       llmjson::options first = opts;
       first.policy = llmjson::policy::first;
       promise(text, llmjson::any_object{}, first, sizes, step, counts);
+      // The caller says the output starts in answer text: the partials are not provisional.
+      first.start = llmjson::output_start::answer;
+      promise(text, llmjson::any_object{}, first, sizes, step, counts);
     }
     if (counts.replaced != before) replacing.push_back(e.path().filename().string());
     ++cases;
