@@ -1,6 +1,7 @@
 // llmjson: the partial answer of a stream (rules §8) — healing case by case, qualifying for each
 // selector kind, provisional or not, and the promise on every prefix of the corpus
 // SPDX-License-Identifier: MIT
+#include <llmjson/partial.hpp>
 #include <llmjson/partial_answer.hpp>
 #include <llmjson/schema.hpp>
 #include <llmjson/schema_of.hpp>
@@ -295,6 +296,22 @@ TEST_CASE("qualifying: decode<T> with missing members allowed, predicates opt in
   CHECK(partial_of(R"({"ok": [)", partial_predicate{}));
   CHECK_FALSE(partial_of(R"({"ok": [)", complete_predicate{}));
   CHECK(partial_of(R"({"ok": []} {"x)", complete_predicate{}));  // complete candidates do
+}
+
+TEST_CASE("the typed partial reads a stream's partial answer: value and open", "[partial]") {
+  llmjson::stream s(llmjson::decode<plan>{});
+  s.feed(
+      R"(<think>a plan</think>{"title": "Trip", "steps": [{"t": "pack", "minutes": 5}, {"t": "dr)");
+  s.sync();
+  const auto p = s.partial();
+  REQUIRE(p);
+  const llmjson::partial<plan> typed(p->value, p->open);
+  CHECK(typed->title == "Trip");
+  CHECK(typed.state(&plan::title) == llmjson::member_state::complete);
+  REQUIRE(typed->steps.size() == 2);
+  CHECK(typed.complete_count(&plan::steps) == 1);
+  CHECK(typed.at(&plan::steps, 1).state(&step::t) == llmjson::member_state::in_progress);
+  CHECK(typed.at(&plan::steps, 1).state(&step::minutes) == llmjson::member_state::absent);
 }
 
 TEST_CASE("after finish or stop the partial is the answer, and the version", "[partial]") {
