@@ -312,6 +312,9 @@ TEST_CASE("the typed partial reads a stream's partial answer: value and open", "
   CHECK(typed.complete_count(&plan::steps) == 1);
   CHECK(typed.at(&plan::steps, 1).state(&step::t) == llmjson::member_state::in_progress);
   CHECK(typed.at(&plan::steps, 1).state(&step::minutes) == llmjson::member_state::absent);
+  const llmjson::partial<plan> same(*p);  // the constructor from a partial_answer
+  CHECK(same->steps.size() == 2);
+  CHECK(same.complete_count(&plan::steps) == 1);
 }
 
 TEST_CASE("after finish or stop the partial is the answer, and the version", "[partial]") {

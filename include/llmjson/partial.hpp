@@ -19,6 +19,7 @@
 #include <llmjson/detail/config.hpp>
 #include <llmjson/detail/schema_of/members.hpp>
 #include <llmjson/enum_names.hpp>
+#include <llmjson/partial_answer.hpp>
 
 namespace llmjson {
 
@@ -143,6 +144,9 @@ class partial {
   /// a value in it. Allocates; linear in the size of `value`.
   partial(const nlohmann::json& value, std::optional<std::string_view> open)
       : partial(read(value, open)) {}
+
+  /// Reads a stream's partial answer: `partial(p.value, p.open)`.
+  explicit partial(const partial_answer& p) : partial(p.value, p.open) {}
 
   /// Returns the `T` with what has arrived: each member in progress or complete as read, each
   /// absent one default-constructed. Does not throw.
