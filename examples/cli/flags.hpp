@@ -40,6 +40,7 @@ struct settings {
   llmjson::output_start starts_in = llmjson::output_start::unknown;
   std::optional<std::string> prefill;  // --prefill
   bool early = false;
+  bool partials = false;
   bool response = false;
   bool jsonl = false;
   std::optional<std::string> at;          // --at: where each line holds its output
@@ -234,7 +235,7 @@ inline std::string read_jobs(settings& s, std::string_view name, const std::stri
 }
 
 /// Every flag.
-inline constexpr std::array<flag, 25> flags{{
+inline constexpr std::array<flag, 26> flags{{
     {.name = "--keys",
      .section = flag_section::qualifies,
      .reads = read_keys,
@@ -310,6 +311,16 @@ inline constexpr std::array<flag, 25> flags{{
              "gpt-oss's stripped analysis...assistantfinal) only at its end or at a\n"
              "harmony token. --report and --explain then show the text read, and\n"
              "--report says how much (\"early\")"},
+    {.name = "--partials",
+     .section = flag_section::early,
+     .sets = &settings::partials,
+     .help = "read the input as it arrives and print, each time the partial answer\n"
+             "changes, one compact line {\"partial\": VALUE, \"provisional\": BOOL}: the\n"
+             "answer as far as it is written (its open string closed, a number or key\n"
+             "still in progress left out), never a reasoning draft; provisional while a\n"
+             "later </think> could still make it one (not with --starts-in answer). Then\n"
+             "the answer (or the error) as without it. With --early, it stops once\n"
+             "settled. For a UI reading a pipe"},
     {.name = "--response",
      .section = flag_section::input,
      .sets = &settings::response,
@@ -461,6 +472,9 @@ inline std::string check_combination(const settings& s, const flag_counts& given
   if (s.early && s.response)
     return "--early reads the model's text as it arrives, --response a whole response (whose "
            "usage comes last): drop one";
+  if (s.partials && s.response)
+    return "--partials reads the model's text as it arrives, --response a whole response: drop "
+           "one";
   if (s.early && !s.policy && s.schema_path)
     return "--early needs policy first, and --schema's default is unique: add --policy first";
   if (!s.jsonl) {
@@ -470,6 +484,7 @@ inline std::string check_combination(const settings& s, const flag_counts& given
     return {};
   }
   if (s.early) return "--early reads one output as it arrives, --jsonl many: drop one";
+  if (s.partials) return "--partials reads one output as it arrives, --jsonl many: drop one";
   if (s.explain) return "--explain draws a table per output: with --jsonl, --report says the same";
   if (s.pretty) return "--jsonl writes one line per output: --pretty would break them";
   if (s.response && !s.reasoning_at.empty())

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -74,18 +75,20 @@ inline input read_input(const std::string& path, std::size_t limit) {
   return in;
 }
 
-/// With --early: what was read, and why the reading stopped.
+/// With --early or --partials: what was read, and why the reading stopped.
 struct early_read {
-  bool settled = false;     // the answer was settled: the rest was not read
+  bool settled = false;     // the answer was settled (--early): the rest was not read
   bool over_limit = false;  // stopped reading past `limit` bytes
-  std::string problem;      // why it could not be read; empty when it was
+  std::string problem;      // why it could not be read, or stdout could not be written; empty
 };
 
 /// Reads `path` (stdin for "-") as it arrives, with read(2) on its descriptor (no buffering
-/// that waits for a full block), into `st`, until the answer is settled, the input ends, or it
-/// is over `limit` bytes.
-template <class S>
-early_read read_until_settled(const std::string& path, llmjson::stream<S>& st, std::size_t limit) {
+/// that waits for a full block), into `st`, until the input ends, it is over `limit` bytes, or,
+/// with `stop_when_settled` (--early), the answer is settled. After each read, `after_read()`
+/// (--partials prints the partial answer there): a message stops the reading as a problem.
+template <class S, class F>
+early_read read_as_it_comes(const std::string& path, llmjson::stream<S>& st, std::size_t limit,
+                            bool stop_when_settled, F&& after_read) {
   early_read in;
   std::FILE* f = open_input(path, in.problem);
   if (!f) return in;
@@ -114,7 +117,11 @@ early_read read_until_settled(const std::string& path, llmjson::stream<S>& st, s
       break;
     }
     st.sync();  // a read is a large piece: see it all at once
-    if (st.settled()) {
+    if (std::string problem = after_read(); !problem.empty()) {
+      in.problem = std::move(problem);
+      break;
+    }
+    if (stop_when_settled && st.settled()) {
       in.settled = true;
       break;
     }

@@ -6,8 +6,10 @@
 // reply.hpp (--response: a /chat/completions reply); report.hpp (the answer, the notes,
 // --explain, --report); output.hpp (stdout, exit status, signals); jsonl.hpp (--jsonl), with
 // json_line.hpp, json_string.hpp and json_pointer.hpp (its line reader) and ordered_lines.hpp
-// (its threads). This file runs one output, whole or --early, and chooses the mode.
+// (its threads). This file runs one output, whole or as it arrives (--early, --partials), and
+// chooses the mode.
 
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <optional>
@@ -15,7 +17,10 @@
 #include <string_view>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include <llmjson/extract.hpp>
+#include <llmjson/partial_answer.hpp>
 #include <llmjson/schema.hpp>
 #include <llmjson/stream.hpp>
 #include <llmjson/version.hpp>
@@ -80,18 +85,41 @@ int run(const settings& s, std::string_view text, const S& sel, bool over_limit,
   return print_result<S>(s, &r, o);
 }
 
-/// --early: reads the input as it arrives and prints the outcome as soon as the answer is
-/// settled, or at the end of the input; returns the exit code.
+/// --partials: after a read, the line of the partial answer if it changed since the last line
+/// (`{"partial": VALUE, "provisional": BOOL}`); returns why stdout could not take it, or "".
 template <class S>
-int run_early(const settings& s, const S& sel) {
+std::string print_partial(llmjson::stream<S>& st, std::uint64_t& version, std::string& last_line) {
+  if (st.partial_version() == version) return {};
+  version = st.partial_version();
+  const std::optional<llmjson::partial_answer> p = st.partial();
+  if (!p) return {};
+  nlohmann::ordered_json line;
+  line["partial"] = p->value;
+  line["provisional"] = p->provisional;
+  std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  if (text == last_line) return {};  // read again, the same: one line a change
+  last_line = std::move(text);
+  if (std::string why = write_out(last_line); !why.empty()) return "cannot write to stdout: " + why;
+  return {};
+}
+
+/// --early and --partials: reads the input as it arrives, with --partials prints each change of
+/// the partial answer, and prints the outcome as soon as the answer is settled (--early) or at
+/// the end of the input; returns the exit code.
+template <class S>
+int run_as_it_comes(const settings& s, const S& sel) {
   llmjson::stream<S> st(sel, options_of(s));
-  const early_read in = read_until_settled(s.input, st, s.max_bytes);
+  std::uint64_t version = 0;
+  std::string last_line;
+  const early_read in = read_as_it_comes(s.input, st, s.max_bytes, s.early, [&]() -> std::string {
+    return s.partials ? print_partial(st, version, last_line) : std::string();
+  });
   if (!in.problem.empty()) {
     write(stderr, "llmjson: " + one_line(in.problem) + "\n");
     return exit_usage;
   }
   outcome o;
-  o.early = &in;
+  if (s.early) o.early = &in;
   o.bytes_read = st.size();
   if (in.over_limit) return print_result<S>(s, nullptr, o);
   // Settled: the reading stopped there, so what is still open after the answer was not cut.
@@ -159,7 +187,8 @@ int main_impl(int argc, char** argv) {
 #endif
     return with_selector(s, schema, [&](const auto& sel) { return run_jsonl(s, sel); });
   }
-  if (s.early) return with_selector(s, schema, [&](const auto& sel) { return run_early(s, sel); });
+  if (s.early || s.partials)
+    return with_selector(s, schema, [&](const auto& sel) { return run_as_it_comes(s, sel); });
   return run_whole(s, schema);
 }
 

@@ -92,6 +92,9 @@ def parse_json(data):
 # The corpus
 
 def load_cases(corpus):
+    """The corpus cases: (name, path, expectation). With LLMJSON_CLI_CORPUS_STEP=N, every Nth
+    (the sanitizer stage of .ci/run: a sanitized tool is slow to start, and its paths are the same
+    on a third of the texts; the other stages run every case)."""
     cases = []
     for name in sorted(os.listdir(corpus)):
         if name.endswith(".txt"):
@@ -100,7 +103,8 @@ def load_cases(corpus):
                 cases.append((stem, os.path.join(corpus, name), json.load(f)))
     if not cases:
         raise SystemExit("no cases in " + corpus)
-    return cases
+    step = int(os.environ.get("LLMJSON_CLI_CORPUS_STEP", "1") or "1")
+    return cases[::max(step, 1)]
 
 
 def utf8_cases(corpus):
@@ -735,7 +739,7 @@ def group_examples(c, a):
 WRITER = r"""
 import os, signal, sys, time
 # Writes argv[1] (a file) to stdout in the pieces argv[2:] says ("bytes" or "sleep:SECONDS"),
-# then keeps stdout open for an hour (the test kills it), as a model that is still writing would;
+# then ("end" aside, which exits there) keeps stdout open for an hour (the test kills it), as a model that is still writing would;
 # with the step "talk", it keeps writing a line every 50 ms instead, and dies of SIGPIPE as a CLI
 # does once nobody reads it. The tests wait for what they check, never for a time: a tool that
 # exits "while writing" exits while this process is alive, however loaded the machine.
@@ -746,6 +750,8 @@ for step in sys.argv[2:]:
     if step.startswith("sleep:"):
         time.sleep(float(step[6:]))
         continue
+    if step == "end":  # close the pipe: the end of the output
+        sys.exit(0)
     if step == "talk":
         for _ in range(72000):
             os.write(1, b"and one more thing about these orders.\n")
@@ -992,6 +998,119 @@ def check_same_as_without(c, name, args, data, path):
         c.check(report_without_early(erep) == rep, "%s %s: the report differs although nothing settled" % (name, args))
     else:
         c.check(same_json(erep["value"], rep["value"]) and erep["ok"], "%s %s: a settled answer that differs" % (name, args))
+
+
+# ---------------------------------------------------------------------------------------------
+# --partials: a line per change of the partial answer, then the answer
+
+def partial_lines(c, name, out):
+    """Splits --partials' stdout into its partial lines (each checked to be one) and the rest."""
+    lines = out.split(b"\n")
+    partials = []
+    while len(lines) > 1 and lines[0].startswith(b'{"partial":'):
+        ok, rec = parse_json(lines[0])
+        c.check(ok and isinstance(rec, dict) and list(rec.keys()) == ["partial", "provisional"]
+                and isinstance(rec["provisional"], bool),
+                "%s: a partial line is not {partial, provisional}: %r" % (name, lines[0][:200]))
+        partials.append(rec if ok else None)
+        lines.pop(0)
+    return partials, b"\n".join(lines)
+
+
+def shows_only_final(c, name, partial, answer):
+    """Every element a partial list of steps shows complete is the answer's; the last one may be
+    the string still being written, a start of the answer's."""
+    steps = partial.get("steps", []) if isinstance(partial, dict) else None
+    if not c.check(isinstance(steps, list) and len(steps) <= len(answer),
+                   "%s: the partial %r is not a start of %r" % (name, partial, answer)):
+        return
+    for i, step in enumerate(steps):
+        last = i == len(steps) - 1
+        c.check(step == answer[i] or (last and answer[i].startswith(step)),
+                "%s: the partial %r shows %r where the answer has %r" % (name, partial, step, answer[i]))
+
+
+def group_partials(c, a):
+    # A reasoning model's output in pieces (the pipe closed at the end): lines as the answer is
+    # written, none from the draft in <think>, not provisional once </think> decided the start,
+    # each showing what the answer holds; then the answer, as the run without --partials gives it.
+    text = (b'<think>Maybe {"steps": ["guess"]}? No.</think>\n'
+            b'{"steps": ["boil water", "warm the pot", "steep"]} and that is all.')
+    answer = ["boil water", "warm the pot", "steep"]
+    pieces = []
+    for n in (20, 20, 14, 9, 16, 11, 7, 6):
+        pieces += [str(n), "sleep:0.15"]
+    w = Writer(text, pieces + ["rest", "end"])
+    try:
+        tool = w.pipe_into(c, ["--partials", "--keys", "steps"])
+        out, err = tool.communicate(timeout=HANG_SECONDS)
+    finally:
+        w.close()
+    partials, rest = partial_lines(c, "pieces", out)
+    c.check(tool.returncode == 0 and rest == b'{"steps":["boil water","warm the pot","steep"]}\n'
+            and err == b"", "pieces: exit %s, then %r, stderr %r" % (tool.returncode, rest[:300], err[:300]))
+    c.check(len(partials) >= 1, "pieces: no partial line: %r" % out[:300])
+    c.check(b"guess" not in out, "pieces: the draft was shown: %r" % out[:300])
+    for p in partials:
+        if p is None:
+            continue
+        c.check(p["provisional"] is False, "pieces: provisional after </think>: %r" % p)
+        shows_only_final(c, "pieces", p["partial"], answer)
+    if partials and partials[-1] is not None:
+        c.check(partials[-1]["partial"] == {"steps": answer},
+                "pieces: the last partial is not the answer: %r" % partials[-1])
+    print("pieces: %d partial lines" % len(partials))
+
+    # No marker, and the start unknown: provisional; with --starts-in answer, not.
+    for start, provisional in (([], True), (["--starts-in", "answer"], False)):
+        rc, out, err = c.run(["--partials", "--keys", "steps"] + start, b'Plan: {"steps": ["a"]}')
+        partials, rest = partial_lines(c, "provisional", out)
+        c.check(rc == 0 and rest == b'{"steps":["a"]}\n' and len(partials) == 1 and partials[0] is not None
+                and partials[0]["provisional"] is provisional,
+                "provisional %s: exit %s, %r" % (start, rc, out[:300]))
+    # Inside reasoning that never closes: no partial line, and the error as without --partials.
+    rc, out, err = c.run(["--partials"], b'<think>{"steps": ["draft"]')
+    plain = c.run([], b'<think>{"steps": ["draft"]')
+    c.check((rc, out, err) == plain and out == b"", "in reasoning: %r %r %r" % (rc, out, err[:200]))
+
+    # Every corpus case, from a file (one read: at most one line): the partial lines, then
+    # exactly what the run without --partials prints, with its exit status and stderr.
+    for name, path, case in load_cases(a.corpus):
+        with Flags(case) as flags:
+            plain = c.run(flags + [path])
+            rc, out, err = c.run(flags + ["--partials", path])
+            partials, rest = partial_lines(c, name, out)
+            c.check((rc, rest, err) == plain,
+                    "%s: --partials gives %r, without %r" % (name, (rc, out[:300], err[:300]), plain))
+            # Under first, the answer is the first qualifying candidate: the last partial, once
+            # the whole input is read (when there is one: never the fallback).
+            if case["policy"] == "first" and plain[0] == 0 and partials and partials[-1] is not None:
+                ok, value = parse_json(plain[1])
+                c.check(ok and same_json(partials[-1]["partial"], value),
+                        "%s: after the whole input the partial is not the answer: %r" % (name, partials[-1]))
+
+    # With --early: the partial lines, then the answer once settled, the writer still writing.
+    with open(os.path.join(a.examples, "04-think-then-orders.txt"), "rb") as f:
+        orders_text = f.read()
+    w = Writer(orders_text, ("rest", "talk"))
+    try:
+        tool = w.pipe_into(c, ["--partials", "--early", "--keys", "orders"])
+        out, err = tool.communicate(timeout=HANG_SECONDS)
+        partials, rest = partial_lines(c, "--early", out)
+        ok, value = parse_json(rest)
+        c.check(tool.returncode == 0 and ok and value["orders"] == ["come about", "full impulse"]
+                and all(p is not None and isinstance(p["partial"], dict) for p in partials),
+                "--partials --early: exit %s, %r" % (tool.returncode, out[:300]))
+    finally:
+        w.close()
+
+    # Usage: one output as it arrives.
+    for args, says in ((["--partials", "--jsonl"], b"--partials reads one output as it arrives, --jsonl many"),
+                       (["--partials", "--response"], b"--partials reads the model's text as it arrives")):
+        rc, out, err = c.run(args, b"{}")
+        c.check(rc == 2 and out == b"" and says in err, "%s: exit %s, stderr %r" % (args, rc, err))
+    rc, out, _ = c.run(["--help"])
+    c.check(b"--partials" in out and b'{"partial": VALUE' in out, "--help does not explain --partials")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1683,6 +1802,7 @@ def main():
         "examples": lambda: group_examples(c, a),
         "early": lambda: group_early(c, a),
         "response": lambda: group_response(c, a),
+        "partials": lambda: group_partials(c, a),
         "jsonl": lambda: group_jsonl(c, a),
         "signals": lambda: group_signals(c, a),
         "rules_v4": lambda: group_rules_v4(c, a),
