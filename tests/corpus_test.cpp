@@ -5,6 +5,7 @@
 #include <llmjson/kernel.hpp>
 
 #include "catch_compat.hpp"
+#include "corpus_case.hpp"
 #include "kernel_ops.hpp"
 #include "read_file.hpp"
 
@@ -40,19 +41,10 @@ std::vector<std::filesystem::path> cases() {
   return out;
 }
 
-llmjson::policy policy_named(const std::string& s) {
-  if (s == "unique") return llmjson::policy::unique;
-  if (s == "last") return llmjson::policy::last;
-  REQUIRE(s == "first");
-  return llmjson::policy::first;
-}
-
 /// Runs one case; returns false when it needs a selector this build lacks.
 bool run_case(const std::filesystem::path& txt, const nlohmann::json& spec,
               const std::string& text) {
-  llmjson::options opts;
-  opts.policy = policy_named(spec.at("policy").get<std::string>());
-  opts.prefill = spec.value("prefill", std::string());
+  const llmjson::options opts = llmjson_tests::corpus_options(spec);
   const nlohmann::json& sel = spec.at("select");
   llmjson::result<llmjson::extraction> r = llmjson::extract(text, opts);
   if (sel.contains("keys")) {

@@ -8,6 +8,7 @@
 #include <llmjson/stream.hpp>
 
 #include "catch_compat.hpp"
+#include "corpus_case.hpp"
 #include "read_file.hpp"
 
 #include <algorithm>
@@ -477,12 +478,7 @@ TEST_CASE("the promise on every prefix of every corpus case, any chunking", "[pa
     spec_path.replace_extension(".expect.json");
     const std::string text = read_file(e.path());
     const json spec = json::parse(read_file(spec_path));
-    llmjson::options opts;
-    const std::string pol = spec.at("policy");
-    opts.policy = pol == "unique" ? llmjson::policy::unique
-                  : pol == "last" ? llmjson::policy::last
-                                  : llmjson::policy::first;
-    opts.prefill = spec.value("prefill", std::string());
+    llmjson::options opts = llmjson_tests::corpus_options(spec);
     INFO(e.path().filename().string());
     const json& sel = spec.at("select");
     // Every prefix (1-byte chunks, the partial read after each) on texts up to 8 KB; a larger

@@ -5,6 +5,7 @@
 #include <llmjson/stream.hpp>
 
 #include "catch_compat.hpp"
+#include "corpus_case.hpp"
 #include "kernel_ops.hpp"
 #include "read_file.hpp"
 #include "reasoning_forms.hpp"
@@ -202,12 +203,7 @@ TEST_CASE("every corpus case: any chunking finishes exactly as extract()", "[str
       spec_path.replace_extension(".expect.json");
       const std::string text = read_file(e.path());
       const json spec = json::parse(read_file(spec_path));
-      llmjson::options opts;
-      const std::string pol = spec.at("policy");
-      opts.policy = pol == "unique" ? llmjson::policy::unique
-                    : pol == "last" ? llmjson::policy::last
-                                    : llmjson::policy::first;
-      opts.prefill = spec.value("prefill", std::string());
+      llmjson::options opts = llmjson_tests::corpus_options(spec);
       INFO(e.path().filename().string());
       const json& sel = spec.at("select");
       if (sel.contains("keys")) {
