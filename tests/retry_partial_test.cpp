@@ -349,6 +349,20 @@ TEST_CASE("retracted ends every failed attempt that showed something, whatever e
     }
     CHECK(l.count(partial_change::retracted) == 2);
   }
+  SECTION("an attempt that showed a draft, then cleared it, is retracted all the same") {
+    script s;
+    s.replies = {{"{\"steps\": [\"guess\"]}</think> Sorry, no plan.", "stop", 4}};
+    recorder l;
+    auto r = llmjson::retrying(streaming(s), l.options({.max_attempts = 1}))
+                 .extract(std::string("plan"), llmjson::any_key({"steps"}));
+    REQUIRE_FALSE(r);
+    CHECK(r.attempts.at(0).outcome == attempt_outcome::no_json);
+    std::vector<partial_change> changes;
+    for (const told& t : l.of(1)) changes.push_back(*t.change);
+    REQUIRE(changes.size() >= 3);
+    CHECK(changes[changes.size() - 2] == partial_change::cleared);
+    CHECK(changes.back() == partial_change::retracted);
+  }
   SECTION("the adapter throws: its exception reaches the caller, after the retraction") {
     script s;
     s.replies = {{think_then_cut, "length", 6, true}};

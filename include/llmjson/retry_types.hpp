@@ -397,8 +397,10 @@ inline constexpr std::array enumerators<partial_change>{
 /// attempt showed anything, one last event: a `shown` whose partial is `final` (the attempt gave
 /// the answer, and the call returns it) or `retracted` (it did not). An attempt whose answer came
 /// with nothing shown before (no partial while it streamed) ends with that final `shown` alone;
-/// a failed one that showed nothing says nothing. So a UI shows the latest `shown`, empties on
-/// `cleared` and `retracted`, and what it shows when the call returns an answer is that answer.
+/// a failed one that showed nothing says nothing (one that showed, then cleared, is still
+/// retracted). When the callback throws on the final `shown`, the call returns no answer, and
+/// `retracted` follows. So a UI shows the latest `shown`, empties on `cleared` and `retracted`,
+/// and what it shows when the call returns an answer is that answer.
 struct partial_event {
   /// The attempt (1-based, `attempt::number`) whose partial answer this is.
   std::size_t attempt = 1;
