@@ -47,12 +47,15 @@ namespace llmjson {
 /// answer that came back without a `finish_reason`, its `stop()` (the same answer, with no cut
 /// after it and no `later_qualifying`: the wrapper ended the text). Under policy `first`, once the
 /// answer is settled the wrapper requests stop through the adapter's token
-/// (`retry_options::stop_early`), and the attempt says so (`attempt::stopped_early`). Everything
-/// else (what is retried, the record, cancellation, exceptions) is as for the other forms.
+/// (`retry_options::stop_early`), and the attempt says so (`attempt::stopped_early`). The
+/// stream's partial answer goes to `retry_options::on_partial` as it changes, and is retracted
+/// when the attempt fails (`partial_event`). Everything else (what is retried, the record,
+/// cancellation, exceptions) is as for the other forms.
 ///
 /// Threads: the calls are `const` and the wrapper keeps no state between them, so one wrapper may
-/// serve several threads at once, if its adapter, its hook and `on_attempt` may be called
-/// concurrently: the wrapper calls them (on the caller's thread) without any locking. Whatever an
+/// serve several threads at once, if its adapter, its hook, `on_attempt` and `on_partial` may be
+/// called concurrently: the wrapper calls them (on the caller's thread; `on_partial` also from
+/// within the sink, on the thread the adapter calls it from) without any locking. Whatever an
 /// adapter, a hook or a callback throws leaves the wrapper usable. To stop one call alone, pass
 /// it its own `std::stop_token`; `retry_options::stop` stops them all.
 ///

@@ -23,6 +23,7 @@
 #include <llmjson/enum_names.hpp>
 #include <llmjson/error.hpp>
 #include <llmjson/options.hpp>
+#include <llmjson/partial_answer.hpp>
 #include <llmjson/result.hpp>
 
 namespace llmjson {
@@ -359,6 +360,58 @@ struct answer {
   std::size_t prefilled = 0;
 };
 
+/// What happened to the partial answer a streaming attempt shows (`partial_event::change`).
+enum class partial_change {
+  /// A partial answer to show, new or changed (`partial_event::partial`): it replaces whatever
+  /// the attempt showed before. The last one of the attempt that gives the answer is that answer
+  /// (`partial_answer::final`).
+  shown,
+  /// Within the attempt, the partial answer went away: the text shown turned out to be
+  /// reasoning (a `</think>` came after it), or its candidate was ruled out and none qualifies
+  /// now. Show nothing until the next `shown`.
+  cleared,
+  /// The attempt ended without being the answer (it failed and is retried, or was the last; the
+  /// adapter or the sink's work threw): clear all it showed. The attempt's last event.
+  retracted,
+};
+
+/// Returns the change's name: `"retracted"`. Does not throw.
+[[nodiscard]] constexpr std::string_view to_string(partial_change c) noexcept {
+  switch (c) {
+    case partial_change::shown: return "shown";
+    case partial_change::cleared: return "cleared";
+    case partial_change::retracted: return "retracted";
+  }
+  return "unknown";
+}
+
+/// Every `partial_change`: `from_string<partial_change>("shown") == partial_change::shown`.
+template <>
+inline constexpr std::array enumerators<partial_change>{
+    partial_change::shown, partial_change::cleared, partial_change::retracted};
+
+/// What `retry_options::on_partial` is told: the partial answer of a streaming attempt changed,
+/// went away, or was retracted with its attempt.
+///
+/// For each attempt, the events are `shown` and `cleared` as the content streams, then, if the
+/// attempt showed anything, one last event: a `shown` whose partial is `final` (the attempt gave
+/// the answer, and the call returns it) or `retracted` (it did not). An attempt whose answer came
+/// with nothing shown before (no partial while it streamed) ends with that final `shown` alone;
+/// a failed one that showed nothing says nothing (one that showed, then cleared, is still
+/// retracted). When the callback throws on the final `shown`, the call returns no answer, and
+/// `retracted` follows. So a UI shows the latest `shown`, empties on `cleared` and `retracted`,
+/// and what it shows when the call returns an answer is that answer.
+struct partial_event {
+  /// The attempt (1-based, `attempt::number`) whose partial answer this is.
+  std::size_t attempt = 1;
+  /// What happened.
+  partial_change change = partial_change::shown;
+  /// `shown`: the partial answer (rules §8; `partial_answer`'s promise holds against the
+  /// attempt's answer), valid during the call only: copy what you keep. Build a typed one with
+  /// `llmjson::partial<T>(*e.partial)`. `nullptr` for `cleared` and `retracted`.
+  const partial_answer* partial = nullptr;
+};
+
 /// Options of the retry wrapper. Designated initializers read well:
 /// `llmjson::retry_options{.max_attempts = 3, .retry_reasoning_at_length = false}`.
 struct retry_options {
@@ -399,6 +452,28 @@ struct retry_options {
   /// tests/bench/README.md, "How early the stream settles"). `attempt::stopped_early` says when
   /// it acted.
   bool stop_early = true;
+  /// With a streaming adapter (`StreamingAdapter`), in `extract` and `extract<T>`: called with
+  /// each change of the attempt's partial answer (`llmjson::stream::partial()`, rules §8), for a
+  /// UI that shows the answer as the model writes it: see `partial_event` for the events and
+  /// their order. Called only when the partial changed (a member of `partial_answer` other than
+  /// `source`), and the partial is computed only when the stream read new bytes
+  /// (`partial_version()`); unset (the default), nothing is computed. Never called by `complete`
+  /// or with a non-streaming adapter.
+  ///
+  /// `shown` and `cleared` are called synchronously from within the sink, on the thread that
+  /// calls it, as the chunks arrive: the adapter waits for the callback, so keep it short (hand
+  /// the partial to the UI's thread). The final `shown` and `retracted` come after the adapter
+  /// returned (or threw), on the caller's thread, before `on_attempt` sees the attempt.
+  ///
+  /// It may throw: its exception is treated as the selector's is (the attempt's outcome is
+  /// `exception`, never retried, and the call throws an `attempt_exception` that nests it). While
+  /// streaming, the call is stopped, and the exception waits until the adapter returned. Then,
+  /// as after any failure, the attempt is retracted if it showed anything: while an exception is
+  /// on its way out (the adapter's, the selector's, or the callback's own), what `retracted`
+  /// throws is dropped and the first exception wins: the adapter's is never lost. A `retracted`
+  /// that throws on an attempt that failed without exception becomes that attempt's exception.
+  /// Called without locking: see `retrying` on sharing a wrapper between threads.
+  std::function<void(const partial_event&)> on_partial{};
 #endif
 };
 

@@ -5,9 +5,12 @@
 #define LLMJSON_DETAIL_RETRY_FINDERS_HPP_INCLUDED
 
 #include <concepts>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +21,7 @@
 #include <llmjson/detail/scan/interface.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/options.hpp>
+#include <llmjson/partial_answer.hpp>
 #include <llmjson/result.hpp>
 #include <llmjson/retry_types.hpp>
 #include <llmjson/select.hpp>
@@ -43,12 +47,14 @@ found<Out> find_by_extraction(message&& m, attempt& a, Extract run) {
 }
 
 /// The caller's selector, as a stream takes it (by value) without copying it: a view, with the
-/// selector's default policy and fallback rule.
+/// selector's default policy and fallback rule, and judging healed values when it does
+/// (`judges_partial`).
 template <class S>
 class selector_view {
  public:
   static constexpr llmjson::policy default_policy = default_policy_of<S>();
   static constexpr bool allows_fallback = allows_fallback_of<S>();
+  static constexpr bool judges_partial = opts_into_partial<S>;
 
   explicit selector_view(const S& sel) noexcept : sel_(&sel) {}
   decltype(auto) operator()(const nlohmann::json& v) const { return (*sel_)(v); }
@@ -56,6 +62,15 @@ class selector_view {
  private:
   const S* sel_;
 };
+
+/// The selector a streaming attempt's stream holds: the library's own selectors copied (they are
+/// cheap to copy, and the stream qualifies a healed candidate by their type: rules §8
+/// Qualifying, for the partial answer), the caller's through a view (`selector_view`).
+template <class S>
+using stream_selector =
+    std::conditional_t<std::same_as<S, any_object> || std::same_as<S, any_key> ||
+                           std::same_as<S, schema> || is_decode<S>,
+                       S, selector_view<S>>;
 
 /// The finder of `extract` and `extract<T>`: `sel` under `opts` on a message's content, the
 /// answer made an `Out` (an `answer`, or the `T` of `S = decode<T>`).
@@ -84,7 +99,7 @@ class extraction_finder {
   class watch {
    public:
     explicit watch(const extraction_finder& finder)
-        : finder_(&finder), stream_(selector_view<S>(finder.sel_), finder.opts_) {}
+        : finder_(&finder), stream_(make_selector(finder.sel_), finder.opts_) {}
 
     void feed(std::string_view chunk) {
       // The limit counts the prefill too, as the stream's does.
@@ -104,6 +119,12 @@ class extraction_finder {
     [[nodiscard]] std::string_view text() const noexcept {
       return over_ ? std::string_view(kept_) : stream_.text();
     }
+    /// The partial answer of the content so far (`stream::partial()`; after `finish`, the
+    /// answer), and the version that says when it may have changed.
+    [[nodiscard]] std::uint64_t partial_version() const noexcept {
+      return stream_.partial_version();
+    }
+    [[nodiscard]] std::optional<partial_answer> partial() { return stream_.partial(); }
     /// Finds the answer in the message whose content was fed: the stream's `finish()`, or its
     /// `stop()` when the call was stopped at the settled answer and the provider never said the
     /// output ended (no `finish_reason`): what is open after the answer was not cut. An adapter
@@ -128,8 +149,16 @@ class extraction_finder {
     }
 
    private:
+    static stream_selector<S> make_selector(const S& sel) {
+      if constexpr (std::same_as<stream_selector<S>, S>) {
+        return sel;
+      } else {
+        return selector_view<S>(sel);
+      }
+    }
+
     const extraction_finder* finder_;
-    stream<selector_view<S>> stream_;
+    stream<stream_selector<S>> stream_;
     bool over_ = false;
     std::string kept_;  // the text, once over max_input_bytes
   };

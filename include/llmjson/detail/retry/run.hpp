@@ -127,8 +127,8 @@ class attempt_loop {
     try {
 #if LLMJSON_HAS_STOP_TOKEN
       if constexpr (StreamingAdapter<A, Req>) {
-        got = stream_attempt<Out>(adapter_, *current_, stop_.token(), options_.stop_early, finder_,
-                                  a);
+        got = stream_attempt<Out>(adapter_, *current_, stop_.token(), options_.stop_early,
+                                  options_.on_partial, finder_, a);
       } else {
         got = whole_attempt<Out>(adapter_, *current_, stop_.token(), finder_, a);
       }
