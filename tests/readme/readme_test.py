@@ -14,7 +14,8 @@ needs none: it is always run.
 
   program NAME     ```cpp, a whole program: built as llmjson_readme_NAME (with the warnings of
                    llmjson's own tests), run by ctest readme/NAME; it must exit 0, and when the
-                   next block is `output`, print exactly that
+                   next block is `output`, print exactly that. `program NAME stop_token`: one that
+                   needs std::stop_token, built only where the library has it
   fragment NAME    ```cpp, part of a program: spliced into tests/readme/NAME.cpp (where it says
                    #include "NAME.inc"), which declares what the fragment assumes and checks
                    what it did; built and run as a program
@@ -92,6 +93,12 @@ class Block:
         self.lines = lines                # the body, its indentation removed
         self.indent = indent
         self.kind, self.arg = marker if marker else (None, None)
+        # `program NAME stop_token`: the program needs std::stop_token (a streaming adapter), so
+        # it is built and run only where the standard library has it (not libc++ 14).
+        self.needs_stop_token = False
+        if self.kind == "program" and self.arg and self.arg.endswith(" stop_token"):
+            self.arg = self.arg[: -len(" stop_token")]
+            self.needs_stop_token = True
         self.after = after                # the prose line before the block (for messages)
 
     @property
@@ -181,7 +188,7 @@ def diff(expected, actual):
 
 def generate(readmes, out):
     os.makedirs(out, exist_ok=True)
-    programs, fragments = [], []
+    programs, fragments, stop_token = [], [], []
     for b in all_blocks(readmes):
         if b.info != "cpp" or b.kind not in ("program", "fragment"):
             continue
@@ -197,10 +204,14 @@ def generate(readmes, out):
             with open(target, "w", encoding="utf-8") as f:
                 f.write(code)
         (programs if b.kind == "program" else fragments).append(name)
-    write_if_changed(os.path.join(out, "all_programs.cpp"), all_programs(out, programs, fragments))
+        if b.needs_stop_token:
+            stop_token.append(name)
+    write_if_changed(os.path.join(out, "all_programs.cpp"),
+                     all_programs(out, programs, fragments, stop_token))
     with open(os.path.join(out, "blocks.cmake"), "w", encoding="utf-8") as f:
         f.write("set(LLMJSON_README_PROGRAMS %s)\n" % " ".join(programs))
         f.write("set(LLMJSON_README_FRAGMENTS %s)\n" % " ".join(fragments))
+        f.write("set(LLMJSON_README_STOP_TOKEN_PROGRAMS %s)\n" % " ".join(stop_token))
     return 0
 
 
@@ -211,7 +222,7 @@ def write_if_changed(path, text):
             f.write(text)
 
 
-def all_programs(out, programs, fragments):
+def all_programs(out, programs, fragments, stop_token=()):
     """Every program, and every fragment's test program (tests/readme/<name>.cpp), as one source
     (the unity build of tests/CMakeLists.txt, LLMJSON_UNITY_TESTS): compiled one by one they
     took five times as long, each parsing and instantiating the same library. Each goes into a
@@ -219,7 +230,9 @@ def all_programs(out, programs, fragments):
     last brace, which a main may leave out and a function may not: main must be the program's
     last function, or the build says so), its `#include <...>` lines moved to the top; `main`
     runs the one its first argument names. Each file still compiles alone without the unity
-    build (the libc++ stage of .ci/run does that)."""
+    build (the libc++ stage of .ci/run does that). The programs that need std::stop_token are
+    left out by the preprocessor where the library has none (LLMJSON_HAS_STOP_TOKEN 0), and
+    their `#include <stop_token>` is kept only where the header exists."""
     here = os.path.dirname(os.path.abspath(__file__))
     sources = [(n, os.path.join(out, n + ".cpp")) for n in programs]
     sources += [(n, os.path.join(here, n + ".cpp")) for n in fragments]
@@ -228,6 +241,8 @@ def all_programs(out, programs, fragments):
         lines = open(path, encoding="utf-8").read().split("\n")
         for i, line in enumerate(lines):
             if line.startswith("#include <"):
+                if line == "#include <stop_token>":
+                    line = "#if __has_include(<stop_token>)\n#include <stop_token>\n#endif"
                 if line not in includes:
                     includes.append(line)
                 lines[i] = ""  # the line numbers stay those of the file
@@ -239,10 +254,15 @@ def all_programs(out, programs, fragments):
         text = text[:end] + "return 0;\n" + text[end:]
         if not text.startswith("#line"):
             text = '#line 1 "%s"\n%s' % (path, text)
-        parts.append("namespace llmjson_readme::%s {\n%s\n}  // namespace llmjson_readme::%s\n"
-                     % (name, text, name))
-    calls = "".join('  if (name == "%s") return llmjson_readme::%s::readme_main();\n' % (n, n)
-                    for n, _ in sources)
+        part = ("namespace llmjson_readme::%s {\n%s\n}  // namespace llmjson_readme::%s\n"
+                % (name, text, name))
+        if name in stop_token:
+            part = "#if LLMJSON_HAS_STOP_TOKEN\n%s#endif\n" % part
+        parts.append(part)
+    calls = ""
+    for n, _ in sources:
+        call = '  if (name == "%s") return llmjson_readme::%s::readme_main();\n' % (n, n)
+        calls += "#if LLMJSON_HAS_STOP_TOKEN\n%s#endif\n" % call if n in stop_token else call
     return ("// Generated by tests/readme/readme_test.py from the README's programs: do not edit\n"
             + "\n".join(includes) + "\n#include <iostream>\n#include <string_view>\n\n"
             + "\n".join(parts)
