@@ -76,6 +76,64 @@ bool healed_qualifies(const S& sel, const healed_candidate& h) {
   }
 }
 
+/// Rules §8: the partial answer from the candidates of the text so far read as if it ended
+/// (`first`, the first complete one that qualifies, or null; `qualifying`, how many qualify so
+/// far) and the cut one healed: the healed one when no complete one qualifies.
+template <Selector S>
+std::optional<partial_answer> make_partial(const S& sel, const candidate* first,
+                                           std::size_t qualifying,
+                                           std::optional<healed_candidate>& healed_one,
+                                           bool provisional) {
+  const bool healed = healed_one && healed_qualifies(sel, *healed_one);
+  if (healed) ++qualifying;
+  if (!first && !healed) return std::nullopt;
+  partial_answer p;
+  const candidate& c = first ? *first : healed_one->c;
+  p.value = *c.json;
+  if (!first) {
+    p.open = std::move(healed_one->open);
+    p.open_string = healed_one->open_string;
+  }
+  p.provisional = provisional;
+  p.offset = c.offset;
+  p.prefilled = c.prefilled;
+  p.line = c.line;
+  p.column = c.column;
+  p.source = c.source;
+  p.qualifying = qualifying;
+  return p;
+}
+
+/// Whether a candidate is left out of the partial answer as a number a later byte could extend
+/// (a whole output, part or fence body `4` that ends `text`, the output so far: `42`).
+inline bool number_in_progress(const candidate& c, std::string_view text) noexcept {
+  return !c.text.empty() && c.offset + c.text.size() - c.prefilled == text.size() &&
+         c.text.back() >= '0' && c.text.back() <= '9';
+}
+
+/// Rules §8 by the book: `text` (the output so far) read again whole (`scanner::so_far`), every
+/// candidate judged. What `stream::partial()` returns before the end, whatever the stream reads
+/// again or keeps (the tests hold the two equal); the stream itself falls back to it where the
+/// end of the text would change more than the candidate it cuts.
+template <Selector S>
+std::optional<partial_answer> partial_so_far(std::string_view text, const S& sel,
+                                             const options& opts) {
+  text_so_far t = scanner::so_far(text, opts);
+  if (t.in_reasoning || !t.scan.message.empty()) return std::nullopt;
+  std::size_t qualifying = 0;
+  const candidate* first = nullptr;
+  for (candidate& c : t.scan.candidates) {
+    if (number_in_progress(c, text)) continue;
+    judge_candidate(c, sel);
+    if (!c.qualifies) continue;
+    ++qualifying;
+    if (!first) first = &c;
+  }
+  return make_partial(sel, first, qualifying, t.healed, t.provisional);
+}
+
+struct stream_probe;
+
 }  // namespace detail
 
 /// Extraction while the text arrives: `feed` it the chunks of a model's output, then
@@ -140,9 +198,11 @@ class stream {
     if (s.ended || chunk.empty()) return;
     const bool due = s.scan.feed(chunk);
     if (s.scan.over()) {
-      if (s.settled || s.judged) ++s.version;
+      if (!s.over_seen) ++s.version;  // the partial is gone
+      s.over_seen = true;
       s.settled.reset();  // too_large whatever comes: the candidates are gone
       s.judged = 0;
+      forget_counts();
       return;
     }
     if (due) read();
@@ -311,46 +371,58 @@ class stream {
     std::uint64_t partial_of = 0;                 // the version `partial` was made at
     std::optional<partial_answer> partial;        // the last partial() made
     std::optional<partial_answer> final_partial;  // after the end: the answer
+    // compute_partial: of made()[..counted], how many qualify and the first that does.
+    std::size_t counted = 0;
+    std::size_t qualifying = 0;
+    std::optional<std::size_t> first_qualifying;
+    detail::tail_key key;     // what the partial depended on at the last read (the version's)
+    bool over_seen = false;   // the version changed when the text went over the input limit
+    std::size_t rereads = 0;  // partials made by reading the text so far again (stream_probe)
   };
+  friend struct detail::stream_probe;
 
-  /// Rules §8 over the text read so far: see `partial()`.
+  /// Rules §8 over the text read so far: see `partial()`. From the scan so far
+  /// (`scanner::tail`): the final candidates judged once (their verdicts counted once, in
+  /// `counted`), those a later byte could still drop and the one the end completes judged here,
+  /// the cut one healed. Where that is not known without reading the text again, the text so far
+  /// is read again (`detail::partial_so_far`).
   std::optional<partial_answer> compute_partial() {
     state& s = *s_;
     if (s.scan.over() || !s.scan.live()) return std::nullopt;
     const std::string_view text = s.scan.text_read();
-    detail::text_so_far t = detail::scanner::so_far(text, s.opts);
-    if (t.in_reasoning || !t.scan.message.empty()) return std::nullopt;
-    std::size_t qualifying = 0;
-    const candidate* first = nullptr;
-    for (candidate& c : t.scan.candidates) {
-      // A number that ends the text (a whole output, part or fence body `4`) is one a later
-      // byte could extend (`42`): left out, as in a healed value.
-      if (!c.text.empty() && c.offset + c.text.size() - c.prefilled == text.size() &&
-          c.text.back() >= '0' && c.text.back() <= '9')
-        continue;
+    std::optional<detail::tail_so_far> t = s.scan.tail();
+    if (!t) {
+      ++s.rereads;
+      return detail::partial_so_far(text, s.sel, s.opts);
+    }
+    if (t->in_reasoning) return std::nullopt;
+    make(t->made);  // judged once: their verdicts stay
+    const std::vector<candidate>& made = s.scan.made();
+    if (s.counted > t->made) forget_counts();
+    for (; s.counted < t->made; ++s.counted) {
+      // Final candidates are frames, or whole parts and fence bodies that a marker or a fence
+      // line ended: none is a number that ends the text.
+      if (!made[s.counted].qualifies) continue;
+      if (!s.first_qualifying) s.first_qualifying = s.counted;
+      ++s.qualifying;
+    }
+    std::size_t qualifying = s.qualifying;
+    const candidate* first = s.first_qualifying ? &made[*s.first_qualifying] : nullptr;
+    for (candidate& c : t->more) {
+      if (detail::number_in_progress(c, text)) continue;
       detail::judge_candidate(c, s.sel);
       if (!c.qualifies) continue;
       ++qualifying;
       if (!first) first = &c;
     }
-    const bool healed = t.healed && detail::healed_qualifies(s.sel, *t.healed);
-    if (healed) ++qualifying;
-    if (!first && !healed) return std::nullopt;
-    partial_answer p;
-    const candidate& c = first ? *first : t.healed->c;
-    p.value = *c.json;
-    if (!first) {
-      p.open = std::move(t.healed->open);
-      p.open_string = t.healed->open_string;
-    }
-    p.provisional = t.provisional;
-    p.offset = c.offset;
-    p.prefilled = c.prefilled;
-    p.line = c.line;
-    p.column = c.column;
-    p.source = c.source;
-    p.qualifying = qualifying;
-    return p;
+    return detail::make_partial(s.sel, first, qualifying, t->healed, t->provisional);
+  }
+
+  /// The counts of `compute_partial` start again (the candidates made are gone).
+  void forget_counts() const noexcept {
+    s_->counted = 0;
+    s_->qualifying = 0;
+    s_->first_qualifying.reset();
   }
 
   /// The state, or std::logic_error naming the call when the stream was moved from.
@@ -411,12 +483,18 @@ class stream {
 
   void read() {
     state& s = *s_;
-    ++s.version;                         // new bytes: the partial answer may have changed
-    if (s.scan.read(/*ended=*/false)) {  // the candidates made so far are gone
+    const bool gone = s.scan.read(/*ended=*/false);
+    if (gone) {  // the candidates made so far are gone
       s.settled.reset();
       s.settle_from = 0;
       s.judged = 0;
+      forget_counts();
     }
+    // The partial answer may have changed, unless what it depends on is known and the same
+    // (`scanner::key`) and no candidate is cut (new bytes would extend it).
+    detail::tail_key key = s.scan.key();
+    if (gone || !key.known || key.cut || key != s.key) ++s.version;
+    s.key = std::move(key);
     // The first qualifying candidate is the answer of every continuation once nothing before
     // it can change and no closing marker can still make the start reasoning. Candidates are
     // made here only while that search needs them; `seen()` makes the rest when asked.
@@ -441,12 +519,28 @@ class stream {
     state& s = *s_;
     s.scan.make(upto);
     std::vector<candidate>& made = s.scan.made();
-    if (s.judged > made.size()) s.judged = 0;  // emptied: a resource limit
+    if (s.judged > made.size()) {  // emptied: a resource limit
+      s.judged = 0;
+      forget_counts();
+    }
     for (; s.judged < made.size(); ++s.judged) detail::judge_candidate(made[s.judged], s.sel);
   }
 
   std::unique_ptr<state> s_;
 };
+
+namespace detail {
+
+/// For the tests and the benchmarks: how a stream made its partial answers.
+struct stream_probe {
+  /// How many partial answers were made by reading the text so far again (`partial_so_far`).
+  template <class S>
+  static std::size_t rereads(const stream<S>& s) noexcept {
+    return s.s_ ? s.s_->rereads : 0;
+  }
+};
+
+}  // namespace detail
 
 template <class S>
 stream(S) -> stream<S>;

@@ -50,6 +50,57 @@ class frame_stack {
     return prose_run_ < frames_.size() ? frames_[prose_run_].mark : records_.size();
   }
 
+  /// What `end_segment(e, /*runs_to_end=*/true, ...)` would leave, without changing anything
+  /// (rules §8: the text so far read as if it ended at `e`).
+  struct ending_view {
+    /// The records before `keep` stay; of those from `keep` to `upto`, those that start in none
+    /// of `drops` stay too; the rest go.
+    std::size_t keep = 0;
+    std::size_t upto = 0;
+    std::vector<span> drops;
+    std::optional<pending_cut> cut;  ///< the outermost open frame whose text is a JSON prefix
+  };
+
+  /// `end_segment` read only: `text`, the text so far (the scan's own view may be stale, a
+  /// stream's buffer having moved since). A chain whose validator has not started is checked
+  /// with one of its own, from the chain's opener (the span of the open frame). Linear in the
+  /// open frames.
+  [[nodiscard]] ending_view would_end(std::string_view text, std::size_t e) const {
+    ending_view out;
+    out.keep = out.upto = records_.size();
+    if (frames_.empty()) return out;
+    std::size_t lazy_dead = alive;            // where the lazy chain's validator would stop
+    std::size_t chain_from = frames_.size();  // frames_[chain_from..] are in the chain
+    if (lazy_) {
+      validator v;
+      v.reset(text, std::numeric_limits<std::size_t>::max(), /*quiet=*/true);
+      v.relax_strings();
+      for (std::size_t k = lazy_from_; k < e; ++k) {
+        if (!v.feed(k)) {
+          lazy_dead = v.error_offset();
+          break;
+        }
+      }
+      while (chain_from > 0 && frames_[chain_from - 1].in_chain) --chain_from;
+    }
+    out.keep = frames_.front().mark;
+    for (std::size_t k = 0; k < frames_.size(); ++k) {
+      const frame& f = frames_[k];
+      const std::size_t dead_at = f.dead_at == alive && k >= chain_from ? lazy_dead : f.dead_at;
+      if (dead_at == alive) {
+        out.upto = f.mark;
+        const bool array = f.kind == frame_kind::bracket || f.kind == frame_kind::bracket_pending;
+        pending_cut found;
+        found.kind = array ? pending_cut::what::array : pending_cut::what::object;
+        found.offset = f.open;
+        out.cut = found;
+        break;
+      }
+      if (json_like(f)) out.drops.push_back(span{f.open, dead_at});
+    }
+    return out;
+  }
+
   /// A resource limit stopped the scan: which.
   [[nodiscard]] overflow overflowed() const noexcept { return overflow_; }
 

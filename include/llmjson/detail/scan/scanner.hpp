@@ -50,6 +50,35 @@ struct text_so_far {
   bool provisional = false;
 };
 
+/// Rules §8 from a scanner fed in pieces (a stream's): the text read so far read as if it ended
+/// there, as `scanner::so_far` reads it, told from the scan so far without reading the text again
+/// (`scanner::tail`). `so_far`'s candidates are the first `made` of `made()` (final: the caller
+/// makes and judges them once), then `more`; the healed candidate is as `so_far`'s.
+struct tail_so_far {
+  bool in_reasoning = false;  ///< as `text_so_far::in_reasoning` (then nothing else is filled)
+  bool provisional = false;   ///< as `text_so_far::provisional`
+  std::size_t made = 0;
+  /// Candidates a later byte could still drop (inside a frame that is not closed), and the whole
+  /// part or fence body the end completes: unjudged, made again at each call.
+  std::vector<candidate> more;
+  std::optional<healed_candidate> healed;
+};
+
+/// What `scanner::tail` depends on but the bytes of the candidate the end cuts: two reads with
+/// equal keys and no cut (`cut` false) give the same `tail` (and so the same partial answer).
+/// Not `known`: the tail is not known without reading the text again (`so_far`).
+struct tail_key {
+  bool known = false;
+  bool in_reasoning = false;
+  bool provisional = false;
+  std::size_t made = 0;
+  /// Begin, end, and validity (1) and ending the text (2) of each record of `more`, in turn.
+  std::vector<std::size_t> more;
+  bool cut = false;
+  std::size_t cut_at = 0;
+  bool operator==(const tail_key&) const = default;
+};
+
 /// The scan of tests/corpus/README.md (sections 1 to 4) behind `candidates()` and `stream<S>`:
 /// the engine, the whole-output fast path, candidate assembly (views, positions, values, why a
 /// span is not JSON), near misses, and the words for a cut and for a resource limit. Judging the
@@ -124,6 +153,15 @@ class scanner {
   void make(std::size_t upto);
   /// The candidates made so far, in document order; the caller may judge them in place.
   [[nodiscard]] std::vector<candidate>& made() noexcept;
+
+  /// Rules §8: the text read so far (`text_read()`) read as if it ended there, from the scan so
+  /// far: see `tail_so_far`. Costs the candidates a later byte could still drop, the healing of
+  /// the cut one (its span) and the open frames; nothing before them is read again. `nullopt`
+  /// when that is not known without reading the text again (`engine::would_end` says when; then
+  /// `so_far`), or when the scan is not live.
+  std::optional<tail_so_far> tail();
+  /// What `tail()` depends on, cheaply (no candidate made, nothing healed): see `tail_key`.
+  [[nodiscard]] tail_key key() const;
 
   /// No more text: reads the rest and returns the scan of all of it. Its first `kept`
   /// candidates are those `made()` held (taken as they are, verdicts included); `made()` is

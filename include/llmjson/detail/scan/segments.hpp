@@ -59,6 +59,47 @@ class segment_reader {
     }
   }
 
+  /// Rules §8, read only: what ending the current segment (and a fence body in it) at `e`, the
+  /// end of `text`, would leave, into `out` (`out.keep` and `out.upto` are the records so far).
+  /// False when that is not known without reading: bytes held back before the segment (a line
+  /// that may be a fence line), or a body whose frames would start reading it with nesting near
+  /// the limit (`max_depth` 0 makes every frame dead at once).
+  bool would_end(std::string_view text, std::size_t e, end_view& out) const {
+    if (in_body_ && body_watch_.watching()) {
+      if (body_watch_.next() != e) return false;
+      const std::size_t first = body_watch_.first();
+      switch (body_watch_.would_finish()) {
+        case prefix_watch::ending::blank: return true;  // heals to nothing
+        case prefix_watch::ending::value:
+          out.added = record{first, body_watch_.last(),      0, source::fence, true, {}, false,
+                             false, body_watch_.big_number()};
+          out.added_where = body_where_;
+          return true;
+        case prefix_watch::ending::cut: {
+          pending_cut found;
+          if (text[first] != '{') {
+            found.kind = pending_cut::what::fence;
+            found.offset = body_begin_;
+            found.src = source::fence;
+          } else {  // the frames would read the body from its start: the `{` is the cut frame
+            if (s_.max_depth == 0 || body_watch_.depth() + 1 >= s_.max_depth) return false;
+            found.kind = pending_cut::what::object;
+            found.offset = first;
+          }
+          out.cut = found;
+          return true;
+        }
+      }
+    }
+    if (frames_pos_ != e) return false;
+    frame_stack::ending_view f = s_.frames.would_end(text, e);
+    out.keep = f.keep;
+    out.upto = f.upto;
+    out.drops = std::move(f.drops);
+    out.cut = f.cut;
+    return true;
+  }
+
   /// The current segment ends at `e` (`at_end`: the text's end), cut there by `why`.
   void end(std::size_t e, bool at_end, cut_by why) {
     text(e);
