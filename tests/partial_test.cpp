@@ -684,6 +684,20 @@ TEST_CASE("the version: bytes that cannot change the partial leave it alone", "[
   CHECK(t.partial_version() != r);
   REQUIRE(t.partial());
   CHECK(t.partial()->value == json{{"a", 2}});
+  // A whole part that is a number: left out while it ends the text (a digit may follow), shown
+  // once a byte ends it, though its span stays the same.
+  llmjson::stream n(llmjson::schema(json{{"type", "integer"}}));
+  n.feed("<think>x</think>\n4");
+  n.sync();
+  CHECK_FALSE(n.partial());
+  n.feed("2");
+  n.sync();
+  CHECK_FALSE(n.partial());
+  n.feed("\n");
+  n.sync();
+  REQUIRE(n.partial());
+  CHECK(n.partial()->value == 42);
+  CHECK(n.partial()->source == llmjson::source::part);
 }
 
 }  // namespace llmjson_tests::partial_test

@@ -78,7 +78,8 @@ bool healed_qualifies(const S& sel, const healed_candidate& h) {
 
 /// Rules §8: the partial answer from the candidates of the text so far read as if it ended
 /// (`first`, the first complete one that qualifies, or null; `qualifying`, how many qualify so
-/// far) and the cut one healed: the healed one when no complete one qualifies.
+/// far) and the cut one healed: the healed one when no complete one qualifies (its value is then
+/// moved out of `healed_one`).
 template <Selector S>
 std::optional<partial_answer> make_partial(const S& sel, const candidate* first,
                                            std::size_t qualifying,
@@ -89,8 +90,12 @@ std::optional<partial_answer> make_partial(const S& sel, const candidate* first,
   if (!first && !healed) return std::nullopt;
   partial_answer p;
   const candidate& c = first ? *first : healed_one->c;
-  p.value = *c.json;
-  if (!first) {
+  if (first) {
+    p.value = *c.json;
+  } else {
+    // The healed value is no const object (`heal_cut` made it) and nobody else holds it: moved,
+    // not copied (a copy would cost as much as healing it).
+    p.value = std::move(const_cast<nlohmann::json&>(*c.json));
     p.open = std::move(healed_one->open);
     p.open_string = healed_one->open_string;
   }
@@ -537,6 +542,12 @@ struct stream_probe {
   template <class S>
   static std::size_t rereads(const stream<S>& s) noexcept {
     return s.s_ ? s.s_->rereads : 0;
+  }
+  /// The text the stream has read (what its partial answer speaks of; `feed` holds a few bytes
+  /// back until `sync()`).
+  template <class S>
+  static std::string_view text_read(const stream<S>& s) noexcept {
+    return s.s_ && !s.s_->scan.over() ? s.s_->scan.text_read() : std::string_view();
   }
 };
 

@@ -518,7 +518,8 @@ std::optional<healed_candidate> heal_cut(std::string_view text, const pending_cu
   hc.c.source = p.src;
   hc.c.in_fence = p.kind == pending_cut::what::fence;
   hc.c.valid = true;
-  hc.c.json = std::make_shared<const nlohmann::json>(std::move(h->value));
+  // Not a const object: the partial answer takes the value over (`make_partial`).
+  hc.c.json = std::make_shared<nlohmann::json>(std::move(h->value));
   hc.open = std::move(h->open);
   hc.open_string = h->open_string;
   hc.root_keys = std::move(h->root_keys);

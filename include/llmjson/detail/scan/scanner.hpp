@@ -28,7 +28,8 @@ enum class scan_for : unsigned char { listing, selection };
 /// The candidate that the end of the text so far cuts, healed (rules §8 Healing).
 struct healed_candidate {
   /// `offset`, `prefilled`, `line`, `column` (of its first byte that is not JSON white space),
-  /// `source`, `valid` (true), `json` (the healed value); `text` is empty.
+  /// `source`, `valid` (true), `json` (the healed value, made here: not a const object, so its
+  /// owner may move it out); `text` is empty.
   candidate c;
   /// The JSON pointer of the innermost value still being written (see `partial_answer::open`).
   std::string open;
