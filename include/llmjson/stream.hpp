@@ -329,11 +329,20 @@ class stream {
   /// answer with an equal value. After `finish()` or `stop()` the partial is the answer
   /// (`final`; `nullopt` when they gave an error; a fallback answer included).
   ///
-  /// Cost: when the version changed since the last call, the text so far is read again (the
-  /// scan, as `extract` reads it) and the partial's value built — linear in the text so far; the
-  /// feeding itself costs nothing more. Otherwise the answer of the last call is returned again.
-  /// A UI reads it when `partial_version()` changed. A selector's exception propagates (the next
-  /// call judges again).
+  /// Cost: when the version changed since the last call, the partial is made from the stream's
+  /// own scan: the complete candidates nothing can drop any more are judged once (their verdicts
+  /// kept), and the call costs the candidate the end cuts, healed from its start (its span),
+  /// plus the complete candidates a later byte could still drop (inside a frame not closed yet)
+  /// and the frames still open — not the text before them: a reasoning preamble, the prose and
+  /// the answers before, cost nothing again. The text so far is read again (the scan, as
+  /// `extract` reads it: linear in the text so far) only where its end would do more than end
+  /// the candidate being read: while the whole output is one JSON value or a prefix of one (that
+  /// read is the candidate's span anyway), while the text begins with `analysis` (stripped
+  /// harmony may still apply), and when it ends in bytes held back because a marker or a fence
+  /// line may be starting (`<`, `</thi`, a line's first backticks or spaces) or in an opener
+  /// followed by more than 1 KB that the scan has not judged yet. Otherwise the answer of the
+  /// last call is returned again. A UI reads it when `partial_version()` changed. A selector's
+  /// exception propagates (the next call judges again).
   [[nodiscard]] std::optional<partial_answer> partial() {
     if (!s_) return std::nullopt;
     state& s = *s_;
@@ -345,9 +354,21 @@ class stream {
     return s.partial;
   }
 
-  /// Changes whenever the partial answer may have changed: when the stream read new bytes (a
-  /// `feed` that reads, a `sync`), crossed a resource limit or ended. Equal versions: `partial()`
-  /// is the same. Starts at 0 (no text read). Constant time.
+  /// Changes whenever the partial answer may have changed; equal versions: `partial()` is the
+  /// same (every field). Starts at 0 (no text read). Constant time.
+  ///
+  /// It changes when the stream crosses a resource limit, ends, or reads new bytes (a `feed` that
+  /// reads, a `sync`) and then: a candidate is open at the end of the text read (the cut one, even
+  /// if the new bytes were white space inside it); or what the partial is made of changed — the
+  /// count of final candidates, the complete candidates a later byte could still drop (their
+  /// spans, validity, whether one ends the text), whether the text ends in reasoning, whether it
+  /// is provisional; or that is not known without reading the text again (see `partial()`'s
+  /// cost), or the text is read again from its start (a later marker made it reasoning). So it
+  /// stays the same across bytes that can change none of these: any bytes inside a reasoning
+  /// region (but a `<` or another byte where a marker may start), prose before the answer and
+  /// after a closed answer (but `{`, `[` and a line that may be a fence line), white space after
+  /// a whole part or fence body. A new candidate opening, or a complete one closing, changes it
+  /// even when the partial stays the same (the first candidate still qualifies first).
   [[nodiscard]] std::uint64_t partial_version() const noexcept { return s_ ? s_->version : 0; }
 
  private:

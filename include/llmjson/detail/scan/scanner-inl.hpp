@@ -711,7 +711,9 @@ LLMJSON_INLINE tail_key scanner::key() const {
   tail_key k;
   std::size_t made = 0;
   const std::optional<end_view> v = s.would_end(made);
-  if (!v) return k;
+  // Many candidates a later byte could still drop (objects inside a `[` gone wrong): not
+  // compared at every read; the version changes.
+  if (!v || v->upto - std::min(made, v->upto) > tail_key::most) return k;
   k.known = true;
   k.in_reasoning = v->in_reasoning;
   k.provisional = s.engine.provisional();

@@ -69,6 +69,9 @@ struct tail_so_far {
 /// equal keys and no cut (`cut` false) give the same `tail` (and so the same partial answer).
 /// Not `known`: the tail is not known without reading the text again (`so_far`).
 struct tail_key {
+  /// Past this many candidates a later byte could drop, the key is not `known` (its cost stays
+  /// small at every read).
+  static constexpr std::size_t most = 64;
   bool known = false;
   bool in_reasoning = false;
   bool provisional = false;

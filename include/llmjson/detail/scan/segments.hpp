@@ -62,8 +62,9 @@ class segment_reader {
   /// Rules §8, read only: what ending the current segment (and a fence body in it) at `e`, the
   /// end of `text`, would leave, into `out` (`out.keep` and `out.upto` are the records so far).
   /// False when that is not known without reading: bytes held back before the segment (a line
-  /// that may be a fence line), or a body whose frames would start reading it with nesting near
-  /// the limit (`max_depth` 0 makes every frame dead at once).
+  /// that may be a fence line), a body whose frames would start reading it with nesting near
+  /// the limit (`max_depth` 0 makes every frame dead at once), a long lazy chain
+  /// (`frame_stack::would_end`).
   bool would_end(std::string_view text, std::size_t e, end_view& out) const {
     if (in_body_ && body_watch_.watching()) {
       if (body_watch_.next() != e) return false;
@@ -92,11 +93,12 @@ class segment_reader {
       }
     }
     if (frames_pos_ != e) return false;
-    frame_stack::ending_view f = s_.frames.would_end(text, e);
-    out.keep = f.keep;
-    out.upto = f.upto;
-    out.drops = std::move(f.drops);
-    out.cut = f.cut;
+    std::optional<frame_stack::ending_view> f = s_.frames.would_end(text, e);
+    if (!f) return false;
+    out.keep = f->keep;
+    out.upto = f->upto;
+    out.drops = std::move(f->drops);
+    out.cut = f->cut;
     return true;
   }
 
