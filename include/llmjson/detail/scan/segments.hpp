@@ -3,6 +3,7 @@
 #ifndef LLMJSON_DETAIL_SCAN_SEGMENTS_HPP_INCLUDED
 #define LLMJSON_DETAIL_SCAN_SEGMENTS_HPP_INCLUDED
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string_view>
@@ -66,8 +67,18 @@ class segment_reader {
   /// the limit (`max_depth` 0 makes every frame dead at once), a long lazy chain
   /// (`frame_stack::would_end`).
   bool would_end(std::string_view text, std::size_t e, end_view& out) const {
+    // The line reader holds a line's first spaces (at most 3) until it knows the line is no
+    // fence line; the end would feed them to the segment, where spaces change nothing that this
+    // reads (the healing reads the text to its end itself).
+    auto fed_to = [&](std::size_t at) {
+      if (at == e) return true;
+      if (at > e || e - at > 3) return false;
+      return std::all_of(text.begin() + static_cast<std::ptrdiff_t>(at),
+                         text.begin() + static_cast<std::ptrdiff_t>(e),
+                         [](char c) { return c == ' '; });
+    };
     if (in_body_ && body_watch_.watching()) {
-      if (body_watch_.next() != e) return false;
+      if (!fed_to(body_watch_.next())) return false;
       const std::size_t first = body_watch_.first();
       switch (body_watch_.would_finish()) {
         case prefix_watch::ending::blank: return true;  // heals to nothing
@@ -92,7 +103,7 @@ class segment_reader {
         }
       }
     }
-    if (frames_pos_ != e) return false;
+    if (!fed_to(frames_pos_)) return false;
     std::optional<frame_stack::ending_view> f = s_.frames.would_end(text, e);
     if (!f) return false;
     out.keep = f->keep;
