@@ -340,16 +340,25 @@ class stream {
   /// read is the candidate's span anyway), while the text begins with `analysis` (stripped
   /// harmony may still apply), and when it ends in bytes held back because a marker or a fence
   /// line may be starting (`<`, `</thi`, a line's first backticks or spaces) or in an opener
-  /// followed by more than 1 KB that the scan has not judged yet. Otherwise the answer of the
-  /// last call is returned again. A UI reads it when `partial_version()` changed. A selector's
+  /// followed by more than 1 KB that the scan has not judged yet. When the version did not change,
+  /// the same answer as the last call: kept when it was made by reading the text again, else
+  /// made again from the scan (that costs what copying it would, and a UI that reads once per
+  /// change pays no copy). A UI reads it when `partial_version()` changed. A selector's
   /// exception propagates (the next call judges again).
   [[nodiscard]] std::optional<partial_answer> partial() {
     if (!s_) return std::nullopt;
     state& s = *s_;
     if (s.done) return s.final_partial;
-    if (s.partial_of != s.version) {
-      s.partial = compute_partial();
+    if (s.partial_of != s.version || s.handed_out) {
+      const std::size_t rereads = s.rereads;
+      std::optional<partial_answer> p = compute_partial();
       s.partial_of = s.version;
+      s.handed_out = s.rereads == rereads;
+      if (s.handed_out) {  // made from the scan: made again if asked again, rather than copied
+        s.partial.reset();
+        return p;
+      }
+      s.partial = std::move(p);
     }
     return s.partial;
   }
@@ -393,9 +402,12 @@ class stream {
     std::size_t settle_from = 0;       // records[..settle_from] hold no qualifying candidate
     std::size_t judged = 0;            // made()[..judged] have their verdicts
     std::optional<std::size_t> settled;
-    std::uint64_t version = 0;                    // partial_version()
-    std::uint64_t partial_of = 0;                 // the version `partial` was made at
-    std::optional<partial_answer> partial;        // the last partial() made
+    std::uint64_t version = 0;              // partial_version()
+    std::uint64_t partial_of = 0;           // the version `partial` was made at
+    std::optional<partial_answer> partial;  // the last partial() made
+    // The last partial() made was handed out, not kept: made from the scan, it is made again
+    // when asked again at the same version (that costs what copying it would).
+    bool handed_out = false;
     std::optional<partial_answer> final_partial;  // after the end: the answer
     // compute_partial: of made()[..counted], how many qualify and the first that does.
     std::size_t counted = 0;
