@@ -205,6 +205,7 @@ class stream {
     if (s.scan.over()) {
       if (!s.over_seen) ++s.version;  // the partial is gone
       s.over_seen = true;
+      s.read_since = false;
       s.settled.reset();  // too_large whatever comes: the candidates are gone
       s.judged = 0;
       forget_counts();
@@ -349,6 +350,7 @@ class stream {
     if (!s_) return std::nullopt;
     state& s = *s_;
     if (s.done) return s.final_partial;
+    refresh_version();
     if (s.partial_of != s.version || s.handed_out) {
       const std::size_t rereads = s.rereads;
       std::optional<partial_answer> p = compute_partial();
@@ -364,21 +366,27 @@ class stream {
   }
 
   /// Changes whenever the partial answer may have changed; equal versions: `partial()` is the
-  /// same (every field). Starts at 0 (no text read). Constant time.
+  /// same (every field). Starts at 0 (no text read). Constant time, but for the first call after
+  /// the stream read new bytes: that one looks at what the partial depends on (the frames still
+  /// open, the candidates a later byte could still drop; a stream nobody asks pays nothing).
   ///
-  /// It changes when the stream crosses a resource limit, ends, or reads new bytes (a `feed` that
-  /// reads, a `sync`) and then: a candidate is open at the end of the text read (the cut one, even
-  /// if the new bytes were white space inside it); or what the partial is made of changed — the
-  /// count of final candidates, the complete candidates a later byte could still drop (their
-  /// spans, validity, whether one ends the text), whether the text ends in reasoning, whether it
-  /// is provisional; or that is not known without reading the text again (see `partial()`'s
-  /// cost), or the text is read again from its start (a later marker made it reasoning). So it
-  /// stays the same across bytes that can change none of these: any bytes inside a reasoning
-  /// region (but a `<` or another byte where a marker may start), prose before the answer and
-  /// after a closed answer (but `{`, `[` and a line that may be a fence line), white space after
-  /// a whole part or fence body. A new candidate opening, or a complete one closing, changes it
-  /// even when the partial stays the same (the first candidate still qualifies first).
-  [[nodiscard]] std::uint64_t partial_version() const noexcept { return s_ ? s_->version : 0; }
+  /// It changes when the stream crosses a resource limit, ends, or has read new bytes since the
+  /// version was last asked for (a `feed` that reads, a `sync`) and then: a candidate is open at
+  /// the end of the text read (the cut one, even if the new bytes were white space inside it); or
+  /// what the partial is made of changed — the count of final candidates, the complete candidates a
+  /// later byte could still drop (their spans, validity, whether one ends the text), whether the
+  /// text ends in reasoning, whether it is provisional; or that is not known without reading the
+  /// text again (see `partial()`'s cost), or the text is read again from its start (a later marker
+  /// made it reasoning). So it stays the same across bytes that can change none of these: any bytes
+  /// inside a reasoning region (but a `<` or another byte where a marker may start), prose before
+  /// the answer and after a closed answer (but `{`, `[` and a line that may be a fence line), white
+  /// space after a whole part or fence body. A new candidate opening, or a complete one closing,
+  /// changes it even when the partial stays the same (the first candidate still qualifies first).
+  [[nodiscard]] std::uint64_t partial_version() const noexcept {
+    if (!s_) return 0;
+    refresh_version();
+    return s_->version;
+  }
 
  private:
   struct state {
@@ -413,7 +421,9 @@ class stream {
     std::size_t counted = 0;
     std::size_t qualifying = 0;
     std::optional<std::size_t> first_qualifying;
-    detail::tail_key key;     // what the partial depended on at the last read (the version's)
+    detail::tail_key key;     // what the partial depended on when the version was last set
+    bool read_since = false;  // bytes were read since (refresh_version)
+    bool gone_since = false;  // ... and the text was read again from its start
     bool over_seen = false;   // the version changed when the text went over the input limit
     std::size_t rereads = 0;  // partials made by reading the text so far again (stream_probe)
   };
@@ -456,6 +466,25 @@ class stream {
     return detail::make_partial(s.sel, first, qualifying, t->healed, t->provisional);
   }
 
+  /// After reads since the version was last asked for: it changes unless what the partial
+  /// depends on is known and the same as then (`scanner::key`), no candidate is cut (new bytes
+  /// would extend it) and the text was not read again from its start. Costs what `scanner::key`
+  /// does: the open frames, the candidates a later byte could still drop.
+  void refresh_version() const noexcept {
+    state& s = *s_;
+    if (!s.read_since) return;
+    detail::tail_key key;
+    try {
+      key = s.scan.key();
+    } catch (...) {  // out of memory: not known, the version changes
+      key = detail::tail_key{};
+    }
+    if (s.gone_since || !key.known || key.cut || key != s.key) ++s.version;
+    s.key = std::move(key);
+    s.read_since = false;
+    s.gone_since = false;
+  }
+
   /// The counts of `compute_partial` start again (the candidates made are gone).
   void forget_counts() const noexcept {
     s_->counted = 0;
@@ -477,6 +506,7 @@ class stream {
       throw std::logic_error(std::string("llmjson::stream::") + call +
                              ": the stream has ended already (finish() or stop() is called once)");
     s.ended = true;
+    s.read_since = false;  // the end changes the version whatever was read
     s.settled.reset();
     if (auto e = detail::precheck(
             s.scan.size(),
@@ -528,11 +558,10 @@ class stream {
       s.judged = 0;
       forget_counts();
     }
-    // The partial answer may have changed, unless what it depends on is known and the same
-    // (`scanner::key`) and no candidate is cut (new bytes would extend it).
-    detail::tail_key key = s.scan.key();
-    if (gone || !key.known || key.cut || key != s.key) ++s.version;
-    s.key = std::move(key);
+    // Whether the partial answer may have changed is decided when asked (`partial_version()`,
+    // `partial()`): a stream nobody asks pays nothing for it.
+    s.read_since = true;
+    s.gone_since = s.gone_since || gone;
     // The first qualifying candidate is the answer of every continuation once nothing before
     // it can change and no closing marker can still make the start reasoning. Candidates are
     // made here only while that search needs them; `seen()` makes the rest when asked.

@@ -66,7 +66,9 @@ class frame_stack {
   /// with one of its own, from the chain's opener (the span of the open frame). Amortized O(1)
   /// a call but that check and the frames above the first live one: the dead frames at the
   /// bottom of the stack, whose kind is settled, are looked at once while they stay (a stream
-  /// that asks after every chunk never walks thousands of unclosed `{'x` frames again).
+  /// that asks after every chunk never walks thousands of unclosed `{'x` frames again). Nothing
+  /// (not known cheaply) past `lazy_check_limit` bytes to check, or `most_frames` frames to look
+  /// at or drops to hand out.
   [[nodiscard]] std::optional<ending_view> would_end(std::string_view text, std::size_t e) const {
     // A chain that stays lazy over a long stretch (`[` then white space): not read at each call.
     if (lazy_ && e - lazy_from_ > lazy_check_limit) return std::nullopt;
@@ -81,7 +83,7 @@ class frame_stack {
         break;
       if (json_like(f)) prefix_drops_.push_back({dead_prefix_, span{f.open, f.dead_at}});
     }
-    for (const auto& d : prefix_drops_) out.drops.push_back(d.second);
+
     std::size_t lazy_dead = alive;            // where the lazy chain's validator would stop
     std::size_t chain_from = frames_.size();  // frames_[chain_from..] are in the chain
     if (lazy_) {
@@ -97,7 +99,9 @@ class frame_stack {
       while (chain_from > 0 && frames_[chain_from - 1].in_chain) --chain_from;
     }
     out.keep = frames_.front().mark;
+    std::vector<span> drops;
     for (std::size_t k = dead_prefix_; k < frames_.size(); ++k) {
+      if (k - dead_prefix_ > most_frames) return std::nullopt;  // frames still settling
       const frame& f = frames_[k];
       const std::size_t dead_at = f.dead_at == alive && k >= chain_from ? lazy_dead : f.dead_at;
       if (dead_at == alive) {
@@ -109,10 +113,19 @@ class frame_stack {
         out.cut = found;
         break;
       }
-      if (json_like(f)) out.drops.push_back(span{f.open, dead_at});
+      if (json_like(f)) drops.push_back(span{f.open, dead_at});
+    }
+    // The drops matter only to the records inside the open frames (most often none).
+    if (out.upto > out.keep) {
+      if (prefix_drops_.size() + drops.size() > most_frames) return std::nullopt;
+      for (const auto& d : prefix_drops_) out.drops.push_back(d.second);
+      out.drops.insert(out.drops.end(), drops.begin(), drops.end());
     }
     return out;
   }
+
+  /// `would_end` gives up (nothing) past this many frames to look at or drops to hand out.
+  static constexpr std::size_t most_frames = 256;
 
   /// The longest stretch `would_end` validates for a chain whose validator has not started.
   static constexpr std::size_t lazy_check_limit = 1024;
