@@ -518,4 +518,186 @@ TEST_CASE("the promise on every prefix of every corpus case, any chunking", "[pa
   for (const auto& name : replacing) std::printf("  replaced in %s\n", name.c_str());
 }
 
+namespace {
+
+/// Two partial answers are the same, field by field.
+bool same(const std::optional<llmjson::partial_answer>& a,
+          const std::optional<llmjson::partial_answer>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a) return true;
+  return a->value == b->value && a->open == b->open && a->open_string == b->open_string &&
+         a->provisional == b->provisional && a->offset == b->offset &&
+         a->prefilled == b->prefilled && a->line == b->line && a->column == b->column &&
+         a->source == b->source && a->qualifying == b->qualifying && a->final == b->final;
+}
+
+std::string shown(const std::optional<llmjson::partial_answer>& p) {
+  if (!p) return "none";
+  return p->value.dump() + " open " + p->open.value_or("(none)") + " at " +
+         std::to_string(p->offset) + "-" + std::to_string(p->prefilled) + " line " +
+         std::to_string(p->line) + " col " + std::to_string(p->column) + " source " +
+         std::to_string(static_cast<int>(p->source)) + " qualifying " +
+         std::to_string(p->qualifying) + (p->provisional ? " provisional" : "");
+}
+
+struct oracle_counts {
+  std::size_t reads = 0;    // partials compared with the oracle
+  std::size_t rereads = 0;  // of them, made by reading the text again
+  std::size_t kept = 0;     // feeds that read new bytes and left the version as it was
+};
+
+/// Feeds `text` in chunks of `sizes`; after each, the partial (read when the version changed,
+/// else the one read last) equals the oracle's on the text so far (`partial_so_far`, the text
+/// read again whole). With `sync` each chunk is read at once; without, only the version
+/// contract is checked: an equal version, the same partial.
+template <class S>
+void against_oracle(const std::string& text, const S& sel, const llmjson::options& opts,
+                    const std::vector<std::size_t>& sizes, bool sync, oracle_counts& counts) {
+  llmjson::stream<S> s(sel, opts);
+  std::uint64_t version = 0;
+  std::optional<llmjson::partial_answer> last;
+  std::size_t at = 0;
+  for (const std::size_t n : sizes) {
+    const std::size_t before = s.size();
+    s.feed(std::string_view(text).substr(at, n));
+    at += n;
+    if (sync) s.sync();
+    const bool changed = s.partial_version() != version;
+    if (changed) {
+      version = s.partial_version();
+      last = s.partial();
+    } else {
+      CHECK(same(s.partial(), last));
+      if (sync && s.size() > before) ++counts.kept;
+    }
+    if (!sync) continue;
+    const auto oracle = llmjson::detail::partial_so_far(s.text(), sel, opts);
+    ++counts.reads;
+    if (!same(last, oracle)) {
+      INFO("after " << at << " bytes: " << std::string_view(text).substr(0, at));
+      INFO("stream: " << shown(last));
+      INFO("oracle: " << shown(oracle));
+      INFO("version changed: " << changed);
+      FAIL("the partial differs from the text read again");
+    }
+  }
+  counts.rereads += llmjson::detail::stream_probe::rereads(s);
+}
+
+}  // namespace
+
+TEST_CASE("the partial equals the text read again, on every prefix of every corpus case",
+          "[partial]") {
+  oracle_counts counts;
+  std::size_t cases = 0;
+  for (const auto& e : std::filesystem::directory_iterator(LLMJSON_CORPUS_DIR)) {
+    if (e.path().extension() != ".txt") continue;
+    auto spec_path = e.path();
+    spec_path.replace_extension(".expect.json");
+    const std::string text = read_file(e.path());
+    if (text.size() > 8192) continue;  // every prefix read again whole: its length squared
+    const json spec = json::parse(read_file(spec_path));
+    const llmjson::options opts = llmjson_tests::corpus_options(spec);
+    INFO(e.path().filename().string());
+    const json& sel = spec.at("select");
+    for (unsigned seed : {0u, 1u, 2u}) {
+      const auto sizes = sizes_of(text.size(), seed);
+      for (const bool sync : {true, false}) {
+        if (sel.contains("keys")) {
+          against_oracle(text, llmjson::any_key(sel["keys"].get<std::vector<std::string>>()), opts,
+                         sizes, sync, counts);
+        } else if (sel.contains("schema")) {
+          against_oracle(text, llmjson::schema(sel["schema"]), opts, sizes, sync, counts);
+        } else {
+          against_oracle(text, llmjson::any_object{}, opts, sizes, sync, counts);
+        }
+        llmjson::options answer = opts;
+        answer.start = llmjson::output_start::answer;
+        against_oracle(text, llmjson::decode<plan>{}, answer, sizes, sync, counts);
+        against_oracle(text, llmjson::any_key({"a", "name", "steps"}), answer, sizes, sync, counts);
+      }
+    }
+    ++cases;
+  }
+  CHECK(cases >= 100);
+  CHECK(counts.reads > 10000);
+  CHECK(counts.kept > 1000);  // reads that left the partial and its version as they were
+  // Most partials are made from the scan so far, not by reading the text again.
+  CHECK(counts.rereads * 2 < counts.reads);
+  std::printf(
+      "partial oracle: %zu corpus cases, %zu partials compared; %zu made by reading the text "
+      "again; %zu reads left the version as it was\n",
+      cases, counts.reads, counts.rereads, counts.kept);
+}
+
+TEST_CASE("a partial costs its span: reasoning, then the answer in a part, a fence or prose",
+          "[partial]") {
+  std::string reasoning = "<think>";
+  for (int i = 0; i < 100; ++i) reasoning += "The user wants a plan; list the steps. ";
+  reasoning += "</think>\n";
+  const std::string answer =
+      R"({"title": "Trip", "steps": [{"t": "pack", "minutes": 5}, {"t": "drive", "minutes": 90}]})";
+  for (const std::string& text :
+       {reasoning + answer, reasoning + "Here it is:\n\n```json\n" + answer + "\n```\nDone.",
+        reasoning + "Here it is: " + answer + " and that is all.",
+        std::string("Sure. Here it is: ") + answer + " and that is all."}) {
+    INFO(text);
+    oracle_counts counts;
+    against_oracle(text, llmjson::any_key({"steps"}), {}, sizes_of(text.size(), 0), true, counts);
+    // Read again only where a marker or a fence line may be starting (`<`, a line's start).
+    CHECK(counts.rereads <= 40);
+    CHECK(counts.reads == text.size());
+    // The reasoning's bytes and the prose around the answer leave the version alone.
+    CHECK(counts.kept > (text.size() - answer.size()) / 2);
+  }
+}
+
+TEST_CASE("the version: bytes that cannot change the partial leave it alone", "[partial]") {
+  llmjson::stream s(llmjson::any_object{}, {.start = llmjson::output_start::answer});
+  s.feed(R"(Here: {"a": 1})");
+  s.sync();
+  const auto v = s.partial_version();
+  REQUIRE(s.partial());
+  for (const char* more : {" and", " that is all", ".\n\n", "Nothing else."}) {
+    s.feed(more);
+    s.sync();
+    CHECK(s.partial_version() == v);  // prose after a closed answer
+  }
+  s.feed(R"( {"b": )");
+  s.sync();
+  CHECK(s.partial_version() != v);  // a new candidate opened
+  const auto w = s.partial_version();
+  s.feed("2");
+  s.sync();
+  CHECK(s.partial_version() != w);  // a byte of the open candidate
+  // Inside reasoning: no partial, whatever its bytes.
+  llmjson::stream t(llmjson::any_object{});
+  t.feed("<think>Let me think about it.");
+  t.sync();
+  const auto r = t.partial_version();
+  t.feed(" {\"a\": 1} is a draft.\n\n  And more.");
+  t.sync();
+  CHECK(t.partial_version() == r);
+  CHECK_FALSE(t.partial());
+  t.feed("</think>{\"a\": 2}");
+  t.sync();
+  CHECK(t.partial_version() != r);
+  REQUIRE(t.partial());
+  CHECK(t.partial()->value == json{{"a", 2}});
+  // A whole part that is a number: left out while it ends the text (a digit may follow), shown
+  // once a byte ends it, though its span stays the same.
+  llmjson::stream n(llmjson::schema(json{{"type", "integer"}}));
+  n.feed("<think>x</think>\n4");
+  n.sync();
+  CHECK_FALSE(n.partial());
+  n.feed("2");
+  n.sync();
+  CHECK_FALSE(n.partial());
+  n.feed("\n");
+  n.sync();
+  REQUIRE(n.partial());
+  CHECK(n.partial()->value == 42);
+  CHECK(n.partial()->source == llmjson::source::part);
+}
+
 }  // namespace llmjson_tests::partial_test

@@ -76,6 +76,69 @@ bool healed_qualifies(const S& sel, const healed_candidate& h) {
   }
 }
 
+/// Rules §8: the partial answer from the candidates of the text so far read as if it ended
+/// (`first`, the first complete one that qualifies, or null; `qualifying`, how many qualify so
+/// far) and the cut one healed: the healed one when no complete one qualifies (its value is then
+/// moved out of `healed_one`).
+template <Selector S>
+std::optional<partial_answer> make_partial(const S& sel, const candidate* first,
+                                           std::size_t qualifying,
+                                           std::optional<healed_candidate>& healed_one,
+                                           bool provisional) {
+  const bool healed = healed_one && healed_qualifies(sel, *healed_one);
+  if (healed) ++qualifying;
+  if (!first && !healed) return std::nullopt;
+  partial_answer p;
+  const candidate& c = first ? *first : healed_one->c;
+  if (first) {
+    p.value = *c.json;
+  } else {
+    // The healed value is no const object (`heal_cut` made it) and nobody else holds it: moved,
+    // not copied (a copy would cost as much as healing it).
+    p.value = std::move(const_cast<nlohmann::json&>(*c.json));
+    p.open = std::move(healed_one->open);
+    p.open_string = healed_one->open_string;
+  }
+  p.provisional = provisional;
+  p.offset = c.offset;
+  p.prefilled = c.prefilled;
+  p.line = c.line;
+  p.column = c.column;
+  p.source = c.source;
+  p.qualifying = qualifying;
+  return p;
+}
+
+/// Whether a candidate is left out of the partial answer as a number a later byte could extend
+/// (a whole output, part or fence body `4` that ends `text`, the output so far: `42`).
+inline bool number_in_progress(const candidate& c, std::string_view text) noexcept {
+  return !c.text.empty() && c.offset + c.text.size() - c.prefilled == text.size() &&
+         c.text.back() >= '0' && c.text.back() <= '9';
+}
+
+/// Rules §8 by the book: `text` (the output so far) read again whole (`scanner::so_far`), every
+/// candidate judged. What `stream::partial()` returns before the end, whatever the stream reads
+/// again or keeps (the tests hold the two equal); the stream itself falls back to it where the
+/// end of the text would change more than the candidate it cuts.
+template <Selector S>
+std::optional<partial_answer> partial_so_far(std::string_view text, const S& sel,
+                                             const options& opts) {
+  text_so_far t = scanner::so_far(text, opts);
+  if (t.in_reasoning || !t.scan.message.empty()) return std::nullopt;
+  std::size_t qualifying = 0;
+  const candidate* first = nullptr;
+  for (candidate& c : t.scan.candidates) {
+    if (number_in_progress(c, text)) continue;
+    judge_candidate(c, sel);
+    if (!c.qualifies) continue;
+    ++qualifying;
+    if (!first) first = &c;
+  }
+  return make_partial(sel, first, qualifying, t.healed, t.provisional);
+}
+
+struct stream_probe;
+
 }  // namespace detail
 
 /// Extraction while the text arrives: `feed` it the chunks of a model's output, then
@@ -140,9 +203,12 @@ class stream {
     if (s.ended || chunk.empty()) return;
     const bool due = s.scan.feed(chunk);
     if (s.scan.over()) {
-      if (s.settled || s.judged) ++s.version;
+      if (!s.over_seen) ++s.version;  // the partial is gone
+      s.over_seen = true;
+      s.read_since = false;
       s.settled.reset();  // too_large whatever comes: the candidates are gone
       s.judged = 0;
+      forget_counts();
       return;
     }
     if (due) read();
@@ -264,26 +330,63 @@ class stream {
   /// answer with an equal value. After `finish()` or `stop()` the partial is the answer
   /// (`final`; `nullopt` when they gave an error; a fallback answer included).
   ///
-  /// Cost: when the version changed since the last call, the text so far is read again (the
-  /// scan, as `extract` reads it) and the partial's value built — linear in the text so far; the
-  /// feeding itself costs nothing more. Otherwise the answer of the last call is returned again.
-  /// A UI reads it when `partial_version()` changed. A selector's exception propagates (the next
-  /// call judges again).
+  /// Cost: when the version changed since the last call, the partial is made from the stream's
+  /// own scan: the complete candidates nothing can drop any more are judged once (their verdicts
+  /// kept), and the call costs the candidate the end cuts, healed from its start (its span),
+  /// plus the complete candidates a later byte could still drop (inside a frame not closed yet)
+  /// and the frames still open — not the text before them: a reasoning preamble, the prose and
+  /// the answers before, cost nothing again. The text so far is read again (the scan, as
+  /// `extract` reads it: linear in the text so far) only where its end would do more than end
+  /// the candidate being read: while the whole output is one JSON value or a prefix of one (that
+  /// read is the candidate's span anyway), while the text begins with `analysis` (stripped
+  /// harmony may still apply), and when it ends in bytes held back because a marker or a fence
+  /// line may be starting (`<`, `</thi`, a line's first backticks or spaces) or in an opener
+  /// followed by more than 1 KB that the scan has not judged yet. When the version did not change,
+  /// the same answer as the last call: kept when it was made by reading the text again, else
+  /// made again from the scan (that costs what copying it would, and a UI that reads once per
+  /// change pays no copy). A UI reads it when `partial_version()` changed. A selector's
+  /// exception propagates (the next call judges again).
   [[nodiscard]] std::optional<partial_answer> partial() {
     if (!s_) return std::nullopt;
     state& s = *s_;
     if (s.done) return s.final_partial;
-    if (s.partial_of != s.version) {
-      s.partial = compute_partial();
+    refresh_version();
+    if (s.partial_of != s.version || s.handed_out) {
+      const std::size_t rereads = s.rereads;
+      std::optional<partial_answer> p = compute_partial();
       s.partial_of = s.version;
+      s.handed_out = s.rereads == rereads;
+      if (s.handed_out) {  // made from the scan: made again if asked again, rather than copied
+        s.partial.reset();
+        return p;
+      }
+      s.partial = std::move(p);
     }
     return s.partial;
   }
 
-  /// Changes whenever the partial answer may have changed: when the stream read new bytes (a
-  /// `feed` that reads, a `sync`), crossed a resource limit or ended. Equal versions: `partial()`
-  /// is the same. Starts at 0 (no text read). Constant time.
-  [[nodiscard]] std::uint64_t partial_version() const noexcept { return s_ ? s_->version : 0; }
+  /// Changes whenever the partial answer may have changed; equal versions: `partial()` is the
+  /// same (every field). Starts at 0 (no text read). Constant time, but for the first call after
+  /// the stream read new bytes: that one looks at what the partial depends on (the frames still
+  /// open, the candidates a later byte could still drop; a stream nobody asks pays nothing).
+  ///
+  /// It changes when the stream crosses a resource limit, ends, or has read new bytes since the
+  /// version was last asked for (a `feed` that reads, a `sync`) and then: a candidate is open at
+  /// the end of the text read (the cut one, even if the new bytes were white space inside it); or
+  /// what the partial is made of changed — the count of final candidates, the complete candidates a
+  /// later byte could still drop (their spans, validity, whether one ends the text), whether the
+  /// text ends in reasoning, whether it is provisional; or that is not known without reading the
+  /// text again (see `partial()`'s cost), or the text is read again from its start (a later marker
+  /// made it reasoning). So it stays the same across bytes that can change none of these: any bytes
+  /// inside a reasoning region (but a `<` or another byte where a marker may start), prose before
+  /// the answer and after a closed answer (but `{`, `[` and a line that may be a fence line), white
+  /// space after a whole part or fence body. A new candidate opening, or a complete one closing,
+  /// changes it even when the partial stays the same (the first candidate still qualifies first).
+  [[nodiscard]] std::uint64_t partial_version() const noexcept {
+    if (!s_) return 0;
+    refresh_version();
+    return s_->version;
+  }
 
  private:
   struct state {
@@ -307,50 +410,86 @@ class stream {
     std::size_t settle_from = 0;       // records[..settle_from] hold no qualifying candidate
     std::size_t judged = 0;            // made()[..judged] have their verdicts
     std::optional<std::size_t> settled;
-    std::uint64_t version = 0;                    // partial_version()
-    std::uint64_t partial_of = 0;                 // the version `partial` was made at
-    std::optional<partial_answer> partial;        // the last partial() made
+    std::uint64_t version = 0;              // partial_version()
+    std::uint64_t partial_of = 0;           // the version `partial` was made at
+    std::optional<partial_answer> partial;  // the last partial() made
+    // The last partial() made was handed out, not kept: made from the scan, it is made again
+    // when asked again at the same version (that costs what copying it would).
+    bool handed_out = false;
     std::optional<partial_answer> final_partial;  // after the end: the answer
+    // compute_partial: of made()[..counted], how many qualify and the first that does.
+    std::size_t counted = 0;
+    std::size_t qualifying = 0;
+    std::optional<std::size_t> first_qualifying;
+    detail::tail_key key;     // what the partial depended on when the version was last set
+    bool read_since = false;  // bytes were read since (refresh_version)
+    bool gone_since = false;  // ... and the text was read again from its start
+    bool over_seen = false;   // the version changed when the text went over the input limit
+    std::size_t rereads = 0;  // partials made by reading the text so far again (stream_probe)
   };
+  friend struct detail::stream_probe;
 
-  /// Rules §8 over the text read so far: see `partial()`.
+  /// Rules §8 over the text read so far: see `partial()`. From the scan so far
+  /// (`scanner::tail`): the final candidates judged once (their verdicts counted once, in
+  /// `counted`), those a later byte could still drop and the one the end completes judged here,
+  /// the cut one healed. Where that is not known without reading the text again, the text so far
+  /// is read again (`detail::partial_so_far`).
   std::optional<partial_answer> compute_partial() {
     state& s = *s_;
     if (s.scan.over() || !s.scan.live()) return std::nullopt;
     const std::string_view text = s.scan.text_read();
-    detail::text_so_far t = detail::scanner::so_far(text, s.opts);
-    if (t.in_reasoning || !t.scan.message.empty()) return std::nullopt;
-    std::size_t qualifying = 0;
-    const candidate* first = nullptr;
-    for (candidate& c : t.scan.candidates) {
-      // A number that ends the text (a whole output, part or fence body `4`) is one a later
-      // byte could extend (`42`): left out, as in a healed value.
-      if (!c.text.empty() && c.offset + c.text.size() - c.prefilled == text.size() &&
-          c.text.back() >= '0' && c.text.back() <= '9')
-        continue;
+    std::optional<detail::tail_so_far> t = s.scan.tail();
+    if (!t) {
+      ++s.rereads;
+      return detail::partial_so_far(text, s.sel, s.opts);
+    }
+    if (t->in_reasoning) return std::nullopt;
+    make(t->made);  // judged once: their verdicts stay
+    const std::vector<candidate>& made = s.scan.made();
+    if (s.counted > t->made) forget_counts();
+    for (; s.counted < t->made; ++s.counted) {
+      // Final candidates are frames, or whole parts and fence bodies that a marker or a fence
+      // line ended: none is a number that ends the text.
+      if (!made[s.counted].qualifies) continue;
+      if (!s.first_qualifying) s.first_qualifying = s.counted;
+      ++s.qualifying;
+    }
+    std::size_t qualifying = s.qualifying;
+    const candidate* first = s.first_qualifying ? &made[*s.first_qualifying] : nullptr;
+    for (candidate& c : t->more) {
+      if (detail::number_in_progress(c, text)) continue;
       detail::judge_candidate(c, s.sel);
       if (!c.qualifies) continue;
       ++qualifying;
       if (!first) first = &c;
     }
-    const bool healed = t.healed && detail::healed_qualifies(s.sel, *t.healed);
-    if (healed) ++qualifying;
-    if (!first && !healed) return std::nullopt;
-    partial_answer p;
-    const candidate& c = first ? *first : t.healed->c;
-    p.value = *c.json;
-    if (!first) {
-      p.open = std::move(t.healed->open);
-      p.open_string = t.healed->open_string;
+    return detail::make_partial(s.sel, first, qualifying, t->healed, t->provisional);
+  }
+
+  /// After reads since the version was last asked for: it changes unless what the partial
+  /// depends on is known and the same as then (`scanner::key`), no candidate is cut (new bytes
+  /// would extend it) and the text was not read again from its start. Costs what `scanner::key`
+  /// does: the open frames, the candidates a later byte could still drop.
+  void refresh_version() const noexcept {
+    state& s = *s_;
+    if (!s.read_since) return;
+    detail::tail_key key;
+    try {
+      key = s.scan.key();
+    } catch (...) {  // out of memory: not known, the version changes
+      key = detail::tail_key{};
     }
-    p.provisional = t.provisional;
-    p.offset = c.offset;
-    p.prefilled = c.prefilled;
-    p.line = c.line;
-    p.column = c.column;
-    p.source = c.source;
-    p.qualifying = qualifying;
-    return p;
+    if (s.gone_since || !key.known || key.cut || key != s.key) ++s.version;
+    s.key = std::move(key);
+    s.read_since = false;
+    s.gone_since = false;
+  }
+
+  /// The counts of `compute_partial` start again (the candidates made are gone).
+  void forget_counts() const noexcept {
+    s_->counted = 0;
+    s_->qualifying = 0;
+    s_->first_qualifying.reset();
   }
 
   /// The state, or std::logic_error naming the call when the stream was moved from.
@@ -367,6 +506,7 @@ class stream {
       throw std::logic_error(std::string("llmjson::stream::") + call +
                              ": the stream has ended already (finish() or stop() is called once)");
     s.ended = true;
+    s.read_since = false;  // the end changes the version whatever was read
     s.settled.reset();
     if (auto e = detail::precheck(
             s.scan.size(),
@@ -411,12 +551,17 @@ class stream {
 
   void read() {
     state& s = *s_;
-    ++s.version;                         // new bytes: the partial answer may have changed
-    if (s.scan.read(/*ended=*/false)) {  // the candidates made so far are gone
+    const bool gone = s.scan.read(/*ended=*/false);
+    if (gone) {  // the candidates made so far are gone
       s.settled.reset();
       s.settle_from = 0;
       s.judged = 0;
+      forget_counts();
     }
+    // Whether the partial answer may have changed is decided when asked (`partial_version()`,
+    // `partial()`): a stream nobody asks pays nothing for it.
+    s.read_since = true;
+    s.gone_since = s.gone_since || gone;
     // The first qualifying candidate is the answer of every continuation once nothing before
     // it can change and no closing marker can still make the start reasoning. Candidates are
     // made here only while that search needs them; `seen()` makes the rest when asked.
@@ -441,12 +586,34 @@ class stream {
     state& s = *s_;
     s.scan.make(upto);
     std::vector<candidate>& made = s.scan.made();
-    if (s.judged > made.size()) s.judged = 0;  // emptied: a resource limit
+    if (s.judged > made.size()) {  // emptied: a resource limit
+      s.judged = 0;
+      forget_counts();
+    }
     for (; s.judged < made.size(); ++s.judged) detail::judge_candidate(made[s.judged], s.sel);
   }
 
   std::unique_ptr<state> s_;
 };
+
+namespace detail {
+
+/// For the tests and the benchmarks: how a stream made its partial answers.
+struct stream_probe {
+  /// How many partial answers were made by reading the text so far again (`partial_so_far`).
+  template <class S>
+  static std::size_t rereads(const stream<S>& s) noexcept {
+    return s.s_ ? s.s_->rereads : 0;
+  }
+  /// The text the stream has read (what its partial answer speaks of; `feed` holds a few bytes
+  /// back until `sync()`).
+  template <class S>
+  static std::string_view text_read(const stream<S>& s) noexcept {
+    return s.s_ && !s.s_->scan.over() ? s.s_->scan.text_read() : std::string_view();
+  }
+};
+
+}  // namespace detail
 
 template <class S>
 stream(S) -> stream<S>;

@@ -326,9 +326,15 @@ int main(int argc, char** argv) {
   // Issue 33: the partial answer of a 64 KB plan, fed in 16-byte chunks and read at every
   // change (without sync(): the stream reads every 64 bytes to 4 KB; with sync() after each
   // chunk: at nearly every chunk), against one extract() of the same text.
-  {
-    const std::string* t = keep(plan_answer(64 * 1024 / std::min<std::size_t>(k, 16)));
-    benchmark::RegisterBenchmark("extract/plan answer 64 KB", [t](benchmark::State& s) {
+  // Issue 33 §1 Cost: also a 50 KB `<think>`, then a 2 KB plan in a ```json fence.
+  for (const auto& input :
+       {std::pair{std::string("plan answer 64 KB"),
+                  keep(plan_answer(64 * 1024 / std::min<std::size_t>(k, 16)))},
+        std::pair{std::string("50 KB reasoning, 2 KB plan"),
+                  keep(reasoning_then_plan(52 * 1024 / std::min<std::size_t>(k, 16)))}}) {
+    const std::string& name = input.first;
+    const std::string* t = input.second;
+    benchmark::RegisterBenchmark(("extract/" + name).c_str(), [t](benchmark::State& s) {
       for (auto _ : s) {
         auto r = llmjson::extract(*t, llmjson::any_key({"steps"}));
         benchmark::DoNotOptimize(r);
@@ -338,7 +344,7 @@ int main(int argc, char** argv) {
     for (const bool sync : {false, true}) {
       benchmark::RegisterBenchmark(
           (std::string("partial/16-byte chunks") + (sync ? ", sync" : "") +
-           ", read at every change/plan answer 64 KB")
+           ", read at every change/" + name)
               .c_str(),
           [t, sync](benchmark::State& s) {
             std::size_t reads = 0;
@@ -349,6 +355,10 @@ int main(int argc, char** argv) {
             }
             s.SetBytesProcessed(s.iterations() * static_cast<std::int64_t>(t->size()));
             s.counters["partials_read"] = static_cast<double>(reads);
+            llmjson::stream<llmjson::any_key> probe(llmjson::any_key({"steps"}));
+            read_partials(probe, *t, 16, sync);
+            s.counters["read_again"] =
+                static_cast<double>(llmjson::detail::stream_probe::rereads(probe));
           })
           ->Unit(benchmark::kMillisecond);
     }

@@ -238,6 +238,22 @@ inline std::string plan_answer(std::size_t bytes) {
   return s;
 }
 
+/// Issue 33 §1 Cost: a long `<think>` region (all but 2 KB of `bytes`), then the answer in a
+/// ```json fence after a line of prose: a 2 KB plan as `plan_answer` writes it.
+inline std::string reasoning_then_plan(std::size_t bytes) {
+  std::string s = "<think>";
+  const std::size_t plan_bytes = std::min<std::size_t>(2048, bytes / 2);
+  for (std::size_t i = 0; s.size() + plan_bytes < bytes; ++i)
+    s += "Step " + std::to_string(i) +
+         " of the thinking: the node drains first, then its volume is copied; the health probe "
+         "says when the copy is done.\n";
+  s += "</think>\n\nHere is the plan:\n\n```json\n";
+  std::string plan = plan_answer(plan_bytes + 55);  // its `<think>` line left out
+  s += plan.substr(plan.find('\n') + 1);
+  s += "\n```\n";
+  return s;
+}
+
 /// Issue 33: feeds `text` to a stream in `chunk`-byte chunks (with `sync()` after each when
 /// `sync`) and reads the partial answer whenever `partial_version()` changed, as a UI does.
 /// Returns how many partials were read (the answer's presence counted once more).

@@ -4,13 +4,14 @@
 //
 // usage: llmjson_instructions MEASURE INPUT SIZE_BYTES REPEATS
 //   MEASURE: extract (llmjson::extract with any_key({"orders"}), the benchmark's selector),
-//            partial, partial-sync, extract-plan (issue 33, on INPUT plan: a stream in 16-byte
+//            partial, partial-sync, extract-plan (issue 33, on INPUT plan or reasoning-plan: a
+//            stream in 16-byte
 //            chunks reading its partial answer at every change, without or with sync() after
 //            each chunk, and one extract with any_key({"steps"})),
 //            memchr (counting `{` with memchr, bench.cpp's floor), nlohmann (nlohmann::json::parse
 //            of the input's answer alone, or of the whole input when it is one value)
 //   INPUT:   mixed, nomark, prompt (the mixed trace, `<think>` opened by the prompt), clean, whole,
-//   typical, prose, or a hostile family's name as
+//   typical, prose, plan, reasoning-plan (issue 33), or a hostile family's name as
 //            bench.cpp writes it (`{ repeated`, `fences`, ...)
 // Prints the input's size. The instructions of one measure are those of a run with REPEATS = 3
 // less those of a run with REPEATS = 1, halved: building the input costs the same in both.
@@ -43,6 +44,7 @@ std::optional<std::pair<std::string, std::string>> make(std::string_view name, s
   }
   if (name == "typical") return std::pair{typical_reply(), typical_answer()};
   if (name == "plan") return std::pair{plan_answer(size), std::string()};
+  if (name == "reasoning-plan") return std::pair{reasoning_then_plan(size), std::string()};
   if (name == "prose") return std::pair{prose(size), std::string()};
   for (const auto& [family, gen] : hostile())
     if (family == name) return std::pair{gen(size), std::string()};

@@ -4,6 +4,7 @@
 # side.
 # SPDX-License-Identifier: MIT
 """usage: instructions.py --new PATH [--old PATH] [--size BYTES] [--inputs a,b,...]
+       instructions.py --partials --new PATH [--old PATH]
 
 PATH is an `llmjson_instructions` binary (tests/bench/instructions.cpp, a Release build). For
 each input: the instructions of one `extract`, of `memchr` counting `{` over the same bytes and,
@@ -11,6 +12,12 @@ where there is an answer to parse, of `nlohmann::json::parse` of it alone; each 
 repetitions less the run with 1, halved (building the input cancels out). Prints a Markdown
 table: instructions per byte and the ratios to memchr and nlohmann, for `--old` and `--new`.
 Needs valgrind. Takes about a second of valgrind per MB per run.
+
+--partials (issue 33): the partial answer of the 64 KB plan (`plan`) and of 50 KB of reasoning then
+a 2 KB plan in a fence (`reasoning-plan`), fed in 16-byte chunks and read at every change, without
+and with sync() after each chunk, against one `extract` of the same text: a Markdown table of
+instructions and the ratio to `extract`. The measures that cost billions are one run less a run of
+`memchr` (the same input built), not 3 runs less 1: a few minutes of valgrind for the two builds.
 """
 
 import argparse
@@ -39,15 +46,50 @@ def one(binary, measure, name, size):
     return (b - a) / 2, n
 
 
+PARTIAL_INPUTS = [("plan", 64 * 1024, "64 KB plan"),
+                  ("reasoning-plan", 52 * 1024, "50 KB reasoning, 2 KB plan")]
+
+
+def partials(builds):
+    head = "| input | measure |"
+    rule = "|---|---|"
+    for tag, _ in builds:
+        head += " %s: instructions | ×`extract` |" % tag
+        rule += "---:|---:|"
+    print(head)
+    print(rule)
+    for name, size, label in PARTIAL_INPUTS:
+        rows = {}
+        for tag, binary in builds:
+            base, _ = refs(binary, "memchr", name, size, 1)
+            ex, _ = one(binary, "extract-plan", name, size)
+            rows.setdefault("one `extract`", []).append((ex, 1.0))
+            for measure, what in (("partial", "16-byte chunks, read at every change"),
+                                  ("partial-sync", "16-byte chunks, `sync()` after each, read "
+                                   "at every change")):
+                total, _ = refs(binary, measure, name, size, 1)
+                rows.setdefault(what, []).append((total - base, (total - base) / ex))
+        for what, cells in rows.items():
+            row = "| %s | %s |" % (label, what)
+            for count, ratio in cells:
+                row += " %.2f M | %.1f |" % (count / 1e6, ratio)
+            print(row)
+            sys.stdout.flush()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--new", required=True)
     ap.add_argument("--old")
+    ap.add_argument("--partials", action="store_true")
     ap.add_argument("--size", type=int, default=1 << 20)
     ap.add_argument("--inputs", default=",".join(DEFAULT_INPUTS))
     args = ap.parse_args()
     builds = [("old", args.old)] if args.old else []
     builds.append(("new", args.new))
+    if args.partials:
+        partials(builds)
+        return
     head = "| input | bytes |"
     rule = "|---|---:|"
     for tag, _ in builds:

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: MIT
 #include <llmjson/extract.hpp>
 #include <llmjson/partial_answer.hpp>
+#include <llmjson/schema.hpp>
+#include <llmjson/schema_of.hpp>
 #include <llmjson/stream.hpp>
 
 #include <nlohmann/json.hpp>
@@ -74,28 +76,68 @@ bool kept(const nlohmann::json& shown, const nlohmann::json& answer,
   return false;  // a scalar is never open: shown only complete, compared by its container
 }
 
-}  // namespace
+/// Two partial answers are the same, field by field.
+bool same(const std::optional<llmjson::partial_answer>& a,
+          const std::optional<llmjson::partial_answer>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a) return true;
+  return a->value == b->value && a->open == b->open && a->open_string == b->open_string &&
+         a->provisional == b->provisional && a->offset == b->offset &&
+         a->prefilled == b->prefilled && a->line == b->line && a->column == b->column &&
+         a->source == b->source && a->qualifying == b->qualifying && a->final == b->final;
+}
 
-// Input: the first byte chooses the start (unknown or answer) and the chunking's seed, the rest is
-// the model's output. It is fed in chunks of 1 to 16 bytes, the partial answer read after each
-// (after every few on a long input).
-// Properties: no crash, hang or sanitizer report; partial_version() never goes down and partial()
-// changes only with it; a partial is never `final` before the end; after finish() the partial is
-// the answer (its value, `final`), or none when finish() gives an error; and the promise: every
-// partial shown from the answer's candidate (same position) before the end shows complete only
-// what the answer holds, equal (a complete candidate's value is the answer's).
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (size == 0) return 0;
-  const std::uint8_t first = data[0];
-  const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
-  llmjson::options opts;
-  if (first & 1) opts.start = llmjson::output_start::answer;
-  llmjson::stream s(llmjson::any_object{}, opts);
+struct step {
+  std::string t;
+  int minutes = 0;
+};
+LLMJSON_DEFINE_TYPE(step, (t), (minutes))
+struct plan {
+  std::string title;
+  std::vector<step> steps;
+};
+LLMJSON_DEFINE_TYPE(plan, (title), (steps))
+
+/// A small schema: `a` a short string, `b` integers, `a` required.
+const llmjson::schema& small_schema() {
+  static const llmjson::schema s(nlohmann::json::parse(R"({
+    "type": "object",
+    "properties": {"a": {"type": "string", "maxLength": 5},
+                   "b": {"type": "array", "items": {"type": "integer"}}},
+    "required": ["a"]})"));
+  return s;
+}
+
+/// Up to two keys from the input: its first quoted words of 1 to 8 bytes (`a` when none).
+std::vector<std::string> keys_of(std::string_view text) {
+  std::vector<std::string> keys;
+  for (std::size_t at = text.find('"'); at != std::string_view::npos && keys.size() < 2;) {
+    const std::size_t end = text.find('"', at + 1);
+    if (end == std::string_view::npos) break;
+    const std::string_view word = text.substr(at + 1, end - at - 1);
+    if (!word.empty() && word.size() <= 8 && word.find('\\') == std::string_view::npos) {
+      keys.emplace_back(word);
+      at = text.find('"', end + 1);
+    } else {
+      at = end;
+    }
+  }
+  if (keys.empty()) keys.emplace_back("a");
+  return keys;
+}
+
+/// The stream's partials on `text` in chunks from `seed` (`sync()` after each when `sync`),
+/// checked: against the text read again (`detail::partial_so_far`), the version contract, and
+/// the promise against finish()'s answer.
+template <class S>
+void check(const S& sel, const llmjson::options& opts, std::string_view text, std::uint32_t seed,
+           bool sync) {
+  llmjson::stream<S> s(sel, opts);
   std::vector<llmjson::partial_answer> shown;
-  std::uint32_t seed = first;
   std::uint64_t version = 0;
-  // A read costs a scan of the text so far: after every chunk up to 4 KB, on a larger seed (the
-  // corpus's 200 KB trace) about a thousand reads, or one input would take minutes.
+  std::optional<llmjson::partial_answer> last;
+  // The oracle reads the text so far again: after every chunk up to 4 KB, on a larger seed (the
+  // corpus's 200 KB trace) about a thousand times, or one input would take minutes.
   const std::size_t every = 1 + text.size() / 4096;
   std::size_t chunks = 0;
   for (std::size_t at = 0; at < text.size();) {
@@ -103,29 +145,34 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::size_t n = 1 + (seed >> 16) % 16;
     s.feed(text.substr(at, n));
     at += n;
-    if (++chunks % every != 0) continue;
-    s.sync();
+    if (sync) s.sync();
     require(s.partial_version() >= version, "partial_version() went down");
     const bool changed = s.partial_version() != version;
     version = s.partial_version();
     const std::optional<llmjson::partial_answer> p = s.partial();
+    if (!changed) require(same(p, last), "partial() changed with the same version");
+    last = p;
+    if (++chunks % every == 0) {
+      const std::string_view read = llmjson::detail::stream_probe::text_read(s);
+      require(same(p, llmjson::detail::partial_so_far(read, sel, opts)),
+              "the partial differs from the text read again");
+    }
     if (!p) continue;
     require(!p->final, "a partial before the end is final");
-    if (!changed && !shown.empty())
-      require(shown.back().value == p->value, "partial() changed with the same version");
     if (shown.empty() || shown.back().value != p->value || shown.back().open != p->open ||
         shown.back().offset != p->offset)
       shown.push_back(*p);
   }
   const llmjson::result<llmjson::extraction> r = s.finish();
   const std::optional<llmjson::partial_answer> end = s.partial();
+  require(s.partial_version() != version, "the version did not change at the end");
   if (!r) {
     require(!end, "a partial after an error");
-    return 0;
+    return;
   }
   require(end && end->final && end->value == r->json(),
           "after finish() the partial is not the answer");
-  if (r->fallback) return 0;  // never a partial; nothing to hold to
+  if (r->fallback) return;  // never a partial; nothing to hold to
   const llmjson::candidate& answer = r->chosen();
   for (const llmjson::partial_answer& p : shown) {
     if (p.position() != answer.position()) continue;
@@ -136,6 +183,35 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       require(kept(p.value, r->json(), path, 0),
               "the answer lost or changed what a partial showed complete");
     }
+  }
+}
+
+}  // namespace
+
+// Input: the first byte chooses the start (bit 0: unknown or answer), the selector (bits 1-2:
+// any_object, any_key with the input's first quoted words, a small schema, decode<T> of a
+// LLMJSON_DEFINE_TYPE struct), whether sync() follows each chunk (bit 3), and the chunking's
+// seed; the rest is the model's output. It is fed in chunks of 1 to 16 bytes, the partial answer
+// read after each.
+// Properties: no crash, hang or sanitizer report; partial_version() never goes down, and an equal
+// version gives the same partial (every field); the partial equals the one made by reading the
+// text so far again (`detail::partial_so_far`, after every chunk up to 4 KB, every few past it);
+// a partial is never `final` before the end; after finish() the partial is the answer (its value,
+// `final`), or none when finish() gives an error; and the promise: every partial shown from the
+// answer's candidate (same position) before the end shows complete only what the answer holds,
+// equal (a complete candidate's value is the answer's).
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  const std::uint8_t first = data[0];
+  const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
+  llmjson::options opts;
+  if (first & 1) opts.start = llmjson::output_start::answer;
+  const bool sync = (first & 8) != 0;
+  switch ((first >> 1) & 3) {
+    case 0: check(llmjson::any_object{}, opts, text, first, sync); break;
+    case 1: check(llmjson::any_key(keys_of(text)), opts, text, first, sync); break;
+    case 2: check(small_schema(), opts, text, first, sync); break;
+    default: check(llmjson::decode<plan>{}, opts, text, first, sync); break;
   }
   return 0;
 }

@@ -101,6 +101,23 @@ class engine {
     if (reading_ && walk_.in_prompt_region()) return parts_.current().records_from;
     return frames_.stable_records();
   }
+  /// Rules §8: what `advance(text, /*ended=*/true)` would make of the text read so far (`text`,
+  /// the same bytes as the last `advance`, perhaps moved), told without reading it again:
+  /// nothing when the end would do more than end the part being read — the whole output still a
+  /// JSON value or a prefix of one (not `reading()`), a leading `analysis` (stripped harmony may
+  /// still apply), bytes held back (a marker or a fence line may be starting), a resource limit
+  /// the end would cross. Then the caller reads the text again. Linear in the open frames (and
+  /// the span of a frame whose validator has not started).
+  [[nodiscard]] std::optional<end_view> would_end(std::string_view text) const {
+    if (!reading_ || state_.stopped() || start_.stripped_possible() ||
+        read_stripped_ != start_.stripped_applies())
+      return std::nullopt;
+    end_view out;
+    if (!parts_.would_end(text, text.size(), segments_, out)) return std::nullopt;
+    if (out.added && records.size() + 1 > options_.max_candidates) return std::nullopt;
+    return out;
+  }
+
   /// Changes when the text is read again (the already-open rule, stripped harmony): the records
   /// made before are gone.
   [[nodiscard]] std::size_t generation() const noexcept { return state_.generation; }

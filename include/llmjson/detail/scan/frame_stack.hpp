@@ -50,6 +50,86 @@ class frame_stack {
     return prose_run_ < frames_.size() ? frames_[prose_run_].mark : records_.size();
   }
 
+  /// What `end_segment(e, /*runs_to_end=*/true, ...)` would leave, without changing anything
+  /// (rules §8: the text so far read as if it ended at `e`).
+  struct ending_view {
+    /// The records before `keep` stay; of those from `keep` to `upto`, those that start in none
+    /// of `drops` stay too; the rest go.
+    std::size_t keep = 0;
+    std::size_t upto = 0;
+    std::vector<span> drops;
+    std::optional<pending_cut> cut;  ///< the outermost open frame whose text is a JSON prefix
+  };
+
+  /// `end_segment` read only: `text`, the text so far (the scan's own view may be stale, a
+  /// stream's buffer having moved since). A chain whose validator has not started is checked
+  /// with one of its own, from the chain's opener (the span of the open frame). Amortized O(1)
+  /// a call but that check and the frames above the first live one: the dead frames at the
+  /// bottom of the stack, whose kind is settled, are looked at once while they stay (a stream
+  /// that asks after every chunk never walks thousands of unclosed `{'x` frames again). Nothing
+  /// (not known cheaply) past `lazy_check_limit` bytes to check, or `most_frames` frames to look
+  /// at or drops to hand out.
+  [[nodiscard]] std::optional<ending_view> would_end(std::string_view text, std::size_t e) const {
+    // A chain that stays lazy over a long stretch (`[` then white space): not read at each call.
+    if (lazy_ && e - lazy_from_ > lazy_check_limit) return std::nullopt;
+    ending_view out;
+    out.keep = out.upto = records_.size();
+    if (frames_.empty()) return out;
+    // Dead frames of a settled kind never come alive nor change their drop: remembered.
+    for (; dead_prefix_ < frames_.size(); ++dead_prefix_) {
+      const frame& f = frames_[dead_prefix_];
+      if (f.dead_at == alive || f.kind == frame_kind::brace_pending ||
+          f.kind == frame_kind::bracket_pending)
+        break;
+      if (json_like(f)) prefix_drops_.push_back({dead_prefix_, span{f.open, f.dead_at}});
+    }
+
+    std::size_t lazy_dead = alive;            // where the lazy chain's validator would stop
+    std::size_t chain_from = frames_.size();  // frames_[chain_from..] are in the chain
+    if (lazy_) {
+      validator v;
+      v.reset(text, std::numeric_limits<std::size_t>::max(), /*quiet=*/true);
+      v.relax_strings();
+      for (std::size_t k = lazy_from_; k < e; ++k) {
+        if (!v.feed(k)) {
+          lazy_dead = v.error_offset();
+          break;
+        }
+      }
+      while (chain_from > 0 && frames_[chain_from - 1].in_chain) --chain_from;
+    }
+    out.keep = frames_.front().mark;
+    std::vector<span> drops;
+    for (std::size_t k = dead_prefix_; k < frames_.size(); ++k) {
+      if (k - dead_prefix_ > most_frames) return std::nullopt;  // frames still settling
+      const frame& f = frames_[k];
+      const std::size_t dead_at = f.dead_at == alive && k >= chain_from ? lazy_dead : f.dead_at;
+      if (dead_at == alive) {
+        out.upto = f.mark;
+        const bool array = f.kind == frame_kind::bracket || f.kind == frame_kind::bracket_pending;
+        pending_cut found;
+        found.kind = array ? pending_cut::what::array : pending_cut::what::object;
+        found.offset = f.open;
+        out.cut = found;
+        break;
+      }
+      if (json_like(f)) drops.push_back(span{f.open, dead_at});
+    }
+    // The drops matter only to the records inside the open frames (most often none).
+    if (out.upto > out.keep) {
+      if (prefix_drops_.size() + drops.size() > most_frames) return std::nullopt;
+      for (const auto& d : prefix_drops_) out.drops.push_back(d.second);
+      out.drops.insert(out.drops.end(), drops.begin(), drops.end());
+    }
+    return out;
+  }
+
+  /// `would_end` gives up (nothing) past this many frames to look at or drops to hand out.
+  static constexpr std::size_t most_frames = 256;
+
+  /// The longest stretch `would_end` validates for a chain whose validator has not started.
+  static constexpr std::size_t lazy_check_limit = 1024;
+
   /// A resource limit stopped the scan: which.
   [[nodiscard]] overflow overflowed() const noexcept { return overflow_; }
 
@@ -133,8 +213,19 @@ class frame_stack {
     return true;
   }
 
+  /// The frames are gone (a segment begins or ends): `would_end` remembers none.
+  void forget_dead_prefix() noexcept {
+    dead_prefix_ = 0;
+    prefix_drops_.clear();
+  }
+
   /// After a pop: the chain's live frames are within the stack; none left, the chain is over.
   void after_pop() {
+    if (dead_prefix_ > frames_.size()) {
+      dead_prefix_ = frames_.size();
+      while (!prefix_drops_.empty() && prefix_drops_.back().first >= dead_prefix_)
+        prefix_drops_.pop_back();
+    }
     prose_run_ = std::min(prose_run_, frames_.size());
     alive_from_ = std::min(alive_from_, frames_.size());
     if (alive_from_ == frames_.size()) retire_chain();
@@ -243,6 +334,7 @@ class frame_stack {
       drop_starting_in(near_misses_, near_mark, drops);
     }
     frames_.clear();
+    forget_dead_prefix();
     prose_run_ = 0;
     return cut;
   }
@@ -272,6 +364,10 @@ class frame_stack {
   std::size_t max_frames_;
   std::vector<frame> frames_;
   mutable std::size_t prose_run_ = 0;  // frames_[..prose_run_] are prose-like (stable_records)
+  // would_end: frames_[..dead_prefix_] are dead and settled; the drops of those JSON-like (with
+  // the frame's index).
+  mutable std::size_t dead_prefix_ = 0;
+  mutable std::vector<std::pair<std::size_t, span>> prefix_drops_;
   validator validator_;
   static constexpr std::uint32_t no_context = static_cast<std::uint32_t>(-1);
   context where_;                             // the current segment's

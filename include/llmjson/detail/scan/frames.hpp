@@ -51,6 +51,7 @@ class frame_scanner : public frame_stack {
     where_ = where;
     context_index_ = no_context;
     frames_.clear();
+    forget_dead_prefix();
     prose_run_ = 0;
     in_string_ = false;
     escaped_ = false;

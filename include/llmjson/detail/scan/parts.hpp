@@ -10,6 +10,7 @@
 #include <llmjson/detail/scan/prefix_watch.hpp>
 #include <llmjson/detail/scan/records.hpp>
 #include <llmjson/detail/scan/scan_state.hpp>
+#include <llmjson/detail/scan/segments.hpp>
 
 namespace llmjson::detail {
 
@@ -71,6 +72,43 @@ class part_reader {
     part_.released = upto;
     if (part_watch_.feed(upto)) return;
     lines_.feed(upto, false);  // not one value: its lines and frames catch up from its start
+  }
+
+  /// Rules §8, read only: what ending the current part at `e`, the end of `text`, would leave,
+  /// into `out`: an answer part still a valid JSON prefix is one value, a cut one, or blank;
+  /// otherwise its segment says (`segment_reader::would_end`). False when that is not known
+  /// without reading (bytes held back before the part or its segment).
+  bool would_end(std::string_view text, std::size_t e, const segment_reader& segments,
+                 end_view& out) const {
+    if (!part_.active || part_.released != e) return false;
+    out.keep = out.upto = s_.records.size();
+    if (part_.region) {
+      out.in_reasoning = true;
+      return true;
+    }
+    if (!part_watch_.watching()) return segments.would_end(text, e, out);
+    if (part_watch_.next() != e) return false;
+    switch (part_watch_.would_finish()) {
+      case prefix_watch::ending::blank: return true;
+      case prefix_watch::ending::value:
+        out.added = record{
+            part_watch_.first(),     part_watch_.last(), 0, source::part, true, {}, false, false,
+            part_watch_.big_number()};
+        out.added_where = where_;
+        return true;
+      case prefix_watch::ending::cut: {
+        const std::size_t first = part_watch_.first();
+        pending_cut found;
+        found.kind = text[first] == '{'   ? pending_cut::what::object
+                     : text[first] == '[' ? pending_cut::what::array
+                                          : pending_cut::what::value;
+        found.offset = first;
+        found.src = source::part;
+        out.cut = found;
+        return true;
+      }
+    }
+    return false;
   }
 
   /// The part ends at `e` (a marker, or the end of the text).

@@ -80,6 +80,16 @@ class prefix_watch {
   }
 
   [[nodiscard]] bool watching() const noexcept { return watching_; }
+  /// What `finish(e)` would say with the bytes fed so far, without finishing (rules §8: the
+  /// text read as if it ended here).
+  [[nodiscard]] ending would_finish() const noexcept {
+    if (first_ == none) return ending::blank;
+    return validator_.would_finish() ? ending::value : ending::cut;
+  }
+  /// The next byte to read: the bytes before it were fed.
+  [[nodiscard]] std::size_t next() const noexcept { return next_; }
+  /// The open arrays and objects of the text fed so far.
+  [[nodiscard]] std::size_t depth() const noexcept { return validator_.depth(); }
   /// The span's first byte and the end of its last byte that are not JSON white space.
   [[nodiscard]] std::size_t first() const noexcept { return first_; }
   [[nodiscard]] std::size_t last() const noexcept { return last_; }

@@ -30,6 +30,24 @@ struct part_span {
   bool region = false;
 };
 
+/// Rules §8, what the engine's `advance(text, /*ended=*/true)` would make of the text read so
+/// far, told without reading it (`engine::would_end`): which records stay, the record the end
+/// completes, the candidate it cuts.
+struct end_view {
+  /// The text ends inside a reasoning region: the cut is that region (no partial answer).
+  bool in_reasoning = false;
+  /// The records before `keep` stay; of those from `keep` to `upto`, the ones that start in none
+  /// of `drops` stay too; the rest go.
+  std::size_t keep = 0;
+  std::size_t upto = 0;
+  std::vector<span> drops;
+  /// A whole part or fence body that the end makes one value (after the records that stay).
+  std::optional<record> added;
+  context added_where;
+  /// The candidate the end cuts (not a region): `offset`, `src`, `kind` as the engine's cut.
+  std::optional<pending_cut> cut;
+};
+
 /// A size as a context's 32-bit field holds it (a marker or an info string is never near 4 GB).
 [[nodiscard]] inline std::uint32_t clamp32(std::size_t n) noexcept {
   return static_cast<std::uint32_t>(std::min<std::size_t>(n, 0xFFFFFFFFU));

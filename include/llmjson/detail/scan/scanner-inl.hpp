@@ -403,6 +403,37 @@ struct scanner::state {
   position_finder positions{std::string_view()};
   bool positions_made = false;
   validator diagnosis;
+  // Positions for `tail()`, ahead of `positions` (which `make` asks in document order): made
+  // again from the text's start when asked for an earlier offset than the last (`tail_at`).
+  position_finder tail_positions{std::string_view()};
+  std::size_t tail_at = 0;
+  bool tail_positions_made = false;
+
+  /// {line, column} of `offset` for `tail()`.
+  std::pair<std::size_t, std::size_t> tail_position(std::size_t offset) {
+    const std::string_view text = buf;
+    if (!tail_positions_made || offset < tail_at) {
+      tail_positions = position_finder(text);
+      tail_positions_made = true;
+    }
+    tail_positions.rebind(text);
+    tail_at = offset;
+    return tail_positions.at(offset);
+  }
+
+  /// `engine.would_end` over the text read, and the first records of so_far's that are final.
+  std::optional<end_view> would_end(std::size_t& final_records) const {
+    if (over || ended || engine.overflowed() != overflow::none) return std::nullopt;
+    std::optional<end_view> v = engine.would_end(std::string_view(buf).substr(0, read));
+    if (v) final_records = std::min(engine.stable_records(), v->upto);
+    return v;
+  }
+
+  /// Whether record `k` starts in one of `drops` (sorted by their start).
+  static bool dropped(const record& r, const std::vector<span>& drops) noexcept {
+    return std::any_of(drops.begin(), drops.end(),
+                       [&](const span& d) { return r.begin >= d.begin && r.begin < d.end; });
+  }
 
   /// The buffer moved: the views of the candidates follow it. The buffer grows geometrically,
   /// so this costs O(1) a byte in all.
@@ -470,6 +501,31 @@ LLMJSON_INLINE scan_result scanner::scan(std::string_view text, const options& o
   return make_scan_result(text, engine, opts, {}, base, purpose);
 }
 
+/// Rules §8 Healing: the candidate that the cut `p` of `text` (a prefill of `base` bytes, then
+/// the output) starts, healed; nothing when no value is left or the text there is a whole value.
+/// `position_of` gives {line, column} of an offset.
+template <class PositionOf>
+std::optional<healed_candidate> heal_cut(std::string_view text, const pending_cut& p,
+                                         std::size_t base, PositionOf&& position_of) {
+  std::size_t b = p.offset;
+  while (b < text.size() && is_json_ws(text[b])) ++b;
+  std::optional<healed_value> h = heal(text.substr(b));
+  if (!h || h->complete) return std::nullopt;
+  healed_candidate hc;
+  hc.c.offset = b;
+  std::tie(hc.c.line, hc.c.column) = position_of(b);
+  to_output(hc.c.offset, hc.c.prefilled, base);
+  hc.c.source = p.src;
+  hc.c.in_fence = p.kind == pending_cut::what::fence;
+  hc.c.valid = true;
+  // Not a const object: the partial answer takes the value over (`make_partial`).
+  hc.c.json = std::make_shared<nlohmann::json>(std::move(h->value));
+  hc.open = std::move(h->open);
+  hc.open_string = h->open_string;
+  hc.root_keys = std::move(h->root_keys);
+  return hc;
+}
+
 LLMJSON_INLINE text_so_far scanner::so_far(std::string_view output, const options& opts) {
   std::string joined;  // §2 The text: the prefill, then the output, read as one text
   std::string_view text = output;
@@ -503,22 +559,8 @@ LLMJSON_INLINE text_so_far scanner::so_far(std::string_view output, const option
       if (p.kind == pending_cut::what::region) {
         out.in_reasoning = true;
       } else {
-        std::size_t b = p.offset;
-        while (b < text.size() && is_json_ws(text[b])) ++b;
-        if (std::optional<healed_value> h = heal(text.substr(b)); h && !h->complete) {
-          healed_candidate hc;
-          hc.c.offset = b;
-          std::tie(hc.c.line, hc.c.column) = position_finder(text).at(b);
-          to_output(hc.c.offset, hc.c.prefilled, base);
-          hc.c.source = p.src;
-          hc.c.in_fence = p.kind == pending_cut::what::fence;
-          hc.c.valid = true;
-          hc.c.json = std::make_shared<const nlohmann::json>(std::move(h->value));
-          hc.open = std::move(h->open);
-          hc.open_string = h->open_string;
-          hc.root_keys = std::move(h->root_keys);
-          out.healed = std::move(hc);
-        }
+        out.healed =
+            heal_cut(text, p, base, [&](std::size_t at) { return position_finder(text).at(at); });
       }
     }
   }
@@ -633,6 +675,65 @@ LLMJSON_INLINE void scanner::make(std::size_t upto) {
 }
 
 LLMJSON_INLINE std::vector<candidate>& scanner::made() noexcept { return s_->made; }
+
+LLMJSON_INLINE std::optional<tail_so_far> scanner::tail() {
+  state& s = *s_;
+  std::size_t made = 0;
+  const std::optional<end_view> v = s.would_end(made);
+  if (!v) return std::nullopt;
+  tail_so_far out;
+  out.in_reasoning = v->in_reasoning;
+  out.provisional = s.engine.provisional();
+  if (out.in_reasoning) return out;
+  out.made = made;
+  const std::string_view text = std::string_view(s.buf).substr(0, s.read);
+  auto position_of = [&](std::size_t offset) { return s.tail_position(offset); };
+  auto add = [&](const record& r, const context& where) {
+    // Positions in document order (a problem's offset is its record's start: `message` is not
+    // read, judging replaces it).
+    candidate& c = out.more.emplace_back();
+    make_candidate(c, text, r, where, r.begin, std::string(), position_of, /*build=*/true,
+                   scan_for::selection);
+    to_output(c.offset, c.prefilled, s.base);
+  };
+  for (std::size_t k = made; k < v->upto; ++k) {
+    const record& r = s.engine.records[k];
+    if (k >= v->keep && state::dropped(r, v->drops)) continue;
+    add(r, s.engine.contexts[r.ctx]);
+  }
+  if (v->added) add(*v->added, v->added_where);
+  if (v->cut) out.healed = heal_cut(text, *v->cut, s.base, position_of);
+  return out;
+}
+
+LLMJSON_INLINE tail_key scanner::key() const {
+  const state& s = *s_;
+  tail_key k;
+  std::size_t made = 0;
+  const std::optional<end_view> v = s.would_end(made);
+  // Many candidates a later byte could still drop (objects inside a `[` gone wrong): not
+  // compared at every read; the version changes.
+  if (!v || v->upto - std::min(made, v->upto) > tail_key::most) return k;
+  k.known = true;
+  k.in_reasoning = v->in_reasoning;
+  k.provisional = s.engine.provisional();
+  if (k.in_reasoning) return k;
+  k.made = made;
+  auto note = [&](const record& r) {
+    k.more.push_back(r.begin);
+    k.more.push_back(r.end);
+    k.more.push_back((r.valid ? 1U : 0U) | (r.end == s.read ? 2U : 0U));  // a number may go on
+  };
+  for (std::size_t i = made; i < v->upto; ++i) {
+    const record& r = s.engine.records[i];
+    if (i >= v->keep && state::dropped(r, v->drops)) continue;
+    note(r);
+  }
+  if (v->added) note(*v->added);
+  k.cut = v->cut.has_value();
+  if (v->cut) k.cut_at = v->cut->offset;
+  return k;
+}
 
 LLMJSON_INLINE scan_result scanner::finish(std::size_t& kept, bool keep_made) {
   state& s = *s_;

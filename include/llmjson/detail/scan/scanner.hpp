@@ -28,7 +28,8 @@ enum class scan_for : unsigned char { listing, selection };
 /// The candidate that the end of the text so far cuts, healed (rules §8 Healing).
 struct healed_candidate {
   /// `offset`, `prefilled`, `line`, `column` (of its first byte that is not JSON white space),
-  /// `source`, `valid` (true), `json` (the healed value); `text` is empty.
+  /// `source`, `valid` (true), `json` (the healed value, made here: not a const object, so its
+  /// owner may move it out); `text` is empty.
   candidate c;
   /// The JSON pointer of the innermost value still being written (see `partial_answer::open`).
   std::string open;
@@ -48,6 +49,38 @@ struct text_so_far {
   /// Rules §8 Provisional: a later byte could make the text so far reasoning (the already-open
   /// rule could still apply, or stripped harmony).
   bool provisional = false;
+};
+
+/// Rules §8 from a scanner fed in pieces (a stream's): the text read so far read as if it ended
+/// there, as `scanner::so_far` reads it, told from the scan so far without reading the text again
+/// (`scanner::tail`). `so_far`'s candidates are the first `made` of `made()` (final: the caller
+/// makes and judges them once), then `more`; the healed candidate is as `so_far`'s.
+struct tail_so_far {
+  bool in_reasoning = false;  ///< as `text_so_far::in_reasoning` (then nothing else is filled)
+  bool provisional = false;   ///< as `text_so_far::provisional`
+  std::size_t made = 0;
+  /// Candidates a later byte could still drop (inside a frame that is not closed), and the whole
+  /// part or fence body the end completes: unjudged, made again at each call.
+  std::vector<candidate> more;
+  std::optional<healed_candidate> healed;
+};
+
+/// What `scanner::tail` depends on but the bytes of the candidate the end cuts: two reads with
+/// equal keys and no cut (`cut` false) give the same `tail` (and so the same partial answer).
+/// Not `known`: the tail is not known without reading the text again (`so_far`).
+struct tail_key {
+  /// Past this many candidates a later byte could drop, the key is not `known` (its cost stays
+  /// small at every read).
+  static constexpr std::size_t most = 64;
+  bool known = false;
+  bool in_reasoning = false;
+  bool provisional = false;
+  std::size_t made = 0;
+  /// Begin, end, and validity (1) and ending the text (2) of each record of `more`, in turn.
+  std::vector<std::size_t> more;
+  bool cut = false;
+  std::size_t cut_at = 0;
+  bool operator==(const tail_key&) const = default;
 };
 
 /// The scan of tests/corpus/README.md (sections 1 to 4) behind `candidates()` and `stream<S>`:
@@ -124,6 +157,15 @@ class scanner {
   void make(std::size_t upto);
   /// The candidates made so far, in document order; the caller may judge them in place.
   [[nodiscard]] std::vector<candidate>& made() noexcept;
+
+  /// Rules §8: the text read so far (`text_read()`) read as if it ended there, from the scan so
+  /// far: see `tail_so_far`. Costs the candidates a later byte could still drop, the healing of
+  /// the cut one (its span) and the open frames; nothing before them is read again. `nullopt`
+  /// when that is not known without reading the text again (`engine::would_end` says when; then
+  /// `so_far`), or when the scan is not live.
+  std::optional<tail_so_far> tail();
+  /// What `tail()` depends on, cheaply (no candidate made, nothing healed): see `tail_key`.
+  [[nodiscard]] tail_key key() const;
 
   /// No more text: reads the rest and returns the scan of all of it. Its first `kept`
   /// candidates are those `made()` held (taken as they are, verdicts included); `made()` is

@@ -3,6 +3,7 @@
 #ifndef LLMJSON_DETAIL_SCAN_SEGMENTS_HPP_INCLUDED
 #define LLMJSON_DETAIL_SCAN_SEGMENTS_HPP_INCLUDED
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string_view>
@@ -57,6 +58,59 @@ class segment_reader {
       s_.frames.feed(frames_pos_, upto);
       frames_pos_ = upto;
     }
+  }
+
+  /// Rules §8, read only: what ending the current segment (and a fence body in it) at `e`, the
+  /// end of `text`, would leave, into `out` (`out.keep` and `out.upto` are the records so far).
+  /// False when that is not known without reading: bytes held back before the segment (a line
+  /// that may be a fence line), a body whose frames would start reading it with nesting near
+  /// the limit (`max_depth` 0 makes every frame dead at once), a long lazy chain
+  /// (`frame_stack::would_end`).
+  bool would_end(std::string_view text, std::size_t e, end_view& out) const {
+    // The line reader holds a line's first spaces (at most 3) until it knows the line is no
+    // fence line; the end would feed them to the segment, where spaces change nothing that this
+    // reads (the healing reads the text to its end itself).
+    auto fed_to = [&](std::size_t at) {
+      if (at == e) return true;
+      if (at > e || e - at > 3) return false;
+      return std::all_of(text.begin() + static_cast<std::ptrdiff_t>(at),
+                         text.begin() + static_cast<std::ptrdiff_t>(e),
+                         [](char c) { return c == ' '; });
+    };
+    if (in_body_ && body_watch_.watching()) {
+      if (!fed_to(body_watch_.next())) return false;
+      const std::size_t first = body_watch_.first();
+      switch (body_watch_.would_finish()) {
+        case prefix_watch::ending::blank: return true;  // heals to nothing
+        case prefix_watch::ending::value:
+          out.added = record{first, body_watch_.last(),      0, source::fence, true, {}, false,
+                             false, body_watch_.big_number()};
+          out.added_where = body_where_;
+          return true;
+        case prefix_watch::ending::cut: {
+          pending_cut found;
+          if (text[first] != '{') {
+            found.kind = pending_cut::what::fence;
+            found.offset = body_begin_;
+            found.src = source::fence;
+          } else {  // the frames would read the body from its start: the `{` is the cut frame
+            if (s_.max_depth == 0 || body_watch_.depth() + 1 >= s_.max_depth) return false;
+            found.kind = pending_cut::what::object;
+            found.offset = first;
+          }
+          out.cut = found;
+          return true;
+        }
+      }
+    }
+    if (!fed_to(frames_pos_)) return false;
+    std::optional<frame_stack::ending_view> f = s_.frames.would_end(text, e);
+    if (!f) return false;
+    out.keep = f->keep;
+    out.upto = f->upto;
+    out.drops = std::move(f->drops);
+    out.cut = f->cut;
+    return true;
   }
 
   /// The current segment ends at `e` (`at_end`: the text's end), cut there by `why`.

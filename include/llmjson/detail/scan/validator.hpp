@@ -111,6 +111,12 @@ class validator {
   }
 
   [[nodiscard]] bool failed() const noexcept { return failure_.failed(); }
+  /// What `finish` would return now, without finishing: a whole value and only white space
+  /// after it (a number at the root complete as it stands).
+  [[nodiscard]] bool would_finish() const noexcept {
+    if (failure_.failed()) return false;
+    return state_ == state::done || (state_ == state::number && number_.complete() && depth() == 0);
+  }
   /// A whole top-level value has been seen (white space may follow).
   [[nodiscard]] bool complete() const noexcept {
     return !failure_.failed() && state_ == state::done;
