@@ -7,6 +7,7 @@
 
 #include "catch_compat.hpp"
 #include "enum_names_check.hpp"
+#include "promise.hpp"
 #include "retry_fixtures.hpp"
 
 #include <cstddef>
@@ -116,35 +117,6 @@ struct recorder {
     return k;
   }
 };
-
-/// Whether everything `shown` shows complete (all but the `open` path) is in `answer`, equal
-/// (`partial_answer`'s promise). `at`: the pointer of `shown` being compared.
-bool kept(const json& shown, const json& answer, const std::optional<std::string>& open,
-          const std::string& at) {
-  const bool on_path =
-      open && (*open == at || (open->size() > at.size() && open->compare(0, at.size(), at) == 0 &&
-                               (*open)[at.size()] == '/'));
-  if (!on_path) return shown == answer;
-  if (*open == at && shown.is_string())  // the string being written: a prefix of the answer's
-    return answer.is_string() && answer.get<std::string>().starts_with(shown.get<std::string>());
-  if (shown.type() != answer.type()) return false;
-  if (shown.is_object()) {
-    for (auto it = shown.begin(); it != shown.end(); ++it) {
-      if (!answer.contains(it.key())) return false;
-      if (!kept(*it, answer.at(it.key()), open,
-                at + "/" + llmjson::detail::pointer_escape(it.key())))
-        return false;
-    }
-    return true;
-  }
-  if (shown.is_array()) {
-    if (shown.size() > answer.size()) return false;
-    for (std::size_t i = 0; i < shown.size(); ++i)
-      if (!kept(shown[i], answer[i], open, at + "/" + std::to_string(i))) return false;
-    return true;
-  }
-  return shown == answer;
-}
 
 /// Checks what a UI relies on in the events of the attempt that gave the answer `answer` at
 /// `position`: no two `shown` in a row show the same, the last event is the answer (`final`),
