@@ -96,13 +96,17 @@ if(NOT tag STREQUAL "main" AND NOT tag IN_LIST tags)
                       "(tags: ${tags})")
 endif()
 
-# 3. The user's project: the block as printed, then the program linked as the README says.
+# 3. The user's project: the block as printed, then the program linked as the README says, with
+# the strict warning set and llmjson's headers as system headers (tests/cmake/consumer.cmake):
+# the FetchContent way in, as the other ways in are checked.
 file(COPY "${SOURCE_DIR}/tests/cmake/main.cpp" DESTINATION "${WORK_DIR}/consumer")
 file(WRITE "${WORK_DIR}/consumer/CMakeLists.txt" "cmake_minimum_required(VERSION 3.21)
 project(llmjson_readme_fetch_content_test LANGUAGES CXX)
 ${block}
 add_executable(consumer main.cpp)
 target_link_libraries(consumer PRIVATE llmjson::llmjson)
+include(\"${SOURCE_DIR}/tests/cmake/consumer.cmake\")
+llmjson_consumer(consumer SYSTEM)
 ")
 set(options -G "${GENERATOR}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
   "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}" "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}")
