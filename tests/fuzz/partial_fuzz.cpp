@@ -136,10 +136,16 @@ void check(const S& sel, const llmjson::options& opts, std::string_view text, st
   std::vector<llmjson::partial_answer> shown;
   std::uint64_t version = 0;
   std::optional<llmjson::partial_answer> last;
-  // The oracle reads the text so far again: after every chunk up to 4 KB, on a larger seed (the
-  // corpus's 200 KB trace) about a thousand times, or one input would take minutes.
-  const std::size_t every = 1 + text.size() / 4096;
+  // A read can cost the text so far (the oracle always, the partial where it reads the text
+  // again: a whole output that is a JSON prefix...), so reading after every chunk is quadratic:
+  // after every chunk up to about 4 KB; past it, every few chunks, so that one input costs about
+  // 2^24 bytes of partials and 2^23 of oracle (the corpus's 200 KB trace: about 150 partials
+  // and 80 oracle reads), or one input would take minutes under the sanitizers.
+  const std::size_t chunks_in = text.size() / 8 + 1;
+  const std::size_t every_partial = 1 + text.size() * chunks_in / (std::size_t{2} << 24);
+  const std::size_t every_oracle = 1 + text.size() * chunks_in / (std::size_t{2} << 23);
   std::size_t chunks = 0;
+  std::uint64_t read_version = 0;  // the version at the last partial() read
   for (std::size_t at = 0; at < text.size();) {
     seed = seed * 1103515245u + 12345u;
     const std::size_t n = 1 + (seed >> 16) % 16;
@@ -147,12 +153,15 @@ void check(const S& sel, const llmjson::options& opts, std::string_view text, st
     at += n;
     if (sync) s.sync();
     require(s.partial_version() >= version, "partial_version() went down");
-    const bool changed = s.partial_version() != version;
     version = s.partial_version();
+    ++chunks;
+    if (chunks % every_partial != 0 && at < text.size()) continue;
+    const bool changed = version != read_version;
+    read_version = version;
     const std::optional<llmjson::partial_answer> p = s.partial();
     if (!changed) require(same(p, last), "partial() changed with the same version");
     last = p;
-    if (++chunks % every == 0) {
+    if (chunks % every_oracle == 0) {
       const std::string_view read = llmjson::detail::stream_probe::text_read(s);
       require(same(p, llmjson::detail::partial_so_far(read, sel, opts)),
               "the partial differs from the text read again");
@@ -192,10 +201,11 @@ void check(const S& sel, const llmjson::options& opts, std::string_view text, st
 // any_object, any_key with the input's first quoted words, a small schema, decode<T> of a
 // LLMJSON_DEFINE_TYPE struct), whether sync() follows each chunk (bit 3), and the chunking's
 // seed; the rest is the model's output. It is fed in chunks of 1 to 16 bytes, the partial answer
-// read after each.
+// read after each (every few chunks on a large input).
 // Properties: no crash, hang or sanitizer report; partial_version() never goes down, and an equal
 // version gives the same partial (every field); the partial equals the one made by reading the
-// text so far again (`detail::partial_so_far`, after every chunk up to 4 KB, every few past it);
+// text so far again (`detail::partial_so_far`; both read after every chunk up to about 4 KB,
+// every few chunks past it);
 // a partial is never `final` before the end; after finish() the partial is the answer (its value,
 // `final`), or none when finish() gives an error; and the promise: every partial shown from the
 // answer's candidate (same position) before the end shows complete only what the answer holds,
