@@ -96,17 +96,9 @@ class part_reader {
             part_watch_.big_number()};
         out.added_where = where_;
         return true;
-      case prefix_watch::ending::cut: {
-        const std::size_t first = part_watch_.first();
-        pending_cut found;
-        found.kind = text[first] == '{'   ? pending_cut::what::object
-                     : text[first] == '[' ? pending_cut::what::array
-                                          : pending_cut::what::value;
-        found.offset = first;
-        found.src = source::part;
-        out.cut = found;
+      case prefix_watch::ending::cut:
+        out.cut = value_cut_at(text, part_watch_.first(), source::part);
         return true;
-      }
     }
     return false;
   }

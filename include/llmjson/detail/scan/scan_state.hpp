@@ -48,6 +48,19 @@ struct end_view {
   std::optional<pending_cut> cut;
 };
 
+/// §4 Truncation: the cut of a whole output or answer part (`src`) whose value starts at `first`
+/// of `text` and is cut by the end: an object, an array or another value by its first byte.
+[[nodiscard]] inline pending_cut value_cut_at(std::string_view text, std::size_t first,
+                                              source src) noexcept {
+  pending_cut found;
+  found.kind = text[first] == '{'   ? pending_cut::what::object
+               : text[first] == '[' ? pending_cut::what::array
+                                    : pending_cut::what::value;
+  found.offset = first;
+  found.src = src;
+  return found;
+}
+
 /// A size as a context's 32-bit field holds it (a marker or an info string is never near 4 GB).
 [[nodiscard]] inline std::uint32_t clamp32(std::size_t n) noexcept {
   return static_cast<std::uint32_t>(std::min<std::size_t>(n, 0xFFFFFFFFU));
@@ -103,15 +116,7 @@ struct scan_state {
 
   /// §4 Truncation: a whole output or answer part (`src`) that is a cut value starting at
   /// `first`.
-  void value_cut(std::size_t first, source src) {
-    pending_cut found;
-    found.kind = text[first] == '{'   ? pending_cut::what::object
-                 : text[first] == '[' ? pending_cut::what::array
-                                      : pending_cut::what::value;
-    found.offset = first;
-    found.src = src;
-    cut = found;
-  }
+  void value_cut(std::size_t first, source src) { cut = value_cut_at(text, first, src); }
 
   /// What the stages made of the text so far is dropped: it is about to be read again
   /// (`generation` changes).
