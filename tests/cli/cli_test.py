@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: MIT
 """Runs the built `llmjson` binary and checks what it prints and how it exits.
 
-usage: cli_test.py --binary PATH --corpus DIR --examples DIR --version-header FILE GROUP
+usage: cli_test.py --binary PATH --corpus DIR --examples DIR --version-header FILE
+                   [--cases K/N] GROUP
 
 Groups: corpus, stdin_vs_file, report_matches_explain, usage_errors, any_bytes,
 large_input, examples, early, response, jsonl, signals. Exit 0: passed; 1: failed (each failure on its own line).
@@ -91,10 +92,14 @@ def parse_json(data):
 # ---------------------------------------------------------------------------------------------
 # The corpus
 
+# --cases K/N: the corpus loops take the cases K, K + N, K + 2N... (main() says which checks)
+CASES = (0, 1)
+
+
 def load_cases(corpus):
-    """The corpus cases: (name, path, expectation). With LLMJSON_CLI_CORPUS_STEP=N, every Nth
-    (the sanitizer stage of .ci/run: a sanitized tool is slow to start, and its paths are the same
-    on a third of the texts; the other stages run every case)."""
+    """The corpus cases: (name, path, expectation), those of --cases K/N, and of those, with
+    LLMJSON_CLI_CORPUS_STEP=S, every Sth (the sanitizer and libc++ stages of .ci/run: a sanitized
+    tool is slow to start, and its paths are the same on a sixth of the texts)."""
     cases = []
     for name in sorted(os.listdir(corpus)):
         if name.endswith(".txt"):
@@ -104,7 +109,7 @@ def load_cases(corpus):
     if not cases:
         raise SystemExit("no cases in " + corpus)
     step = int(os.environ.get("LLMJSON_CLI_CORPUS_STEP", "1") or "1")
-    return cases[::max(step, 1)]
+    return cases[CASES[0]::CASES[1]][::max(step, 1)]
 
 
 def utf8_cases(corpus):
@@ -366,11 +371,14 @@ def check_report_against_explain(c, name, args, stdin=b""):
         c.check(place in err_["message"], name + ": the message does not name the near miss at " + place)
 
 
-def group_report_matches_explain(c, a):
+def report_matches_explain_corpus(c, a):
     for name, path, case in load_cases(a.corpus):
         with Flags(case) as flags:
             check_report_against_explain(c, name, flags + [path])
             check_report_against_explain(c, name + " (no flags)", [path])
+
+
+def group_report_matches_explain(c, a):
     for args in example_runs(a.examples):
         check_report_against_explain(c, "examples: " + " ".join(args), args)
     for name, data in odd_inputs():
@@ -846,6 +854,20 @@ def report_without_early(rep):
     return rep
 
 
+def early_corpus(c, a):
+    # The same answer as without --early, on every corpus case (under policy first), from stdin,
+    # and from a file (once a case: how the tool reads does not depend on the start); when
+    # nothing settled early, the same report too.
+    for name, path, case in load_cases(a.corpus):
+        with open(path, "rb") as f:
+            data = f.read()
+        with Flags(case) as flags:
+            i = flags.index("--policy")
+            flags[i + 1] = "first"
+            for start in ([], ["--starts-in", "answer"]):
+                check_same_as_without(c, name, flags + start, data, None if start else path)
+
+
 def group_early(c, a):
     talk = b"\nLet me explain each of these orders in turn, at some length.\n" * 50
     with open(os.path.join(a.examples, "04-think-then-orders.txt"), "rb") as f:
@@ -910,17 +932,7 @@ def group_early(c, a):
     rc, out, _ = c.run(["--help"])
     c.check(b"--early" in out and b"Needs policy first" in out, "--help does not explain --early")
 
-    # The same answer as without --early, on every corpus case (under policy first) and odd input,
-    # from stdin, and from a file (once a case: how the tool reads does not depend on the start);
-    # when nothing settled early, the same report too.
-    for name, path, case in load_cases(a.corpus):
-        with open(path, "rb") as f:
-            data = f.read()
-        with Flags(case) as flags:
-            i = flags.index("--policy")
-            flags[i + 1] = "first"
-            for start in ([], ["--starts-in", "answer"]):
-                check_same_as_without(c, name, flags + start, data, None if start else path)
+    # The same as without --early on odd input (early_corpus: on the corpus).
     for name, data in odd_inputs():
         for args in ([], ["--keys", "a"], ["--starts-in", "answer"]):
             check_same_as_without(c, name, args, data, None)
@@ -1031,6 +1043,24 @@ def shows_only_final(c, name, partial, answer):
                 "%s: the partial %r shows %r where the answer has %r" % (name, partial, step, answer[i]))
 
 
+def partials_corpus(c, a):
+    # Every corpus case, from a file (one read: at most one line): the partial lines, then
+    # exactly what the run without --partials prints, with its exit status and stderr.
+    for name, path, case in load_cases(a.corpus):
+        with Flags(case) as flags:
+            plain = c.run(flags + [path])
+            rc, out, err = c.run(flags + ["--partials", path])
+            partials, rest = partial_lines(c, name, out)
+            c.check((rc, rest, err) == plain,
+                    "%s: --partials gives %r, without %r" % (name, (rc, out[:300], err[:300]), plain))
+            # Under first, the answer is the first qualifying candidate: the last partial, once
+            # the whole input is read (when there is one: never the fallback).
+            if case["policy"] == "first" and plain[0] == 0 and partials and partials[-1] is not None:
+                ok, value = parse_json(plain[1])
+                c.check(ok and same_json(partials[-1]["partial"], value),
+                        "%s: after the whole input the partial is not the answer: %r" % (name, partials[-1]))
+
+
 def group_partials(c, a):
     # A reasoning model's output in pieces (the pipe closed at the end): lines as the answer is
     # written, none from the draft in <think>, not provisional once </think> decided the start,
@@ -1074,21 +1104,6 @@ def group_partials(c, a):
     plain = c.run([], b'<think>{"steps": ["draft"]')
     c.check((rc, out, err) == plain and out == b"", "in reasoning: %r %r %r" % (rc, out, err[:200]))
 
-    # Every corpus case, from a file (one read: at most one line): the partial lines, then
-    # exactly what the run without --partials prints, with its exit status and stderr.
-    for name, path, case in load_cases(a.corpus):
-        with Flags(case) as flags:
-            plain = c.run(flags + [path])
-            rc, out, err = c.run(flags + ["--partials", path])
-            partials, rest = partial_lines(c, name, out)
-            c.check((rc, rest, err) == plain,
-                    "%s: --partials gives %r, without %r" % (name, (rc, out[:300], err[:300]), plain))
-            # Under first, the answer is the first qualifying candidate: the last partial, once
-            # the whole input is read (when there is one: never the fallback).
-            if case["policy"] == "first" and plain[0] == 0 and partials and partials[-1] is not None:
-                ok, value = parse_json(plain[1])
-                c.check(ok and same_json(partials[-1]["partial"], value),
-                        "%s: after the whole input the partial is not the answer: %r" % (name, partials[-1]))
 
     # With --early: the partial lines, then the answer once settled, the writer still writing.
     with open(os.path.join(a.examples, "04-think-then-orders.txt"), "rb") as f:
@@ -1150,7 +1165,7 @@ USAGE_REPORTED = {"prompt_tokens": 52, "completion_tokens": 187, "reasoning_toke
                   "total_tokens": 239}
 
 
-def group_response(c, a):
+def response_corpus(c, a):
     # Every corpus case, as a body and as a stream: the same report as the text itself (offsets,
     # lines and columns into the content), then finish_reason and usage.
     for name, data, text, case in utf8_cases(a.corpus):
@@ -1180,6 +1195,9 @@ def group_response(c, a):
             rc2, out2, _ = c.run(flags, data)
             rc3, out3, _ = c.run(flags + ["--response"], stdin=chat_body(text))
             c.check((rc3, out3) == (rc2, out2), name + ": --response prints another answer")
+
+
+def group_response(c, a):
 
     def report_of(args, stdin):
         rc, out, err = c.run(["--response", "--report"] + args, stdin=stdin)
@@ -1353,7 +1371,7 @@ def batch_line(custom_id, content, reasoning=None, status=200):
                        "error": None}).encode("utf-8")
 
 
-def group_jsonl(c, a):
+def jsonl_corpus(c, a):
     # 1. Every corpus case that is UTF-8 text, as a line: the same answer (its tokens as written)
     # or the same error as the single-output run, whatever --jobs; one file per selection.
     # A case with a schema has a schema file of its own, alive only in its `with`: its line runs
@@ -1385,6 +1403,9 @@ def group_jsonl(c, a):
                 seen = line_as_seen(line)
                 c.check(seen == expect, "%s %s: --jsonl says %r, the single run %r" % (name, flags, seen, expect))
         c.check(outs["1"] == outs["3"], "%s: --jobs 3 differs from --jobs 1" % (flags,))
+
+
+def group_jsonl(c, a):
 
     # 2. What each line holds and where: pointers, ids, reasoning, the Batch API's lines.
     ok_text = 'thinking <think>{"draft": 1}</think> The answer: {"plan": [1, 2.50]}'
@@ -1789,13 +1810,28 @@ def main():
     ap.add_argument("--corpus", required=True)
     ap.add_argument("--examples", required=True)
     ap.add_argument("--version-header", required=True)
+    ap.add_argument("--cases", default="0/1", metavar="K/N",
+                    help="the corpus loops take cases K, K+N, ...; the group's other checks run "
+                         "with K = 0 only")
     ap.add_argument("group")
     a = ap.parse_args()
+    m = re.fullmatch(r"(\d+)/(\d+)", a.cases)
+    if not m or int(m.group(1)) >= int(m.group(2)):
+        ap.error("--cases takes K/N with 0 <= K < N")
+    global CASES
+    CASES = (int(m.group(1)), int(m.group(2)))
     sys.setrecursionlimit(20000)  # json.loads of the deep values in odd_inputs()
     c = Checker(a.binary)
+    # A group's corpus loop, where it has one besides its other checks (corpus and stdin_vs_file
+    # are all corpus loop).
+    corpus_loops = {
+        "corpus": group_corpus, "stdin_vs_file": group_stdin_vs_file,
+        "report_matches_explain": report_matches_explain_corpus, "early": early_corpus,
+        "partials": partials_corpus, "response": response_corpus, "jsonl": jsonl_corpus,
+    }
     groups = {
-        "corpus": lambda: group_corpus(c, a),
-        "stdin_vs_file": lambda: group_stdin_vs_file(c, a),
+        "corpus": lambda: None,
+        "stdin_vs_file": lambda: None,
         "report_matches_explain": lambda: group_report_matches_explain(c, a),
         "usage_errors": lambda: group_usage_errors(c, a),
         "any_bytes": lambda: group_any_bytes(c, a),
@@ -1810,7 +1846,12 @@ def main():
     }
     if a.group not in groups:
         ap.error("unknown group " + a.group)
-    groups[a.group]()
+    if CASES[0] == 0:
+        groups[a.group]()
+    elif a.group not in corpus_loops:
+        ap.error("--cases %s: group %s has no corpus loop" % (a.cases, a.group))
+    if a.group in corpus_loops:
+        corpus_loops[a.group](c, a)
     return c.finish(a.group)
 
 
