@@ -10,6 +10,7 @@
 #include "enum_names_check.hpp"
 #include "reasoning_forms.hpp"
 #include "repeat.hpp"
+#include "same_result.hpp"
 
 #include <string>
 #include <string_view>
@@ -1030,6 +1031,57 @@ TEST_CASE("any_key and any_object build the value of the answer and of what qual
   REQUIRE(s.settled() != nullptr);
   REQUIRE(s.settled()->json != nullptr);
   CHECK(*s.settled()->json == json::parse(R"({"b": 2})"));
+}
+
+TEST_CASE("options::answer_value off: no value that the selector and the policy do not read",
+          "[candidate][select]") {
+  const std::string text =
+      "Draft {\"b\": 2}, example {\"a\": [1]}\n```json\n[1, 2]\n```\n"
+      "Answer: {\"a\": {\"x\": \"y\"}} {\"a\": 3}";
+  const llmjson::options off{.answer_value = false};
+  // A key set judges the text: no value at all, the answer's text and the rest as with values.
+  for (const llmjson::policy p : {llmjson::policy::first, llmjson::policy::last}) {
+    llmjson::options o = off;
+    o.policy = p;
+    const auto r = llmjson::extract(text, llmjson::any_key({"a"}), o);
+    const auto v = llmjson::extract(text, llmjson::any_key({"a"}), {.policy = p});
+    REQUIRE(r);
+    REQUIRE(v);
+    CHECK(r->index == v->index);
+    CHECK(r->text() == v->text());
+    CHECK(r->json().is_null());
+    CHECK(v->json() == json::parse(p == llmjson::policy::first ? R"({"a": [1]})" : R"({"a": 3})"));
+    for (const llmjson::candidate& c : r->candidates) CHECK(c.json == nullptr);
+    CHECK(llmjson_test::differs(llmjson_test::without_values(r), llmjson_test::without_values(v)) ==
+          "");
+  }
+  // No selector, and the fallback: no value either.
+  const auto any = llmjson::extract(text, off);
+  REQUIRE(any);
+  CHECK((any->index == 0 && any->json().is_null()));
+  const auto fallback = llmjson::extract(text, llmjson::any_key({"zz"}), off);
+  REQUIRE(fallback);
+  CHECK((fallback->fallback && fallback->text() == R"({"b": 2})" && fallback->json().is_null()));
+  // Policy unique compares the qualifying values: they are built (and equal ones count once).
+  llmjson::options unique = off;
+  unique.policy = llmjson::policy::unique;
+  const std::string twice = R"(First {"a": 1}, then again {"a": 1.0}.)";
+  const auto u = llmjson::extract(twice, llmjson::any_key({"a"}), unique);
+  REQUIRE(u);
+  CHECK(u->json() == json::parse(R"({"a": 1})"));
+  CHECK(llmjson::extract(text, llmjson::any_key({"a"}), unique).error().kind ==
+        llmjson::error_kind::ambiguous);
+  // A predicate judges values: built, as without the option.
+  const auto pred = llmjson::extract(
+      text, [](const json& j) { return j.is_object() && j.contains("b"); }, off);
+  REQUIRE(pred);
+  CHECK(pred->json() == json::parse(R"({"b": 2})"));
+  // A stream ignores it: its settled candidate and its answer have their values.
+  llmjson::stream s(llmjson::any_key({"a"}), {.answer_value = false});
+  s.feed(text);
+  const auto done = s.finish();
+  REQUIRE(done);
+  CHECK(done->json() == json::parse(R"({"a": [1]})"));
 }
 
 TEST_CASE("a candidate in reasoning: valid, with its span and position, and no value",

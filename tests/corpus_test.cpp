@@ -8,6 +8,7 @@
 #include "corpus_case.hpp"
 #include "kernel_ops.hpp"
 #include "read_file.hpp"
+#include "same_result.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -41,23 +42,57 @@ std::vector<std::filesystem::path> cases() {
   return out;
 }
 
+/// The case's extraction under `opts`: its selector (`keys`, `schema`, or none), or nothing
+/// when it needs a selector this build lacks.
+std::optional<llmjson::result<llmjson::extraction>> extract_case(const nlohmann::json& spec,
+                                                                 const std::string& text,
+                                                                 const llmjson::options& opts) {
+  const nlohmann::json& sel = spec.at("select");
+  if (sel.contains("keys"))
+    return llmjson::extract(text, llmjson::any_key(sel["keys"].get<std::vector<std::string>>()),
+                            opts);
+  if (sel.contains("schema")) {
+#ifdef LLMJSON_CORPUS_HAS_SCHEMA
+    return llmjson::extract(text, llmjson::schema(sel["schema"]), opts);
+#else
+    return std::nullopt;
+#endif
+  }
+  REQUIRE(sel.empty());
+  return llmjson::extract(text, opts);
+}
+
+/// With `options::answer_value` off, the same result as `r` but for the values: none where the
+/// selector judges the text (keys, none) and the policy compares no values (not `unique`), the
+/// same as `r`'s where a schema judges values or `unique` compares them.
+void check_text_only(const nlohmann::json& spec, const std::string& text, llmjson::options opts,
+                     const llmjson::result<llmjson::extraction>& r) {
+  opts.answer_value = false;
+  const auto t = extract_case(spec, text, opts);
+  REQUIRE(t.has_value());
+  const bool by_value = spec.at("select").contains("schema");
+  const llmjson::policy policy =
+      opts.policy.value_or(by_value ? llmjson::policy::unique : llmjson::policy::first);
+  INFO("answer_value off");
+  CHECK(llmjson_test::differs(llmjson_test::without_values(r), llmjson_test::without_values(*t)) ==
+        "");
+  if (by_value || policy == llmjson::policy::unique) {
+    CHECK(llmjson_test::differs(r, *t) == "");
+  } else {
+    for (const llmjson::candidate& c : *t ? (*t)->candidates : t->error().candidates)
+      CHECK(c.json == nullptr);
+    if (*t) CHECK((*t)->json().is_null());
+  }
+}
+
 /// Runs one case; returns false when it needs a selector this build lacks.
 bool run_case(const std::filesystem::path& txt, const nlohmann::json& spec,
               const std::string& text) {
   const llmjson::options opts = llmjson_tests::corpus_options(spec);
-  const nlohmann::json& sel = spec.at("select");
-  llmjson::result<llmjson::extraction> r = llmjson::extract(text, opts);
-  if (sel.contains("keys")) {
-    r = llmjson::extract(text, llmjson::any_key(sel["keys"].get<std::vector<std::string>>()), opts);
-  } else if (sel.contains("schema")) {
-#ifdef LLMJSON_CORPUS_HAS_SCHEMA
-    r = llmjson::extract(text, llmjson::schema(sel["schema"]), opts);
-#else
-    return false;
-#endif
-  } else {
-    REQUIRE(sel.empty());
-  }
+  const auto found = extract_case(spec, text, opts);
+  if (!found) return false;
+  const llmjson::result<llmjson::extraction>& r = *found;
+  check_text_only(spec, text, opts, r);
   INFO("case " << txt.filename().string() << ": " << spec.value("why", ""));
   if (!spec.at("error").is_null()) {
     INFO("expected error " << spec["error"].get<std::string>());

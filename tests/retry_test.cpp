@@ -267,6 +267,17 @@ TEST_CASE("truncated at length then good: the raw first attempt is kept", "[retr
   CHECK(r.attempts[1].content == good_plan);
 }
 
+TEST_CASE("options::answer_value off: the retry wrapper's answer still holds its value",
+          "[retry]") {
+  script s;
+  s.replies = {msg(R"(Plan: {"steps": ["a", "b"]})")};
+  auto r = llmjson::retrying(replay(s), {.extraction = {.answer_value = false}})
+               .extract(std::string("plan"), llmjson::any_key({"steps"}));
+  REQUIRE(r);
+  CHECK(r->json == nlohmann::json::parse(R"({"steps": ["a", "b"]})"));
+  CHECK(r->text == R"({"steps": ["a", "b"]})");
+}
+
 TEST_CASE(
     "truncated twice: the final error holds the extraction error, its candidates, finish_reason",
     "[retry]") {

@@ -69,6 +69,12 @@ inline std::string differs(const llmjson::result<llmjson::extraction>& a,
   return differs(x.candidates, y.candidates);
 }
 
+/// `r` with no candidate's value: to compare what two results say but for their values.
+inline llmjson::result<llmjson::extraction> without_values(llmjson::result<llmjson::extraction> r) {
+  for (llmjson::candidate& c : r ? r->candidates : r.error().candidates) c.json.reset();
+  return r;
+}
+
 }  // namespace llmjson_test
 
 #endif  // LLMJSON_TESTS_SAME_RESULT_HPP_INCLUDED

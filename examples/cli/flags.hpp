@@ -441,6 +441,7 @@ inline llmjson::options options_of(const settings& s) {
   opts.reasoning_off = s.reasoning_off;
   opts.start = s.starts_in;
   opts.prefill = s.prefill.value_or(std::string());
+  opts.answer_value = s.normalize;  // else the answer is printed as written: its text alone
   return opts;
 }
 

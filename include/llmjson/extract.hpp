@@ -53,9 +53,14 @@ struct extraction {
   /// returns or tabs in strings, which JSON forbids, and its value has them escaped. Worth a
   /// note, as a fallback is (the `llmjson` tool prints one); `minify(text())` is the JSON meant.
   [[nodiscard]] bool raw_controls() const noexcept { return candidates[index].raw_controls; }
-  /// Returns the answer's value (the chosen candidate is valid: its value is never null). It is
-  /// nlohmann's reading of the text: see `text()` for what it changes.
-  [[nodiscard]] const nlohmann::json& json() const noexcept { return *candidates[index].json; }
+  /// Returns the answer's value. It is nlohmann's reading of the text: see `text()` for what it
+  /// changes. Null only where `options::answer_value` was off and no selector built it (the
+  /// chosen candidate is valid: otherwise its value is always built).
+  [[nodiscard]] const nlohmann::json& json() const noexcept {
+    static const nlohmann::json unbuilt;
+    const auto& value = candidates[index].json;
+    return value ? *value : unbuilt;
+  }
   /// The name `json()` had: `r->value()` read too much like `r.value()`, the extraction.
   [[deprecated(
       "renamed json(): r->json() is the answer's value, r.value() the "
@@ -216,10 +221,10 @@ inline constexpr bool judges_text = std::same_as<S, any_object> || std::same_as<
 
 /// Gives a candidate its verdict: `qualifies` and `message`. Candidates in reasoning and
 /// invalid ones never qualify; the others are what `sel` says. A candidate that qualifies gets
-/// its value (`ensure_value`), and so does every one a selector judges by its value; `any_object`
-/// and `any_key` judge the others from their text.
+/// its value (`ensure_value`) unless `values` is false, and every one a selector judges by its
+/// value gets it; `any_object` and `any_key` judge from the text alone.
 template <Selector S>
-void judge_candidate(candidate& c, const S& sel) {
+void judge_candidate(candidate& c, const S& sel, bool values = true) {
   c.qualifies = false;
   if (c.in_reasoning) {           // what the model thinks is never its answer
     c.message.assign("inside ");  // `inside <think>` fits the string's own buffer
@@ -230,7 +235,7 @@ void judge_candidate(candidate& c, const S& sel) {
   if (c.valid) {
     if constexpr (judges_text<S>) {
       v = judge_text(sel, c.text);
-      if (v.ok) {
+      if (v.ok && values) {
         ensure_value(c);
       } else {
         c.json.reset();  // one the engine built: whether it has one never depends on the path
@@ -248,17 +253,19 @@ void judge_candidate(candidate& c, const S& sel) {
 }
 
 /// The answer among the scan's candidates under `sel`, or the error. The first `judged`
-/// candidates already have their verdicts (a stream judged them as they came).
+/// candidates already have their verdicts (a stream judged them as they came). With `values`
+/// false (`options::answer_value`), no value is built that `sel` and the policy do not read.
 template <Selector S>
 result<extraction> choose(scan_result&& scan, const S& sel, const options& opts,
-                          std::size_t judged = 0) {
-  for (std::size_t i = judged; i < scan.candidates.size(); ++i)
-    judge_candidate(scan.candidates[i], sel);
+                          std::size_t judged = 0, bool values = true) {
   const llmjson::policy pol = opts.policy.value_or(default_policy_of<S>());
+  values = values || pol == policy::unique;  // `unique` compares the qualifying values
+  for (std::size_t i = judged; i < scan.candidates.size(); ++i)
+    judge_candidate(scan.candidates[i], sel, values);
   result<extraction> r = choose_judged(
       std::move(scan), pol, pol == policy::first && opts.fallback && allows_fallback_of<S>());
   // A fallback has not qualified: its value is built now (a qualifying answer has it).
-  if (r && !ensure_value(r->candidates[r->index]))
+  if (r && values && !ensure_value(r->candidates[r->index]))
     return error{error_kind::no_match,
                  r->chosen().offset,
                  "the chosen candidate's value cannot be built: " + r->chosen().message,
@@ -275,7 +282,8 @@ result<extraction> extract(std::string_view text, const S& sel, const options& o
   if (auto e = detail::precheck(text.size(), detail::is_blank(text, opts.prefill.empty()), opts))
     return std::move(*e);
   // Judging overwrites the message of every candidate in reasoning: the scan does not word it.
-  return detail::choose(detail::scanner::scan(text, opts, detail::scan_for::selection), sel, opts);
+  return detail::choose(detail::scanner::scan(text, opts, detail::scan_for::selection), sel, opts,
+                        0, opts.answer_value);
 }
 
 namespace detail {

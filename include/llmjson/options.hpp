@@ -168,6 +168,14 @@ struct options {
   /// fallback; with none such, `no_match`. Never used when the output is truncated, and never
   /// by typed decoders.
   bool fallback = true;
+  /// Whether `extract` builds the answer's value (`extraction::json()`). Off, it is built only
+  /// where a selector reads it: for a caller that reads the answer's text alone — prints it as
+  /// written (`llmjson::minify(r->text())`), or parses it into its own types — this saves its
+  /// parse, about half of `extract`'s work on a typical 2 KB reply; `json()` is then null. A
+  /// schema, `decode<T>` and a predicate judge values, and policy `unique` compares them: those
+  /// are built anyway. The stream, `candidates()` and the retry wrapper (whose `answer` holds
+  /// its value) ignore it.
+  bool answer_value = true;
   /// Nesting deeper than this (an object or array is one level) disqualifies a candidate
   /// ("too deep"). Values above `max_depth_limit` count as `max_depth_limit`.
   std::size_t max_depth = 512;

@@ -164,6 +164,19 @@ void run_extract(benchmark::State& state, const std::string& text, bool raised =
   state.counters["input_MB"] = static_cast<double>(text.size()) / static_cast<double>(mb);
 }
 
+/// `extract` with `options::answer_value` off: the answer's text alone, as `llmjson --keys`
+/// prints it (no value built).
+void run_extract_text(benchmark::State& state, const std::string& text) {
+  const llmjson::any_key sel({"orders"});
+  llmjson::options opts = options_for(text, false);
+  opts.answer_value = false;
+  for (auto _ : state) {
+    auto r = llmjson::extract(text, sel, opts);
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
+}
+
 /// The same text through llmjson::stream, fed in chunks of `chunk` bytes (with `sync()` after
 /// every feed when `sync`), then finish().
 void run_stream(benchmark::State& state, const std::string& text, std::size_t chunk, bool sync,
@@ -301,7 +314,11 @@ int main(int argc, char** argv) {
     add("whole value 10 MB", std::move(w), std::move(copy));
   }
   add_stream("whole value 1 MB", add("whole value 1 MB", whole(mb / k)));
-  add_stream("typical 1.3 KB", add("typical 1.3 KB", typical_reply(), typical_answer()));
+  const std::string* typical = add("typical 1.3 KB", typical_reply(), typical_answer());
+  add_stream("typical 1.3 KB", typical);
+  benchmark::RegisterBenchmark("extract, answer_value off/typical 1.3 KB",
+                               [typical](benchmark::State& s) { run_extract_text(s, *typical); })
+      ->Unit(benchmark::kMillisecond);
   add_stream("prose 1 MB", add("prose 1 MB", prose(mb / k)));
   add_stream("reasoning then answer 1 MB",
              add("reasoning then answer 1 MB", reasoning_then_answer(mb / k)));

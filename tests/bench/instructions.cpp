@@ -4,6 +4,7 @@
 //
 // usage: llmjson_instructions MEASURE INPUT SIZE_BYTES REPEATS
 //   MEASURE: extract (llmjson::extract with any_key({"orders"}), the benchmark's selector),
+//            extract-text (the same with options::answer_value off: no value built),
 //            partial, partial-sync, extract-plan (issue 33, on INPUT plan or reasoning-plan: a
 //            stream in 16-byte
 //            chunks reading its partial answer at every change, without or with sync() after
@@ -82,8 +83,10 @@ int main(int argc, char** argv) {
   const llmjson::any_key sel({"orders"});
   std::size_t sink = 0;
   for (long r = 0; r < repeats; ++r) {
-    if (measure == "extract") {
-      const auto result = llmjson::extract(text, sel, opts);
+    if (measure == "extract" || measure == "extract-text") {
+      llmjson::options o = opts;
+      o.answer_value = measure == "extract";
+      const auto result = llmjson::extract(text, sel, o);
       sink += result.has_value() ? 1U : 0U;
     } else if (measure == "partial" || measure == "partial-sync") {
       // Issue 33: 16-byte chunks, the partial read at every change (`partial-sync`: sync()

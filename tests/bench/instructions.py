@@ -4,10 +4,12 @@
 # side.
 # SPDX-License-Identifier: MIT
 """usage: instructions.py --new PATH [--old PATH] [--size BYTES] [--inputs a,b,...]
+                       [--measure extract|extract-text]
        instructions.py --partials --new PATH [--old PATH]
 
 PATH is an `llmjson_instructions` binary (tests/bench/instructions.cpp, a Release build). For
-each input: the instructions of one `extract`, of `memchr` counting `{` over the same bytes and,
+each input: the instructions of one `extract` (`extract-text`: with `options::answer_value` off,
+no value built), of `memchr` counting `{` over the same bytes and,
 where there is an answer to parse, of `nlohmann::json::parse` of it alone; each is the run with 3
 repetitions less the run with 1, halved (building the input cancels out). Prints a Markdown
 table: instructions per byte and the ratios to memchr and nlohmann, for `--old` and `--new`.
@@ -84,6 +86,8 @@ def main():
     ap.add_argument("--partials", action="store_true")
     ap.add_argument("--size", type=int, default=1 << 20)
     ap.add_argument("--inputs", default=",".join(DEFAULT_INPUTS))
+    ap.add_argument("--measure", default="extract", choices=["extract", "extract-text"],
+                    help="extract-text: with options::answer_value off (no value built)")
     args = ap.parse_args()
     builds = [("old", args.old)] if args.old else []
     builds.append(("new", args.new))
@@ -105,7 +109,7 @@ def main():
             nl = None
         row = "| %s | %d |" % (name.replace("|", "\\|"), n)
         for _, binary in builds:
-            ex, _ = one(binary, "extract", name, args.size)
+            ex, _ = one(binary, args.measure, name, args.size)
             row += " %.1f | %.1f | %s |" % (ex / n, ex / memchr if memchr else 0,
                                             "%.2f" % (ex / nl) if nl else "")
         print(row)

@@ -11,6 +11,7 @@
 #include <llmjson/candidate.hpp>
 #include <llmjson/detail/config.hpp>
 #include <llmjson/detail/retry/record.hpp>
+#include <llmjson/detail/scan/interface.hpp>
 #include <llmjson/error.hpp>
 #include <llmjson/extract.hpp>
 #include <llmjson/result.hpp>
@@ -21,7 +22,10 @@ namespace llmjson::detail {
 LLMJSON_INLINE answer make_answer(extraction&& x) {
   candidate& c = x.candidates[x.index];
   answer a;
-  a.json = *c.json;  // a copy: the candidate's value is shared and immutable
+  // Built unless `options::answer_value` was off (the answer holds its value); a copy: the
+  // candidate's value is shared and immutable. (A valid candidate's value is always built: the
+  // scan checked that nlohmann can hold its numbers.)
+  if (ensure_value(c)) a.json = *c.json;
   a.text = std::string(c.text);
   a.offset = c.offset;
   a.line = c.line;
