@@ -5,6 +5,7 @@
 
 #include "catch_compat.hpp"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -50,6 +51,62 @@ TEST_CASE("pretty lays out the tokens as nlohmann's dump(2) does, changing none"
     CHECK(llmjson::pretty(v.dump(), 3) == v.dump(3));
     CHECK(llmjson::minify(v.dump(2)) == v.dump());
   }
+}
+
+namespace {
+
+/// minify as a byte loop: what the word-at-a-time copy of plain runs must give.
+std::string minify_bytewise(std::string_view text) {
+  std::string out;
+  std::size_t i = 0;
+  const auto escape = [](char c) {
+    return c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : '\0';
+  };
+  while (i < text.size()) {
+    const char c = text[i++];
+    if (c == '"') {
+      out += c;
+      while (i < text.size() && text[i] != '"') {
+        if (text[i] == '\\' && i + 1 < text.size()) out += text[i++];
+        if (const char e = escape(text[i])) {
+          out += '\\';
+          out += e;
+          ++i;
+          continue;
+        }
+        out += text[i++];
+      }
+      if (i < text.size()) out += text[i++];
+    } else if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("minify copies a string's plain runs a word at a time as a byte loop would",
+          "[json_text]") {
+  // Every special byte (and bytes near them: 0x21, 0x5B, 0x5D, 0x08, 0x0B, 0x80, 0xFF) at every
+  // place of an 8-byte word and across words, in strings of every length up to 40.
+  const std::string alphabet = std::string("\"\\\n\r\t !#[]\x08\x0b\x80\xff aZ09\0", 21);
+  std::uint32_t seed = 12345;
+  const auto next = [&seed] {
+    seed = seed * 1664525U + 1013904223U;
+    return seed >> 8;
+  };
+  for (int round = 0; round < 20000; ++round) {
+    std::string text = round % 2 ? "\"" : "";
+    const std::size_t n = next() % 41;
+    const bool rare = round % 3 == 0;  // mostly plain bytes, a special one now and then
+    for (std::size_t k = 0; k < n; ++k)
+      text += rare && next() % 8 != 0 ? 'x' : alphabet[next() % alphabet.size()];
+    INFO(round);
+    CHECK(llmjson::minify(text) == minify_bytewise(text));
+  }
+  CHECK(llmjson::minify("\"0123456789abcdef\\\"0123456789\n\"") ==
+        "\"0123456789abcdef\\\"0123456789\\n\"");
 }
 
 TEST_CASE("minify and pretty never fail on text that is not JSON", "[json_text]") {
