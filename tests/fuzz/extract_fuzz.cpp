@@ -182,6 +182,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::vector<llmjson::candidate>& cs = r ? r->candidates : r.error().candidates;
     for (const llmjson::candidate& c : cs)
       require(!(c.in_reasoning && c.qualifies), "a candidate in reasoning never qualifies");
+    // options::answer_value off: the same result, but no value the key set and the policy do
+    // not read (none, but under unique, which compares the qualifying ones: the same as with).
+    const auto t = llmjson::extract(text, llmjson::any_key({"a", "orders"}),
+                                    llmjson::options{.policy = pol, .answer_value = false});
+    require(r.has_value() == t.has_value(), "answer_value off: the same answer or error");
+    const std::vector<llmjson::candidate>& ts = t ? t->candidates : t.error().candidates;
+    require(ts.size() == cs.size(), "answer_value off: the same candidates");
+    for (std::size_t k = 0; k < ts.size(); ++k) {
+      const llmjson::candidate &a = cs[k], &b = ts[k];
+      require(a.offset == b.offset && a.text.size() == b.text.size() && a.valid == b.valid &&
+                  a.qualifies == b.qualifies && a.message == b.message,
+              "answer_value off: the same candidates");
+      require(pol == llmjson::policy::unique
+                  ? (a.json == nullptr) == (b.json == nullptr) && (!a.json || *a.json == *b.json)
+                  : b.json == nullptr,
+              "answer_value off: values only where the policy compares them");
+    }
+    require(r ? r->index == t->index && r->fallback == t->fallback
+              : r.error().kind == t.error().kind && r.error().message == t.error().message,
+            "answer_value off: the same choice");
     if (r) {
       require(r->chosen().valid, "the answer is a valid candidate");
       require(!r->chosen().in_reasoning, "the answer is never in reasoning");
