@@ -79,7 +79,8 @@ struct cut {
 /// answer has it, and so does every candidate that qualifies and every one a selector judged by
 /// its value (a predicate, a typed decoder, a schema); `any_object` and `any_key` judge from the
 /// text (its type and top-level keys: the same verdict, word for word), so the valid candidates
-/// they turn down have none (`json` is null: parse `text`, or call `candidates()`). Valid
+/// they turn down have none (`json` is null: parse `text`, or call `candidates()`); with
+/// `options::answer_value` off, `extract` builds none that they and the policy do not read. Valid
 /// candidates inside a reasoning region (`in_reasoning`) never have one: they never qualify and
 /// are never the fallback, which spares a thinking model's drafts most of the cost of reading
 /// them; their `valid`, `text`, position, `marker` and `message` are as for any other. Invalid ones
