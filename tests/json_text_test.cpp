@@ -86,7 +86,7 @@ std::string minify_bytewise(std::string_view text) {
 
 }  // namespace
 
-TEST_CASE("minify copies a string's plain runs a word at a time as a byte loop would",
+TEST_CASE("minify and pretty copy a string's plain runs a word at a time as a byte loop would",
           "[json_text]") {
   // Every special byte (and bytes near them: 0x21, 0x5B, 0x5D, 0x08, 0x0B, 0x80, 0xFF) at every
   // place of an 8-byte word and across words, in strings of every length up to 40.
@@ -104,6 +104,7 @@ TEST_CASE("minify copies a string's plain runs a word at a time as a byte loop w
       text += rare && next() % 8 != 0 ? 'x' : alphabet[next() % alphabet.size()];
     INFO(round);
     CHECK(llmjson::minify(text) == minify_bytewise(text));
+    CHECK(llmjson::minify(llmjson::pretty(text)) == minify_bytewise(text));  // pretty's copy
   }
   CHECK(llmjson::minify("\"0123456789abcdef\\\"0123456789\n\"") ==
         "\"0123456789abcdef\\\"0123456789\\n\"");

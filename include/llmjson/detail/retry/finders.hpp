@@ -19,6 +19,7 @@
 #include <llmjson/detail/config.hpp>
 #include <llmjson/detail/retry/record.hpp>
 #include <llmjson/detail/scan/interface.hpp>
+#include <llmjson/detail/select/partial.hpp>  // how a stream qualifies a healed value
 #include <llmjson/extract.hpp>
 #include <llmjson/options.hpp>
 #include <llmjson/partial_answer.hpp>
@@ -64,13 +65,10 @@ class selector_view {
 };
 
 /// The selector a streaming attempt's stream holds: the library's own selectors copied (they are
-/// cheap to copy, and the stream qualifies a healed candidate by their type: rules §8
-/// Qualifying, for the partial answer), the caller's through a view (`selector_view`).
+/// cheap to copy, and the stream qualifies a healed candidate by their type:
+/// `qualifies_healed_by_type`), the caller's through a view (`selector_view`).
 template <class S>
-using stream_selector =
-    std::conditional_t<std::same_as<S, any_object> || std::same_as<S, any_key> ||
-                           std::same_as<S, schema> || is_decode<S>,
-                       S, selector_view<S>>;
+using stream_selector = std::conditional_t<qualifies_healed_by_type<S>, S, selector_view<S>>;
 
 /// The finder of `extract` and `extract<T>`: `sel` under `opts` on a message's content, the
 /// answer made an `Out` (an `answer`, or the `T` of `S = decode<T>`).

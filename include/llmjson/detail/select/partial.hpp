@@ -39,6 +39,13 @@ concept opts_into_partial = requires {
 }
 &&static_cast<bool>(S::judges_partial);
 
+/// The library's selectors, which `healed_qualifies` judges by their type (rules §8
+/// Qualifying): a stream must hold them as they are, not through a view.
+template <class S>
+inline constexpr bool qualifies_healed_by_type =
+    std::same_as<S, any_object> || std::same_as<S, any_key> || std::same_as<S, schema> ||
+    is_decode<S>;
+
 /// Rules §8 Qualifying: whether `sel` qualifies the healed candidate `h`. `any_object`: an
 /// object. `any_key`: one of its keys is a complete member key of the root object (its `:` read;
 /// its value may be in progress, or not begun). A schema: `judge_partial` (`required`,

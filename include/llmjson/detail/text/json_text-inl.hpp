@@ -56,15 +56,17 @@ inline std::size_t plain_run(const char* p, const char* end) noexcept {
 inline std::size_t copy_string_token(std::string_view json, std::size_t i, std::string& out) {
   out += json[i++];
   while (i < json.size() && json[i] != '"') {
+    const std::size_t run = plain_run(json.data() + i, json.data() + json.size());
+    out.append(json.data() + i, run);  // up to the next quote, backslash or raw LF, CR or tab
+    i += run;
+    if (i == json.size() || json[i] == '"') break;
     if (json[i] == '\\') {
       out += json.substr(i, 2);  // a text that ends in a lone backslash keeps it
       i += 2;
-    } else if (const char e = raw_control_escape(json[i])) {
-      out += '\\';
-      out += e;
-      ++i;
     } else {
-      out += json[i++];
+      out += '\\';
+      out += raw_control_escape(json[i]);
+      ++i;
     }
   }
   if (i < json.size()) out += json[i++];  // the closing quote
