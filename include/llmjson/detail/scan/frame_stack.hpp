@@ -90,12 +90,8 @@ class frame_stack {
       validator v;
       v.reset(text, std::numeric_limits<std::size_t>::max(), /*quiet=*/true);
       v.relax_strings();
-      for (std::size_t k = lazy_from_; k < e; ++k) {
-        if (!v.feed(k)) {
-          lazy_dead = v.error_offset();
-          break;
-        }
-      }
+      v.run(lazy_from_, e);
+      if (v.failed()) lazy_dead = v.error_offset();
       while (chain_from > 0 && frames_[chain_from - 1].in_chain) --chain_from;
     }
     out.keep = frames_.front().mark;
@@ -204,11 +200,10 @@ class frame_stack {
     lazy_ = false;
     validator_.reset(text_, std::numeric_limits<std::size_t>::max(), /*quiet=*/true);
     validator_.relax_strings();  // the valid-prefix tests read strings as the scan does
-    for (std::size_t k = lazy_from_; k < i; ++k) {
-      if (!validator_.feed(k)) {
-        kill_chain(validator_.error_offset());
-        return false;
-      }
+    validator_.run(lazy_from_, i);
+    if (validator_.failed()) {
+      kill_chain(validator_.error_offset());
+      return false;
     }
     return true;
   }

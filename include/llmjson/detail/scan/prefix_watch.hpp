@@ -17,8 +17,8 @@ namespace llmjson::detail {
 /// space aside, is a valid JSON prefix: while it is, the span may be one value that owns all
 /// inside it, and nothing else reads it. Fed the span's bytes in order as they arrive; at the
 /// first byte that makes it no prefix it stops watching, and the caller reads the span the
-/// usual way from its start. Each byte is read once (a string's plain text as a run). Allocates
-/// only in the validator.
+/// usual way from its start. Each byte is read once, a token at a time (`validator::run`).
+/// Allocates only in the validator.
 class prefix_watch {
  public:
   /// What the span's text is, read to its end.
@@ -51,24 +51,23 @@ class prefix_watch {
   /// is a valid JSON prefix.
   bool feed(std::size_t upto) {
     if (!watching_) return false;
-    for (; next_ < upto; ++next_) {
-      if (validator_.in_plain_string()) {  // a string's plain text, as a run
-        const std::size_t run = next_in_string(text_, next_, upto, true);
-        if (run > next_) {
-          last_ = run;  // the string's opening quote set `first_`
-          next_ = run;
-          if (next_ == upto) break;
-        }
-      }
-      if (!is_json_ws(text_[next_])) {
-        if (first_ == none) first_ = next_;
-        last_ = next_ + 1;
-      }
-      if (!validator_.feed(next_)) {
-        watching_ = false;
-        return false;
-      }
+    if (first_ == none) {  // white space before the value: nothing to validate
+      while (next_ < upto && is_json_ws(text_[next_])) ++next_;
+      if (next_ >= upto) return true;
+      first_ = next_;
     }
+    if (next_ >= upto) return true;
+    const std::size_t from = next_;
+    next_ = validator_.run(from, upto);
+    if (validator_.failed()) {
+      watching_ = false;
+      return false;
+    }
+    // The value's last byte so far: white space after it is no part of it (within the bytes
+    // just read, so that a text fed a byte at a time is still read once).
+    std::size_t k = upto;
+    while (k > from && is_json_ws(text_[k - 1])) --k;
+    if (k > from) last_ = k;
     return true;
   }
 

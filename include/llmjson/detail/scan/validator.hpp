@@ -98,6 +98,51 @@ class validator {
     return feed_slow(i, c);
   }
 
+  /// Takes `text[i, e)`, as `feed` would byte by byte, a token at a time: white space, a
+  /// string's plain text, a number's digits and the closing quote of a plain string are taken
+  /// here without a call a byte. Returns `e`, or the offset of the byte at which the text
+  /// stopped being a valid prefix (then `failed()`).
+  std::size_t run(std::size_t i, const std::size_t e) {
+    const char* const t = text_.data();
+    while (i < e) {
+      if (failure_.failed()) return i;
+      switch (state_) {
+        case state::string:
+          if (strings_.plain()) {
+            i = next_in_string(text_, i, e, true);
+            if (i == e) return e;
+            if (t[i] == '"') {
+              if (!end_string(i)) return i;
+              ++i;
+              continue;
+            }
+          }
+          break;
+        case state::number:
+          if (number_.in_digits()) {
+            while (i < e && t[i] >= '0' && t[i] <= '9') ++i;
+            if (i == e) return e;
+          }
+          break;
+        case state::literal: break;
+        default: {  // between tokens: the commonest taken here, the rest by `structural_byte`
+          const auto c = static_cast<unsigned char>(t[i]);
+          if (is_json_ws(static_cast<char>(c))) {
+            ++i;
+            continue;
+          }
+          const std::size_t taken = between_tokens(i, e, c);
+          if (taken == 0 && !structural_byte(i, c)) return i;
+          i += taken == 0 ? 1 : taken;
+          continue;
+        }
+      }
+      if (!feed_slow(i, static_cast<unsigned char>(t[i]))) return i;
+      ++i;
+    }
+    return e;
+  }
+
   /// Ends the input at `end`. Returns true when a whole value was seen and nothing after it
   /// but white space; otherwise records why ("unexpected end").
   bool finish(std::size_t end) {
@@ -164,6 +209,51 @@ class validator {
     number,
     literal,
   };
+
+  /// `run`'s quick path between tokens: takes the byte `c` at `i` (and a whole literal), when
+  /// it is a string's opening quote, a colon or comma where one belongs, a number's first digit
+  /// or a literal in full before `e`; returns the bytes taken, 0 for the others.
+  std::size_t between_tokens(std::size_t i, std::size_t e, unsigned char c) {
+    const bool value = state_ <= state::value_after_comma;
+    switch (c) {
+      case '"':
+        if (value) {
+          started_ = true;
+          begin_string(i, false);
+          return 1;
+        }
+        if (state_ == state::key_or_close || state_ == state::key_after_comma) {
+          begin_string(i, true);
+          return 1;
+        }
+        return 0;
+      case ':':
+        if (state_ != state::colon) return 0;
+        state_ = state::value;
+        return 1;
+      case ',':
+        if (state_ != state::comma_or_close || containers_.live() == 0) return 0;
+        comma_ = i;
+        state_ =
+            containers_.innermost_is_object() ? state::key_after_comma : state::value_after_comma;
+        return 1;
+      case 't':
+      case 'f':
+      case 'n': {
+        if (!value) return 0;
+        const std::string_view word = c == 't' ? "true" : c == 'f' ? "false" : "null";
+        if (e - i < word.size() || text_.compare(i, word.size(), word) != 0) return 0;
+        started_ = true;
+        value_done();
+        return word.size();
+      }
+      default:
+        if (!value || c < '1' || c > '9') return 0;
+        started_ = true;
+        begin_number(i, number_reader::part::integer);
+        return 1;
+    }
+  }
 
   /// `feed` for the bytes its inline part does not take.
   bool feed_slow(std::size_t i, unsigned char c) {
@@ -324,11 +414,10 @@ class validator {
     }
     const std::size_t begin = strings_.begin_offset();
     if (containers_.live() == 0) return fail(begin, "internal: the validator forgot this object");
-    const std::string_view inner = text_.substr(begin + 1, i - begin - 1);
-    if (!containers_.add_key(inner))
+    if (!containers_.add_key(text_, begin + 1, i, strings_.had_backslash()))
       return failure_.fail_with(begin, [&] {
         std::string key;
-        unescape_string(inner, key);
+        unescape_string(text_.substr(begin + 1, i - begin - 1), key);
         return "duplicate key \"" + failure_words::printable(key) + "\"";
       });
     state_ = state::colon;
@@ -380,13 +469,7 @@ inline value_shape shape_of(validator& v, std::string_view text, std::size_t b, 
   while (ve > vb && is_json_ws(text[ve - 1])) --ve;
   if (vb == ve) return value_shape::blank;
   v.reset(text, max_depth, quiet);
-  for (std::size_t i = b; i < e; ++i) {
-    if (v.in_plain_string()) {  // a string's plain text, as a run
-      i = next_in_string(text, i, e, true);
-      if (i == e) break;
-    }
-    if (!v.feed(i)) return value_shape::invalid;
-  }
+  if (v.run(b, e) != e || v.failed()) return value_shape::invalid;
   return v.finish(e) ? value_shape::complete : value_shape::prefix;
 }
 

@@ -4,8 +4,10 @@
 #ifndef LLMJSON_DETAIL_SCAN_VALIDATOR_CONTAINERS_HPP_INCLUDED
 #define LLMJSON_DETAIL_SCAN_VALIDATOR_CONTAINERS_HPP_INCLUDED
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -54,7 +56,7 @@ class open_containers {
   /// Closes the innermost container (`live()` is not 0), and forgets its keys.
   void close() {
     const std::size_t first = keys_first_ + (stack_.back().keys_begin - dropped_keys_);
-    if (first < keys_.size()) key_bytes_.resize(keys_[first].offset);
+    key_bytes_.resize(first_copied(first));
     keys_.resize(first);
     stack_.pop_back();
   }
@@ -73,35 +75,39 @@ class open_containers {
     compact();
   }
 
-  /// Adds the key whose text between the quotes is `inner` to the innermost container, an
-  /// object (`live()` is not 0). Returns false, adding nothing, when the object has the key
-  /// already (compared after unescaping). Always inline in its one caller, the validator's end
-  /// of a key: one frame a key, as when the validator checked keys itself.
+  /// Adds the key whose text between the quotes is `text[b, e)` to the innermost container, an
+  /// object (`live()` is not 0); `escaped`: it holds a backslash. Returns false, adding nothing,
+  /// when the object has the key already (compared after unescaping). A key without a backslash
+  /// is not copied: it is read from `text` (offsets keep their meaning when a stream's buffer
+  /// moves). Always inline in its one caller, the validator's end of a key: one frame a key.
 #if defined(__GNUC__) || defined(__clang__)
   [[gnu::always_inline]]
 #endif
   bool
-  add_key(std::string_view inner) {
-    const std::size_t offset = key_bytes_.size();
-    if (inner.find('\\') == std::string_view::npos) {
-      key_bytes_.append(inner);
-    } else {
-      unescape_string(inner, key_bytes_);
+  add_key(std::string_view text, std::size_t b, std::size_t e, bool escaped) {
+    key_entry entry{b, e - b, 0, false};
+    std::string_view key = text.substr(b, e - b);
+    if (escaped) {
+      entry.offset = key_bytes_.size();
+      unescape_string(key, key_bytes_);
+      entry.size = key_bytes_.size() - entry.offset;
+      entry.copied = true;
+      key = std::string_view(key_bytes_).substr(entry.offset);
     }
-    const std::string_view key = std::string_view(key_bytes_).substr(offset);
+    entry.head = escaped ? head_of(key) : head_at(text, b, e - b);
     level& l = stack_.back();
     const std::size_t first = keys_first_ + (l.keys_begin - dropped_keys_);  // in keys_
-    if (l.index ? l.index->count(std::string(key)) != 0 : in_list(first, key)) {
-      key_bytes_.resize(offset);
+    if (l.index ? l.index->count(std::string(key)) != 0 : in_list(text, first, entry, key)) {
+      if (escaped) key_bytes_.resize(entry.offset);
       return false;
     }
-    keys_.push_back(key_entry{offset, key.size(), head_of(key)});
+    keys_.push_back(entry);
     constexpr std::size_t linear_limit = 16;  // past it, the object's keys get a hash set
     if (l.index) {
       l.index->emplace(key);
     } else if (keys_.size() - first > linear_limit) {
       l.index = std::make_unique<std::unordered_set<std::string>>();
-      for (std::size_t k = first; k < keys_.size(); ++k) l.index->emplace(key_at(k));
+      for (std::size_t k = first; k < keys_.size(); ++k) l.index->emplace(key_at(text, k));
     }
     return true;
   }
@@ -112,12 +118,14 @@ class open_containers {
     std::size_t keys_begin = 0;  // this object's first key, counted from the first key ever
     std::unique_ptr<std::unordered_set<std::string>> index;  // once an object has many keys
   };
-  /// A key of an open object, unescaped, in `key_bytes_`; `head` packs its first 8 bytes, so
-  /// that most keys are told apart without reading them.
+  /// A key of an open object: its bytes in the text (`offset` counted from the text's start) or,
+  /// for a key with a backslash, unescaped in `key_bytes_` (`copied`); `head` packs its first 8
+  /// bytes, so that most keys are told apart without reading them.
   struct key_entry {
     std::size_t offset = 0;
     std::size_t size = 0;
     std::uint64_t head = 0;
+    bool copied = false;
   };
   static std::uint64_t head_of(std::string_view key) noexcept {
     std::uint64_t h = 0;
@@ -127,19 +135,39 @@ class open_containers {
     return h;
   }
 
-  [[nodiscard]] std::size_t live_keys() const noexcept { return keys_.size() - keys_first_; }
-  [[nodiscard]] std::string_view key_at(std::size_t k) const noexcept {
-    return std::string_view(key_bytes_).substr(keys_[k].offset, keys_[k].size);
+  /// `head_of` the `n` bytes of `text` at `b`: one load where 8 bytes are there to read.
+  static std::uint64_t head_at(std::string_view text, std::size_t b, std::size_t n) noexcept {
+    if constexpr (std::endian::native == std::endian::little) {
+      if (text.size() - b >= 8) {
+        std::uint64_t h = 0;
+        std::memcpy(&h, text.data() + b, 8);
+        return n >= 8 ? h : h & ((std::uint64_t{1} << (8 * n)) - 1);
+      }
+    }
+    return head_of(text.substr(b, n));
   }
 
-  /// `key` is among `keys_[first..]`, an object's few keys, read one by one.
-  [[nodiscard]] bool in_list(std::size_t first, std::string_view key) const noexcept {
-    const std::uint64_t head = head_of(key);
+  [[nodiscard]] std::size_t live_keys() const noexcept { return keys_.size() - keys_first_; }
+  [[nodiscard]] std::string_view key_at(std::string_view text, std::size_t k) const noexcept {
+    const key_entry& entry = keys_[k];
+    return (entry.copied ? std::string_view(key_bytes_) : text).substr(entry.offset, entry.size);
+  }
+
+  /// `key` (read into `entry`) is among `keys_[first..]`, an object's few keys, read one by one.
+  [[nodiscard]] bool in_list(std::string_view text, std::size_t first, const key_entry& entry,
+                             std::string_view key) const noexcept {
     for (std::size_t k = first; k < keys_.size(); ++k)
-      if (keys_[k].head == head && keys_[k].size == key.size() &&
-          (key.size() <= 8 || key_at(k) == key))
+      if (keys_[k].head == entry.head && keys_[k].size == entry.size &&
+          (entry.size <= 8 || key_at(text, k) == key))
         return true;
     return false;
+  }
+
+  /// The offset in `key_bytes_` of the first copied key among `keys_[from..]`, or its size.
+  [[nodiscard]] std::size_t first_copied(std::size_t from) const noexcept {
+    for (std::size_t k = from; k < keys_.size(); ++k)
+      if (keys_[k].copied) return keys_[k].offset;
+    return key_bytes_.size();
   }
 
   /// Drops the forgotten levels and keys from the front of their vectors once they are half of
@@ -150,12 +178,12 @@ class open_containers {
       stack_first_ = 0;
     }
     if (keys_first_ > 0 && keys_first_ * 2 >= keys_.size()) {
-      const std::size_t shift =
-          keys_first_ < keys_.size() ? keys_[keys_first_].offset : key_bytes_.size();
+      const std::size_t shift = first_copied(keys_first_);
       keys_.erase(keys_.begin(), keys_.begin() + static_cast<std::ptrdiff_t>(keys_first_));
       keys_first_ = 0;
       key_bytes_.erase(0, shift);
-      for (key_entry& k : keys_) k.offset -= shift;
+      for (key_entry& k : keys_)
+        if (k.copied) k.offset -= shift;
     }
   }
 
@@ -164,7 +192,7 @@ class open_containers {
   std::size_t stack_first_ = 0;     // the outer ones before it are forgotten (forget_outer)
   std::vector<key_entry> keys_;     // the keys of the open objects: keys_[keys_first_..]
   std::size_t keys_first_ = 0;      // (those before belong to forgotten objects)
-  std::string key_bytes_;           // the keys' bytes, unescaped, in order
+  std::string key_bytes_;           // the keys with a backslash, unescaped, in order
   std::size_t dropped_levels_ = 0;  // outer containers forgotten (forget_outer)
   std::size_t dropped_keys_ = 0;    // and their keys
 };

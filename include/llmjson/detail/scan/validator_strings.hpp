@@ -48,8 +48,11 @@ class string_reader {
     utf8_need_ = 0;
     surrogate_ = 0;
     begin_ = i;
+    backslash_ = false;
   }
   [[nodiscard]] bool is_key() const noexcept { return is_key_; }
+  /// The string so far holds a backslash (its text is not its value).
+  [[nodiscard]] bool had_backslash() const noexcept { return backslash_; }
   /// The offset of the string's opening quote.
   [[nodiscard]] std::size_t begin_offset() const noexcept { return begin_; }
   /// Nothing is pending (no escape, UTF-8 sequence or surrogate): a plain byte is just taken.
@@ -71,7 +74,7 @@ class string_reader {
     if (escape_ >= 6) return after_high_surrogate(i, c, failure);
     if (escape_ == 1) return escaped(i, c, failure);
     if (escape_ >= 2) return unicode_digit(i, c, failure);
-    if (c == '\\') return escape_ = 1, step::taken;
+    if (c == '\\') return escape_ = 1, backslash_ = true, step::taken;
     if (c == '"') return step::closed;
     if (c < 0x80) return step::taken;
     return lead_byte(i, c, failure);
@@ -187,6 +190,7 @@ class string_reader {
   unsigned char utf8_hi_ = 0xBF;
   bool is_key_ = false;
   bool strict_ = false;
+  bool backslash_ = false;
   bool relaxed_ = false;         // relax()
   bool raw_whitespace_ = false;  // allow_raw_whitespace()
   std::size_t begin_ = 0;

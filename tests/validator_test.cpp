@@ -1,0 +1,253 @@
+// llmjson: the validator's token-at-a-time reading (`validator::run`, `prefix_watch`) against its
+// byte-at-a-time one (`validator::feed`), which the rest of the tests check against the rules
+// SPDX-License-Identifier: MIT
+#include <llmjson/detail/scan/prefix_watch.hpp>
+#include <llmjson/detail/scan/validator.hpp>
+
+#include "catch_compat.hpp"
+#include "read_file.hpp"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#ifndef LLMJSON_JSONTESTSUITE_DIR
+#error "LLMJSON_JSONTESTSUITE_DIR must name the folder of JSONTestSuite's test_parsing files"
+#endif
+
+namespace llmjson_tests::validator_test {
+
+namespace {
+
+using llmjson::detail::prefix_watch;
+using llmjson::detail::validator;
+
+/// How a validator reads strings: strictly, as the frames' valid-prefix tests do, or as a closed
+/// frame is judged.
+enum class mode { strict, relaxed, raw_whitespace };
+
+/// Everything a caller can read of a validator, after it read a text.
+struct seen {
+  bool failed = false;
+  std::size_t error = 0, fault = 0;
+  std::string reason;
+  std::size_t depth = 0;
+  bool started = false, complete = false, would_finish = false, plain = false;
+  std::size_t last_raw = 0, last_bad_raw = 0, last_big = 0;
+  bool finished = false;
+  std::size_t finish_error = 0;
+  std::string finish_reason;
+
+  bool operator==(const seen&) const = default;
+};
+
+seen look(validator& v, std::size_t end) {
+  seen s;
+  s.failed = v.failed();
+  if (s.failed) {
+    s.error = v.error_offset();
+    s.fault = v.fault_offset();
+    s.reason = v.reason();
+  }
+  s.depth = v.depth();
+  s.started = v.started();
+  s.complete = v.complete();
+  s.would_finish = v.would_finish();
+  s.plain = v.in_plain_string();
+  s.last_raw = v.last_raw();
+  s.last_bad_raw = v.last_bad_raw();
+  s.last_big = v.last_big_number();
+  s.finished = v.finish(end);
+  if (!s.finished) {
+    s.finish_error = v.error_offset();
+    s.finish_reason = v.reason();
+  }
+  return s;
+}
+
+void start(validator& v, std::string_view text, mode m, std::size_t max_depth, bool quiet) {
+  v.reset(text, max_depth, quiet);
+  if (m == mode::relaxed) v.relax_strings();
+  if (m == mode::raw_whitespace) v.allow_raw_whitespace();
+}
+
+/// A small generator, the same sequence on every platform.
+struct lcg {
+  std::uint64_t state;
+  std::uint32_t next() {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<std::uint32_t>(state >> 33);
+  }
+  std::size_t below(std::size_t n) { return n == 0 ? 0 : next() % n; }
+};
+
+/// Reads `text` byte by byte with `feed`, and in pieces cut at random with `run` (the return
+/// value checked too), in one mode, and compares what each leaves.
+void same_reading(std::string_view text, mode m, std::size_t max_depth, bool quiet, lcg& rng) {
+  validator a;
+  start(a, text, m, max_depth, quiet);
+  std::size_t stop = text.size();
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (!a.feed(i)) {
+      stop = i;
+      break;
+    }
+  }
+  validator b;
+  start(b, text, m, max_depth, quiet);
+  std::size_t i = 0, ran = text.size();
+  while (i < text.size()) {
+    const std::size_t piece = rng.below(4) == 0 ? text.size() - i : 1 + rng.below(12);
+    const std::size_t e = i + piece < text.size() ? i + piece : text.size();
+    const std::size_t got = b.run(i, e);
+    if (got != e) {
+      ran = got;
+      break;
+    }
+    i = e;
+  }
+  INFO("text: " << std::string(text.substr(0, 300)));
+  INFO("mode " << static_cast<int>(m) << ", max depth " << max_depth << ", quiet " << quiet);
+  CHECK(ran == stop);
+  CHECK(look(a, text.size()) == look(b, text.size()));
+}
+
+void all_modes(std::string_view text, lcg& rng) {
+  for (const mode m : {mode::strict, mode::relaxed, mode::raw_whitespace}) {
+    same_reading(text, m, static_cast<std::size_t>(-1), false, rng);
+    same_reading(text, m, 3, true, rng);
+  }
+}
+
+/// Random text made of JSON's tokens and of the bytes that break them: most are valid prefixes
+/// for a while, then go wrong somewhere.
+std::string random_json_ish(lcg& rng) {
+  static constexpr std::array<std::string_view, 44> pieces{"{",
+                                                           "}",
+                                                           "[",
+                                                           "]",
+                                                           ",",
+                                                           ":",
+                                                           " ",
+                                                           "\n",
+                                                           "\t",
+                                                           "\r",
+                                                           "\"a\"",
+                                                           "\"b\"",
+                                                           "\"a\\u0062\"",
+                                                           "\"k\\\"\"",
+                                                           "\"\\\\\"",
+                                                           "\"abcdefghij\"",
+                                                           "\"abcdefghiX\"",
+                                                           "\"x y\"",
+                                                           "\"",
+                                                           "\\",
+                                                           "\\u",
+                                                           "d83d",
+                                                           "\\udc00",
+                                                           "\\ud83d\\ude00",
+                                                           "\xc3\xa9",
+                                                           "\xe2\x82",
+                                                           "\xff",
+                                                           "\x01",
+                                                           "true",
+                                                           "tru",
+                                                           "false",
+                                                           "null",
+                                                           "nul",
+                                                           "0",
+                                                           "-",
+                                                           "12",
+                                                           "1.5",
+                                                           "1e5",
+                                                           "-0.0E+2",
+                                                           "01",
+                                                           ".",
+                                                           "e",
+                                                           "x",
+                                                           "'"};
+  std::string out;
+  const std::size_t n = 1 + rng.below(40);
+  for (std::size_t k = 0; k < n; ++k) out += pieces[rng.below(pieces.size())];
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("validator::run reads every JSONTestSuite file as feed does, in any pieces",
+          "[validator]") {
+  lcg rng{7};
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(LLMJSON_JSONTESTSUITE_DIR)) {
+    const std::string name = e.path().filename().string();
+    if (!name.ends_with(".json")) continue;
+    INFO(name);
+    all_modes(llmjson_tests::read_file(e.path()), rng);
+    ++files;
+  }
+  CHECK(files > 300);
+}
+
+TEST_CASE("validator::run reads random token soup as feed does, in any pieces", "[validator]") {
+  lcg rng{11};
+  for (int k = 0; k < 20000; ++k) all_modes(random_json_ish(rng), rng);
+  // Keys told apart by their first 8 bytes or more, with escapes, and repeated.
+  for (const char* text :
+       {R"({"abcdefgh": 1, "abcdefgi": 2, "abcdefgh": 3})", R"({"a": 1, "\u0061": 2})",
+        R"({"long key number one": 1, "long key number two": 2, "long key number one": 0})",
+        R"({"a": {"a": {"a": 1}, "b": 2}, "b": 3, "a": 4})", R"({"\\": 1, "\\\\": 2, "\\": 3})",
+        "{\"a\": \"line\nbreak\", \"b\": \"\x01\"}", R"([1, 2e400, -0, 1.5E-3, 300])"})
+    all_modes(text, rng);
+}
+
+TEST_CASE("an object of many keys reads as feed does: the hash set past 16 keys", "[validator]") {
+  lcg rng{13};
+  std::string text = "{";
+  for (int k = 0; k < 40; ++k)
+    text += "\"key" + std::to_string(k) + "\": " + std::to_string(k) + ", ";
+  text += "\"k\\u0065y7\": 1}";  // key7 again, escaped: a duplicate
+  all_modes(text, rng);
+  text.replace(text.find("\\u0065y7"), 8, "ey41");
+  all_modes(text, rng);
+}
+
+TEST_CASE("prefix_watch fed in any pieces sees the value and its ends as fed whole",
+          "[validator]") {
+  lcg rng{17};
+  for (const std::string& text :
+       {std::string("  {\"a\": [1, \"x y  \"], \"b\": null}  \n"), std::string(" 12 "),
+        std::string("\"ends in spaces   \""), std::string("[1, 2"), std::string("   "),
+        std::string("{\"a\" 1}"), std::string("[\"a\", {\"b\": true}]\t\r\n")}) {
+    for (int round = 0; round < 50; ++round) {
+      prefix_watch whole, pieces;
+      whole.start(text, 0, 512);
+      pieces.start(text, 0, 512);
+      const bool whole_ok = whole.feed(text.size());
+      bool pieces_ok = true;
+      for (std::size_t i = 0; i < text.size() && pieces_ok;) {
+        i += 1 + rng.below(5);
+        if (i > text.size()) i = text.size();
+        pieces_ok = pieces.feed(i);
+      }
+      INFO(text);
+      REQUIRE(whole_ok == pieces_ok);
+      if (!whole_ok) continue;
+      CHECK(whole.first() == pieces.first());
+      CHECK(whole.would_finish() == pieces.would_finish());
+      const auto ending = whole.finish(text.size());
+      CHECK(ending == pieces.finish(text.size()));
+      if (ending == prefix_watch::ending::value) {
+        CHECK(whole.last() == pieces.last());
+        CHECK(
+            text.substr(whole.first(), whole.last() - whole.first()).find_last_not_of(" \t\r\n") ==
+            whole.last() - whole.first() - 1);
+      }
+    }
+  }
+}
+
+}  // namespace llmjson_tests::validator_test
