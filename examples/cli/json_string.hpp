@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -163,23 +164,24 @@ inline bool escape_checked(std::string_view s, std::size_t& at, char*& w) noexce
   return true;
 }
 
-/// Reads `line` when it is one JSON string, white space around it allowed, and appends its
-/// characters to `out` (escapes decoded, as UTF-8), checking it as json_line_reader does in the
-/// same pass:
-/// `--jsonl`'s usual line read once, not checked and then decoded. Returns false, `out` as it
-/// was, when the line is anything else or not JSON (json_line_reader then says what it is).
-inline bool read_string_line(std::string_view line, std::string& out) {
+/// Reads `line` when it is one JSON string, white space around it allowed, and writes its
+/// characters (escapes decoded, as UTF-8) to the start of `buffer`, checking it as
+/// json_line_reader does in the same pass: `--jsonl`'s usual line read once, not checked and then
+/// decoded. Returns how many bytes the characters take (`buffer`'s first ones), or nothing when
+/// the line is anything else or not JSON (json_line_reader then says what it is). `buffer` only
+/// grows, to the longest line's size: a line's bytes are written over the last one's, not over
+/// zeros filled first.
+inline std::optional<std::size_t> read_string_line(std::string_view line, std::string& buffer) {
   const std::size_t n = line.size();
   const char* const s = line.data();
   std::size_t at = 0;
   while (at < n && is_json_ws(s[at])) ++at;
-  if (at == n || s[at] != '"') return false;
+  if (at == n || s[at] != '"') return std::nullopt;
   ++at;
   // The characters take at most the bytes of their escapes: write in place, cut at the end.
-  // `w` stays behind `s + at` (less the quote), so copy_plain's block stores stay in `out`.
-  const std::size_t had = out.size();
-  out.resize(had + (n - at));
-  char* const begin = out.data() + had;
+  // `w` stays behind `s + at` (less the quote), so copy_plain's block stores stay in `buffer`.
+  if (buffer.size() < n - at) buffer.resize(n - at);
+  char* const begin = buffer.data();
   char* w = begin;
   for (;;) {
     copy_plain(s, at, n, w);
@@ -189,8 +191,7 @@ inline bool read_string_line(std::string_view line, std::string& out) {
       ++at;
       while (at < n && is_json_ws(s[at])) ++at;
       if (at != n) break;
-      out.resize(had + static_cast<std::size_t>(w - begin));
-      return true;
+      return static_cast<std::size_t>(w - begin);
     }
     if (c >= 0x80) {
       const std::size_t len = utf8_sequence_at(line, at);
@@ -212,8 +213,7 @@ inline bool read_string_line(std::string_view line, std::string& out) {
     }
     if (!escape_checked(line, at, w)) break;
   }
-  out.resize(had);
-  return false;
+  return std::nullopt;
 }
 
 /// Appends to `out` the characters of `token`, a JSON string (its quotes included) that

@@ -64,6 +64,7 @@ struct line_worker {
   json_line_reader reader;
   std::vector<std::optional<std::string_view>> found;
   std::string text;
+  std::string line;  // read_string_line's buffer: the usual line's output, at its start
   std::string reasoning;
 };
 
@@ -252,8 +253,11 @@ bool jsonl_line(const settings& s, const line_layout& layout, const S& sel,
   w.reasoning.clear();
   // The usual line, one string and nothing asked of it but the output: checked and decoded in
   // one pass. Any other line, or one that is not JSON, is read below (which says why).
-  if (layout.whole_line_string && !s.response && read_string_line(in.bytes, w.text))
-    return jsonl_answer(s, sel, opts, w.text, w.reasoning, nullptr, false, id, number, out);
+  if (layout.whole_line_string && !s.response) {
+    if (const std::optional<std::size_t> n = read_string_line(in.bytes, w.line))
+      return jsonl_answer(s, sel, opts, std::string_view(w.line.data(), *n), w.reasoning, nullptr,
+                          false, id, number, out);
+  }
   bool error_hint = layout.all.size() > layout.asked.size();
   if (!w.reader.read(in.bytes, layout.all, w.found) && error_hint && w.reader.ambiguous()) {
     error_hint = false;  // "error" repeated: the hint is not worth failing the line for
