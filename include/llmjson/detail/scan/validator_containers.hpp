@@ -47,6 +47,7 @@ class open_containers {
   /// Opens a container; false, opening none, when `max_depth()` are open.
   bool open(bool is_object) {
     if (depth() >= max_depth_) return false;
+    if (stack_.capacity() == 0) stack_.reserve(first_room);  // not 1, 2, 4, ... a validator
     level& l = stack_.emplace_back();
     l.is_object = is_object;
     l.keys_begin = dropped_keys_ + live_keys();
@@ -101,6 +102,7 @@ class open_containers {
       if (escaped) key_bytes_.resize(entry.offset);
       return false;
     }
+    if (keys_.capacity() == 0) keys_.reserve(first_room * 2);
     keys_.push_back(entry);
     constexpr std::size_t linear_limit = 16;  // past it, the object's keys get a hash set
     if (l.index) {
@@ -113,6 +115,10 @@ class open_containers {
   }
 
  private:
+  /// The levels room is made for at once (keys: twice as many): a validator is made for each
+  /// span, and most hold a few levels and keys.
+  static constexpr std::size_t first_room = 16;
+
   struct level {
     bool is_object = false;
     std::size_t keys_begin = 0;  // this object's first key, counted from the first key ever
