@@ -24,6 +24,7 @@ inline std::string differs(const std::vector<llmjson::candidate>& a,
     if (x.line != y.line || x.column != y.column) return at + "position";
     if (x.source != y.source || x.info != y.info || x.in_fence != y.in_fence) return at + "source";
     if (x.valid != y.valid || x.raw_controls != y.raw_controls) return at + "validity";
+    if (x.enclosed != y.enclosed) return at + "enclosure";
     // A value where one has none (a valid candidate in reasoning has none), or another value.
     if ((x.json == nullptr) != (y.json == nullptr) || (x.json && *x.json != *y.json))
       return at + "value";

@@ -556,6 +556,43 @@ TEST_CASE("whole outputs: extract()'s one-pass fast path and the engine agree", 
   }
 }
 
+TEST_CASE("an opener's value read at once and the frames read byte by byte agree", "[stream]") {
+  // The frame scan records a value that starts a chain and closes valid within the bytes it was
+  // given with one validator run (frame_scanner::quick); a stream fed a byte at a time never
+  // has the value's end, so its frames read every byte: every_chunking compares the two. Each
+  // text puts such a value where a chain starts: outside every frame, in a prose-like frame,
+  // in a counted one, in a dead object or array, after a failed attempt, and at the limits.
+  const std::vector<std::string> texts = {
+      R"({"a": 1} and [{"b": 2}] and ["x", ["y"]] and [ {"c": 3} ] and { "d" : 4 })",
+      R"({Note: {"a": 1} here} and {note ["a", "b"] and [{"c": 1}]})",
+      R"({{x {"a": 1} }} {{{ {"b": [2]} }}})",
+      R"({"a": x {"b": 2} } then {"c": 3} and {"a": x [1, {"b": 2}] })",
+      R"(["a" x {"b": 1}] ok ["a" x ["b"] {"c": [3]}])",
+      "{\"note\": \"line one\nline two\"} {\"a\": \"tab\there\"} {\"bad\": \"\x01\"}",
+      R"({"a": 1e400} {"a": 12345678901234567890123} {"a": [-0.0e-0]})",
+      R"({"a": 1, "a": 2} {"\u0061": 1, "a": 2} {"abcdefghij": 1, "abcdefghik": 2})",
+      R"({"a": 1, {"b": 2} {"c": 3}} {"a": 1,} {"a": [1,]} ["a",] {"a": tru} {"a": "x)",
+      "{\"a\":\n 1,\r\n \"b\": [\n2]\n}\n```\n{\"a\": 1,\n```\n\"b\": 2}",
+      R"(<think>{"a": "</think>"}</think> {"a": "<think>"} {"b": 1})",
+      R"({"a": {"b": {"c": {"d": 1}}}} [[[[{"e": 1}]]]] {x {"a": {"b": {"c": {"d": 1}}}}})",
+      R"({"a": 1)",
+      R"(see {"a": [1, 2, {"b": "}"}], "c": "]"} and {"d": "{\"e\": 1}"})",
+  };
+  for (const std::string& text : texts) {
+    INFO(text);
+    every_chunking(text, llmjson::any_key({"a"}), {});
+    every_chunking(text, llmjson::any_key({"none"}), {});  // the fallback: not a piece
+    every_chunking(text, llmjson::any_object{}, {.policy = llmjson::policy::unique});
+    every_chunking(text, llmjson::any_object{}, {.max_depth = 3});
+    every_chunking(text, llmjson::any_object{}, {.max_open_frames = 3});
+    // Past the limit the stream takes back what completed() showed (a test below): the
+    // chunkings alone here.
+    for (std::size_t kind : {std::size_t{1}, std::size_t{3}, std::size_t{0}})
+      same_as_extract(text, llmjson::any_object{}, {.max_candidates = 2}, kind);
+    every_chunking(text, llmjson::any_object{}, {.max_depth = 0});
+  }
+}
+
 TEST_CASE("fence bodies: extract()'s one-pass path for long bodies and the engine agree",
           "[stream]") {
   // extract() builds a body of 256 bytes or more in one nlohmann pass; a stream fed in chunks

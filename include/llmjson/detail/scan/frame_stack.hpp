@@ -208,6 +208,35 @@ class frame_stack {
     return true;
   }
 
+  /// §3 at an opener at `i` that starts a chain: when its value is valid JSON that closes
+  /// before `e`, its frame would close valid with nothing kept inside it. It is recorded so from
+  /// one validator run, without the frames: while a frame's text is a valid JSON prefix, its
+  /// brace frames nest as its objects do and its bracket frame as its array (its strings hold no
+  /// raw control character, and no line inside it is a fence line), so the frames would close it
+  /// at the same byte, leaving the same state. Returns the offset after the value, or 0: then
+  /// the frames read it, and no opener before the byte where the run stopped is tried again
+  /// (each byte is run at most once). Strict, so a value with raw controls, one nested past the
+  /// limits (the validator's depth bounds the frames') or one not closed before `e` is left to
+  /// the frames.
+#if defined(__GNUC__) || defined(__clang__)
+  [[gnu::noinline]]
+#endif
+  std::size_t
+  quick_value(std::size_t i, std::size_t e) {
+    if (max_depth_ == 0 || frames_.size() >= max_frames_) return 0;
+    validator_.reset(text_, std::min(max_depth_, max_frames_ - frames_.size()), /*quiet=*/true);
+    const std::size_t after = validator_.run_value(i, e);
+    if (!validator_.complete()) {
+      quick_from_ = after;
+      return 0;
+    }
+    retire_chain();  // as `start_chain` did, and `close_frame` after the pop
+    alive_from_ = frames_.size();
+    push_record(i, after, true, cut_by::none, !frames_.empty(), false,
+                validator_.last_big_number() != validator::no_raw);
+    return after;
+  }
+
   /// The frames are gone (a segment begins or ends): `would_end` remembers none.
   void forget_dead_prefix() noexcept {
     dead_prefix_ = 0;
@@ -371,6 +400,7 @@ class frame_stack {
   overflow overflow_ = overflow::none;
   bool lazy_ = false;  // the chain's validator has not started (lazy_from_: its opener)
   std::size_t lazy_from_ = 0;
+  std::size_t quick_from_ = 0;  // quick_value tries no opener before this byte
 };
 
 }  // namespace llmjson::detail

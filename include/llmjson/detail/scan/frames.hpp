@@ -58,6 +58,7 @@ class frame_scanner : public frame_stack {
     strict_ = false;
     alive_from_ = 0;
     lazy_ = false;
+    quick_from_ = 0;
   }
 
   /// Scans the segment's bytes `[b, e)`, which continue the bytes scanned before.
@@ -66,10 +67,15 @@ class frame_scanner : public frame_stack {
     static constexpr byte_finder in_prose{"{}["};
     static constexpr byte_finder in_object{"\"{}"};
     static constexpr byte_finder in_array{"\"[]{"};
+    feed_end_ = e;
     for (std::size_t i = b; i < e && overflow_ == overflow::none; ++i) {
       if (frames_.empty()) {
         i = openers.next(text_, i, e);
         if (i == e) break;
+        if (const std::size_t after = quick(i)) {
+          i = after - 1;
+          continue;
+        }
         if (text_[i] == '{') {
           open_brace(i, false);
         } else {
@@ -118,6 +124,13 @@ class frame_scanner : public frame_stack {
         if (f) {
           i = f->next(text_, i, e);
           if (i == e) break;
+          // An opener in a dead or prose-like frame starts a chain of its own.
+          if (text_[i] == '{' || (text_[i] == '[' && f == &in_prose)) {
+            if (const std::size_t after = quick(i)) {
+              i = after - 1;
+              continue;
+            }
+          }
         }
         if (f == &in_array) {  // runs of brackets in a dead bracket frame are only counted
           frame& array = frames_.back();
@@ -403,6 +416,28 @@ class frame_scanner : public frame_stack {
     probe_ = probe::none;
   }
 
+  /// An opener at `i` that would start a chain (`feed` calls it where the frames would call
+  /// `open_brace(i, false)` or `open_bracket(i)` next, and nothing else): when it starts like
+  /// JSON (`{"`, `[{`, `[[`, `["`, white space between) and its value is valid JSON that closes
+  /// within the bytes fed (`quick_value`), it is recorded at once and the offset after it is
+  /// returned, where the scan goes on as the frames would after closing it; else 0. Most
+  /// openers in prose fail the first test (`{x`, `{{`, `[1]`) at the byte after them.
+  std::size_t quick(std::size_t i) {
+    std::size_t j = i + 1;
+    if (j >= feed_end_) return 0;
+    char c = text_[j];
+    const bool brace = text_[i] == '{';
+    if (c != '"') {
+      if (brace && !is_json_ws(c)) return 0;  // `{x`, `{{`: most braces in prose
+      while (is_json_ws(c) && ++j < feed_end_) c = text_[j];
+      if (j >= feed_end_ || (brace ? c != '"' : c != '"' && c != '{' && c != '[')) return 0;
+    }
+    if (i < quick_from_) return 0;
+    const std::size_t after = quick_value(i, feed_end_);
+    if (after != 0) probe_ = probe::none;
+    return after;
+  }
+
   /// Whether the validator of a chain not started yet may skip `c` (white space after the
   /// opener); a byte that makes the frame no JSON prefix kills it without the validator.
   bool lazy_skips(std::size_t i, char c) {
@@ -433,7 +468,8 @@ class frame_scanner : public frame_stack {
   probe probe_ = probe::none;
   bool in_string_ = false;
   bool escaped_ = false;
-  bool strict_ = false;  // the string is a frame's first one (string_byte)
+  bool strict_ = false;       // the string is a frame's first one (string_byte)
+  std::size_t feed_end_ = 0;  // the end of the bytes `feed` was given
 };
 
 }  // namespace llmjson::detail

@@ -102,10 +102,20 @@ class validator {
   /// string's plain text, a number's digits and the closing quote of a plain string are taken
   /// here without a call a byte. Returns `e`, or the offset of the byte at which the text
   /// stopped being a valid prefix (then `failed()`).
-  std::size_t run(std::size_t i, const std::size_t e) {
+  std::size_t run(std::size_t i, std::size_t e) { return run_to<false>(i, e); }
+  /// `run`, stopping right after the top-level value (then `complete()`): returns the offset
+  /// after its last byte, or as `run` does.
+  std::size_t run_value(std::size_t i, std::size_t e) { return run_to<true>(i, e); }
+
+ private:
+  /// `run` and `run_value`.
+  template <bool StopWhenDone>
+  std::size_t run_to(std::size_t i, const std::size_t e) {
     const char* const t = text_.data();
     while (i < e) {
       if (failure_.failed()) return i;
+      if constexpr (StopWhenDone)
+        if (state_ == state::done) return i;
       switch (state_) {
         case state::string:
           if (strings_.plain()) {
@@ -143,6 +153,7 @@ class validator {
     return e;
   }
 
+ public:
   /// Ends the input at `end`. Returns true when a whole value was seen and nothing after it
   /// but white space; otherwise records why ("unexpected end").
   bool finish(std::size_t end) {
