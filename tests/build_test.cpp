@@ -4,6 +4,7 @@
 #include <llmjson/detail/scan/build.hpp>
 #include <llmjson/detail/scan/keys.hpp>
 #include <llmjson/detail/scan/validator.hpp>
+#include <llmjson/detail/scan/whole.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -99,6 +101,57 @@ TEST_CASE("the builder types numbers as nlohmann's lexer does", "[build]") {
                         "0.30000000000000004",
                         "1.0000000000000002"})
     check_built(t);
+}
+
+TEST_CASE("numbers_fit says what nlohmann holds, and surely_fits never lets a number it refuses",
+          "[build]") {
+  // Number tokens around the largest double (D + E near 308), long mantissas, leading zeros,
+  // huge and tiny exponents: numbers_fit(token) is nlohmann's own answer, and a token that
+  // surely_fits lets through without asking nlohmann is one nlohmann holds.
+  std::uint64_t state = 3;
+  auto below = [&](std::uint64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % n;
+  };
+  auto digits = [&](std::size_t n) {
+    std::string d;
+    for (std::size_t k = 0; k < n; ++k) d += static_cast<char>('0' + below(10));
+    return d;
+  };
+  std::size_t checked = 0, let_through = 0;
+  for (int k = 0; k < 20000; ++k) {
+    std::string t = below(2) ? "-" : "";
+    const std::size_t int_digits = below(4) == 0 ? 300 + below(20) : below(12);
+    if (int_digits == 0 || below(3) == 0) {
+      t += "0";
+    } else {
+      t += static_cast<char>('1' + below(9));
+      t += digits(int_digits - 1);
+    }
+    if (below(2)) t += "." + digits(1 + below(int_digits > 200 ? 5 : 400));
+    if (below(8) != 0) {
+      t += below(2) ? "e" : "E";
+      const std::uint64_t sign = below(3);
+      t += sign == 0 ? "" : sign == 1 ? "+" : "-";
+      const std::uint64_t size = below(10);
+      t += size < 7 ? std::to_string(below(size < 4 ? 320 : 1000)) : digits(1 + below(12));
+    }
+    INFO(t);
+    const bool holds = !nlohmann::json::parse(t, nullptr, false).is_discarded();
+    CHECK(llmjson::detail::numbers_fit(t) == holds);
+    if (llmjson::detail::surely_fits(t)) {
+      CHECK(holds);
+      ++let_through;
+    }
+    ++checked;
+  }
+  for (const char* t : {"1e307", "9.99e306", "1e308", "1.7976931348623157e308", "1.8e308",
+                        "0.00001e310", "0e999999999", "1e-999999999", "10e307", "-1E+0308"}) {
+    INFO(t);
+    CHECK(llmjson::detail::numbers_fit(t) ==
+          !nlohmann::json::parse(t, nullptr, false).is_discarded());
+  }
+  CHECK(let_through > checked / 3);
 }
 
 TEST_CASE("the builder unescapes strings and keys as nlohmann does", "[build]") {

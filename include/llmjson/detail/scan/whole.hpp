@@ -36,12 +36,38 @@ inline bool digit_then_e(std::string_view span) noexcept {
   return false;
 }
 
+/// Whether a double surely holds the number token `t` (which the validator accepted): its
+/// magnitude is below 10^(D + E), D its digits before the point less leading zeros and E its
+/// exponent, and nlohmann refuses a number only when it rounds beyond the largest double (about
+/// 1.8e308; one that underflows is held, as zero or a subnormal). So D + E <= 307 holds;
+/// anything else (or an exponent of 10 digits and more) is left to nlohmann itself.
+constexpr bool surely_fits(std::string_view t) noexcept {
+  std::size_t k = 0;
+  if (k < t.size() && t[k] == '-') ++k;
+  while (k < t.size() && t[k] == '0') ++k;
+  long long digits = 0;
+  for (; k < t.size() && t[k] >= '0' && t[k] <= '9'; ++k) ++digits;
+  if (k < t.size() && t[k] == '.')
+    for (++k; k < t.size() && t[k] >= '0' && t[k] <= '9'; ++k) {
+    }
+  if (k == t.size()) return digits < 300;  // no exponent: the validator's own bound
+  ++k;                                     // `e` or `E`
+  bool negative = false;
+  if (k < t.size() && (t[k] == '+' || t[k] == '-')) negative = t[k++] == '-';
+  long long exponent = 0;
+  std::size_t exponent_digits = 0;
+  for (; k < t.size() && t[k] >= '0' && t[k] <= '9'; ++k, ++exponent_digits)
+    exponent = exponent * 10 + (t[k] - '0');
+  if (exponent_digits == 0 || exponent_digits > 9) return false;
+  return digits + (negative ? -exponent : exponent) <= 307;
+}
+
 /// Whether nlohmann can hold every number of a span the validator accepted, without building
 /// its value: exactly when `build_value` would succeed. nlohmann refuses only a number beyond a
 /// double (`1e400`, or 309 digits and more), and a number token alone is refused as it is in
-/// its span; so only the numbers with an exponent or 300 digits and more are handed to it, one
-/// token at a time. The strings are skipped 16 or 32 bytes at a time. Does not allocate (a
-/// token's parse aside).
+/// its span; so only the numbers with an exponent (but those `surely_fits` lets through) or 300
+/// digits and more are handed to it, one token at a time. The strings are skipped 16 or 32 bytes at
+/// a time. Does not allocate (a token's parse aside).
 inline bool numbers_fit(std::string_view span) {
   static constexpr byte_finder string_stops{"\"\\"};
   const std::size_t n = span.size();
@@ -73,6 +99,7 @@ inline bool numbers_fit(std::string_view span) {
     }
     if (!exponent && i - b < 300) continue;  // below 1e300: a double holds it
     const std::string_view token = span.substr(b, i - b);
+    if (exponent && surely_fits(token)) continue;  // `2.5e-3`, `1E+5`: no parse
     if (nlohmann::json::parse(token.begin(), token.end(), nullptr, false).is_discarded())
       return false;
   }
