@@ -25,22 +25,26 @@ constexpr char raw_control_escape(char c) noexcept {
   return c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : '\0';
 }
 
+/// The bytes of the little-endian word `x` that end a string's plain run (`"`, `\`, LF, CR,
+/// tab), each flagged by its high bit; exact up to the lowest flagged byte (the test's false
+/// positives only ever lie above a true match).
+constexpr std::uint64_t plain_stops(std::uint64_t x) noexcept {
+  constexpr std::uint64_t ones = 0x0101010101010101U, highs = 0x8080808080808080U;
+  constexpr auto zero_byte = [](std::uint64_t v) noexcept { return (v - ones) & ~v & highs; };
+  return zero_byte(x ^ (ones * '"')) | zero_byte(x ^ (ones * '\\')) | zero_byte(x ^ (ones * '\n')) |
+         zero_byte(x ^ (ones * '\r')) | zero_byte(x ^ (ones * '\t'));
+}
+
 /// The length of the run of bytes at `p` (up to `end`) that a string copies as they are: none
-/// is `"`, `\`, LF, CR or tab. Eight bytes at a time where the machine is little-endian (the
-/// first match in a word is its lowest flagged byte: the test's false positives only ever lie
-/// above a true match), then a byte at a time.
+/// is `"`, `\`, LF, CR or tab. Eight bytes at a time where the machine is little-endian, then
+/// a byte at a time.
 inline std::size_t plain_run(const char* p, const char* end) noexcept {
   const char* q = p;
   if constexpr (std::endian::native == std::endian::little) {
-    constexpr std::uint64_t ones = 0x0101010101010101U, highs = 0x8080808080808080U;
-    constexpr auto zero_byte = [](std::uint64_t v) noexcept { return (v - ones) & ~v & highs; };
     while (end - q >= 8) {
       std::uint64_t x = 0;
       std::memcpy(&x, q, 8);
-      const std::uint64_t found = zero_byte(x ^ (ones * '"')) | zero_byte(x ^ (ones * '\\')) |
-                                  zero_byte(x ^ (ones * '\n')) | zero_byte(x ^ (ones * '\r')) |
-                                  zero_byte(x ^ (ones * '\t'));
-      if (found != 0)
+      if (const std::uint64_t found = plain_stops(x))
         return static_cast<std::size_t>(q - p) +
                static_cast<std::size_t>(std::countr_zero(found)) / 8;
       q += 8;
@@ -48,6 +52,28 @@ inline std::size_t plain_run(const char* p, const char* end) noexcept {
   }
   while (q < end && *q != '"' && *q != '\\' && raw_control_escape(*q) == '\0') ++q;
   return static_cast<std::size_t>(q - p);
+}
+
+/// Copies the plain run at `p` (as `plain_run` measures it) to `w`, moving both past it. Each
+/// word is stored before it is looked at, so `w` must have room for 8 bytes wherever `p` has 8
+/// bytes left before `end`.
+inline void copy_plain_run(const char*& p, const char* end, char*& w) noexcept {
+  if constexpr (std::endian::native == std::endian::little) {
+    while (end - p >= 8) {
+      std::uint64_t x = 0;
+      std::memcpy(&x, p, 8);
+      std::memcpy(w, &x, 8);
+      if (const std::uint64_t found = plain_stops(x)) {
+        const auto k = static_cast<std::size_t>(std::countr_zero(found)) / 8;
+        p += k;
+        w += k;
+        return;
+      }
+      p += 8;
+      w += 8;
+    }
+  }
+  while (p < end && *p != '"' && *p != '\\' && raw_control_escape(*p) == '\0') *w++ = *p++;
 }
 
 /// Copies the string token that starts at `json[i]` (a `"`) into `out`, escapes as written (a
@@ -90,12 +116,10 @@ LLMJSON_INLINE std::string minify(std::string_view json) {
     if (c == '"') {
       *w++ = c;
       while (p < end && *p != '"') {
-        // The run up to the next quote, backslash or raw LF, CR or tab, copied at once: most of
-        // an answer's strings (`w` never passes `p`, or the room was made for every byte).
-        const std::size_t run = detail::plain_run(p, end);
-        std::memcpy(w, p, run);
-        w += run;
-        p += run;
+        // The run up to the next quote, backslash or raw LF, CR or tab, copied a word at a time:
+        // most of an answer's strings (`w` never passes `p`, or the room was made for every
+        // byte to double: a word stored at `w` has room either way).
+        detail::copy_plain_run(p, end, w);
         if (p == end || *p == '"') break;
         if (*p == '\\' && p + 1 < end) *w++ = *p++;
         if (const char e = detail::raw_control_escape(*p)) {
