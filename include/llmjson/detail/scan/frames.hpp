@@ -25,9 +25,11 @@ namespace llmjson::detail {
 /// §3 The scan, over one segment at a time, with a stack of brace and bracket frames and one
 /// validator shared by the chain of nested frames it is validating (`frame_stack`, which this
 /// class builds on, holds them; the byte rules are here).
-/// Linear: every byte is looked at once by the frame logic and at most once by the validator,
-/// and every frame is pushed, killed and popped at most once. Where nothing but a few bytes can
-/// matter (a dead frame, the plain text of a string), it skips 16 or 32 bytes at a time
+/// Linear: every byte is looked at at most once by the frame logic and at most twice by the
+/// validator (once by a `quick` run that failed there, once by the chain's), and every frame is
+/// pushed, killed and popped at most once. A value that starts a chain and is valid JSON is
+/// recorded from one validator run and never read by the frames (`quick`). Where nothing but a few
+/// bytes can matter (a dead frame, the plain text of a string), it skips 16 or 32 bytes at a time
 /// (`byte_finder`, `next_in_string`).
 ///
 /// Memory stays in proportion to what real outputs hold, whatever the text: prose-like frames
