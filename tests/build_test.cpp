@@ -146,7 +146,8 @@ TEST_CASE("numbers_fit says what nlohmann holds, and surely_fits never lets a nu
     ++checked;
   }
   for (const char* t : {"1e307", "9.99e306", "1e308", "1.7976931348623157e308", "1.8e308",
-                        "0.00001e310", "0e999999999", "1e-999999999", "10e307", "-1E+0308"}) {
+                        "0.00001e310", "0e999999999", "1e-999999999", "10e307", "-1E+0308",
+                        "0.4e0066999999999999999999999999999999999999999", "1e-0000000000001"}) {
     INFO(t);
     CHECK(llmjson::detail::numbers_fit(t) ==
           !nlohmann::json::parse(t, nullptr, false).is_discarded());

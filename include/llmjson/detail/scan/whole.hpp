@@ -57,7 +57,7 @@ constexpr bool surely_fits(std::string_view t) noexcept {
   long long exponent = 0;
   std::size_t exponent_digits = 0;
   for (; k < t.size() && t[k] >= '0' && t[k] <= '9'; ++k, ++exponent_digits)
-    exponent = exponent * 10 + (t[k] - '0');
+    if (exponent_digits < 10) exponent = exponent * 10 + (t[k] - '0');  // then only counted
   if (exponent_digits == 0 || exponent_digits > 9) return false;
   return digits + (negative ? -exponent : exponent) <= 307;
 }
