@@ -69,12 +69,11 @@ class frame_scanner : public frame_stack {
     static constexpr byte_finder in_prose{"{}["};
     static constexpr byte_finder in_object{"\"{}"};
     static constexpr byte_finder in_array{"\"[]{"};
-    feed_end_ = e;
     for (std::size_t i = b; i < e && overflow_ == overflow::none; ++i) {
       if (frames_.empty()) {
         i = openers.next(text_, i, e);
         if (i == e) break;
-        if (const std::size_t after = quick(i)) {
+        if (const std::size_t after = quick(i, e)) {
           i = after - 1;
           continue;
         }
@@ -128,7 +127,7 @@ class frame_scanner : public frame_stack {
           if (i == e) break;
           // An opener in a dead or prose-like frame starts a chain of its own.
           if (text_[i] == '{' || (text_[i] == '[' && f == &in_prose)) {
-            if (const std::size_t after = quick(i)) {
+            if (const std::size_t after = quick(i, e)) {
               i = after - 1;
               continue;
             }
@@ -421,21 +420,21 @@ class frame_scanner : public frame_stack {
   /// An opener at `i` that would start a chain (`feed` calls it where the frames would call
   /// `open_brace(i, false)` or `open_bracket(i)` next, and nothing else): when it starts like
   /// JSON (`{"`, `[{`, `[[`, `["`, white space between) and its value is valid JSON that closes
-  /// within the bytes fed (`quick_value`), it is recorded at once and the offset after it is
-  /// returned, where the scan goes on as the frames would after closing it; else 0. Most
-  /// openers in prose fail the first test (`{x`, `{{`, `[1]`) at the byte after them.
-  std::size_t quick(std::size_t i) {
+  /// within the bytes fed, before `e` (`quick_value`), it is recorded at once and the offset
+  /// after it is returned, where the scan goes on as the frames would after closing it; else 0.
+  /// Most openers in prose fail the first test (`{x`, `{{`, `[1]`) at the byte after them.
+  std::size_t quick(std::size_t i, std::size_t e) {
     std::size_t j = i + 1;
-    if (j >= feed_end_) return 0;
+    if (j >= e) return 0;
     char c = text_[j];
     const bool brace = text_[i] == '{';
     if (c != '"') {
       if (brace && !is_json_ws(c)) return 0;  // `{x`, `{{`: most braces in prose
-      while (is_json_ws(c) && ++j < feed_end_) c = text_[j];
-      if (j >= feed_end_ || (brace ? c != '"' : c != '"' && c != '{' && c != '[')) return 0;
+      while (is_json_ws(c) && ++j < e) c = text_[j];
+      if (j >= e || (brace ? c != '"' : c != '"' && c != '{' && c != '[')) return 0;
     }
     if (i < quick_from_) return 0;
-    const std::size_t after = quick_value(i, feed_end_);
+    const std::size_t after = quick_value(i, e);
     if (after != 0) probe_ = probe::none;
     return after;
   }
@@ -470,8 +469,7 @@ class frame_scanner : public frame_stack {
   probe probe_ = probe::none;
   bool in_string_ = false;
   bool escaped_ = false;
-  bool strict_ = false;       // the string is a frame's first one (string_byte)
-  std::size_t feed_end_ = 0;  // the end of the bytes `feed` was given
+  bool strict_ = false;  // the string is a frame's first one (string_byte)
 };
 
 }  // namespace llmjson::detail

@@ -25,6 +25,11 @@ constexpr char raw_control_escape(char c) noexcept {
   return c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : '\0';
 }
 
+/// Whether a string copies `c` as it is (a byte of a plain run): not `"`, `\`, LF, CR or tab.
+constexpr bool is_plain(char c) noexcept {
+  return c != '"' && c != '\\' && raw_control_escape(c) == '\0';
+}
+
 /// The bytes of the little-endian word `x` that end a string's plain run (`"`, `\`, LF, CR,
 /// tab), each flagged by its high bit; exact up to the lowest flagged byte (the test's false
 /// positives only ever lie above a true match).
@@ -50,7 +55,7 @@ inline std::size_t plain_run(const char* p, const char* end) noexcept {
       q += 8;
     }
   }
-  while (q < end && *q != '"' && *q != '\\' && raw_control_escape(*q) == '\0') ++q;
+  while (q < end && is_plain(*q)) ++q;
   return static_cast<std::size_t>(q - p);
 }
 
@@ -73,7 +78,7 @@ inline void copy_plain_run(const char*& p, const char* end, char*& w) noexcept {
       w += 8;
     }
   }
-  while (p < end && *p != '"' && *p != '\\' && raw_control_escape(*p) == '\0') *w++ = *p++;
+  while (p < end && is_plain(*p)) *w++ = *p++;
 }
 
 /// Copies the string token that starts at `json[i]` (a `"`) into `out`, escapes as written (a
