@@ -86,10 +86,12 @@ std::string minify_bytewise(std::string_view text) {
 
 }  // namespace
 
-TEST_CASE("minify and pretty copy a string's plain runs a word at a time as a byte loop would",
+TEST_CASE("minify, 64 bytes a step or a byte at a time, and pretty give what a byte loop gives",
           "[json_text]") {
   // Every special byte (and bytes near them: 0x21, 0x5B, 0x5D, 0x08, 0x0B, 0x80, 0xFF) at every
-  // place of an 8-byte word and across words, in strings of every length up to 40.
+  // place of an 8-byte word and of a 64-byte block, across words and blocks, in texts of every
+  // length up to 300: minify's blocks (SSE2), its byte loop (without, and where a block hands
+  // over: a backslash outside strings, a raw control in one) and pretty's copy of strings.
   const std::string alphabet = std::string("\"\\\n\r\t !#[]\x08\x0b\x80\xff aZ09\0", 21);
   std::uint32_t seed = 12345;
   const auto next = [&seed] {
@@ -98,16 +100,46 @@ TEST_CASE("minify and pretty copy a string's plain runs a word at a time as a by
   };
   for (int round = 0; round < 20000; ++round) {
     std::string text = round % 2 ? "\"" : "";
-    const std::size_t n = next() % 41;
-    const bool rare = round % 3 == 0;  // mostly plain bytes, a special one now and then
-    for (std::size_t k = 0; k < n; ++k)
-      text += rare && next() % 8 != 0 ? 'x' : alphabet[next() % alphabet.size()];
+    const std::size_t n = next() % (round % 4 < 2 ? 41 : 301);
+    // Mostly plain bytes, a special one now and then; or plain bytes and white space with a
+    // quote now and then (a JSON text's usual blocks: nothing hands them over).
+    const int mode = round % 3;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::uint32_t r = next();
+      if (mode == 0 && r % 8 != 0)
+        text += 'x';
+      else if (mode == 1 && r % 16 != 0)
+        text += " \"x:,{"[r % 6];
+      else
+        text += alphabet[next() % alphabet.size()];
+    }
     INFO(round);
-    CHECK(llmjson::minify(text) == minify_bytewise(text));
-    CHECK(llmjson::minify(llmjson::pretty(text)) == minify_bytewise(text));  // pretty's copy
+    const std::string expected = minify_bytewise(text);
+    CHECK(llmjson::minify(text) == expected);
+    std::string appended = "kept:";
+    llmjson::minify(text, appended);
+    CHECK(appended == "kept:" + expected);
+    CHECK(llmjson::minify(llmjson::pretty(text)) == expected);  // pretty's copy
   }
   CHECK(llmjson::minify("\"0123456789abcdef\\\"0123456789\n\"") ==
         "\"0123456789abcdef\\\"0123456789\\n\"");
+}
+
+TEST_CASE("minify carries a string and a backslash across its 64-byte blocks", "[json_text]") {
+  // A string that opens in one block and closes in a later one, its white space kept; a
+  // backslash as a block's last byte escaping the next block's first (a quote, a backslash);
+  // two backslashes there (the second escapes nothing); a raw line feed past the first block.
+  for (std::size_t at = 50; at < 80; ++at) {
+    INFO(at);
+    for (std::string_view after :
+         {"\\\" x\" , 1", "\\\\\" , 1", "\\\\\\\" \" ,1", "\\n \" , 1", "\n\" , 1", "\\\n\" , 1"}) {
+      INFO(after);
+      std::string text = "[ \"" + std::string(at, 'a') + " b ";
+      text += after;
+      text += std::string(100, ' ') + "]";
+      CHECK(llmjson::minify(text) == minify_bytewise(text));
+    }
+  }
 }
 
 TEST_CASE("minify and pretty never fail on text that is not JSON", "[json_text]") {

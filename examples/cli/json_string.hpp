@@ -4,6 +4,7 @@
 #ifndef LLMJSON_EXAMPLES_CLI_JSON_STRING_HPP_INCLUDED
 #define LLMJSON_EXAMPLES_CLI_JSON_STRING_HPP_INCLUDED
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -126,19 +127,24 @@ inline long hex4(std::string_view s, std::size_t at) noexcept {
   return v;
 }
 
+/// short_escape's answers, by byte: a table, not a switch (a batch's line has an escape every
+/// twenty bytes or so).
+inline constexpr auto short_escapes = [] {
+  std::array<char, 256> t{};
+  t['"'] = '"';
+  t['\\'] = '\\';
+  t['/'] = '/';
+  t['b'] = '\b';
+  t['f'] = '\f';
+  t['n'] = '\n';
+  t['r'] = '\r';
+  t['t'] = '\t';
+  return t;
+}();
+
 /// What the two-byte escape `\e` stands for, or 0 when `e` makes none (`u` included).
 constexpr char short_escape(char e) noexcept {
-  switch (e) {
-    case '"': return '"';
-    case '\\': return '\\';
-    case '/': return '/';
-    case 'b': return '\b';
-    case 'f': return '\f';
-    case 'n': return '\n';
-    case 'r': return '\r';
-    case 't': return '\t';
-    default: return 0;
-  }
+  return short_escapes[static_cast<unsigned char>(e)];
 }
 
 /// (at most as many bytes as the escape's), moving both past it; false when it is invalid.

@@ -157,7 +157,7 @@ bool jsonl_answer(const settings& s, const S& sel, const llmjson::options& opts,
     return append_error(out, id, number, llmjson::to_string(failure.kind), failure.message);
   append_head(out, id, number);
   out += "true,\"value\":";
-  out += answer_text(s, *o.answer);
+  append_answer_text(s, *o.answer, out);
   if (o.answer->fallback || !o.answer->later_qualifying.empty() || o.answer->truncation ||
       o.answer->chosen().raw_controls) {
     o.qualifies_as = qualifies_as(s);

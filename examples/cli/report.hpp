@@ -231,6 +231,17 @@ inline std::string answer_text(const settings& s, const llmjson::extraction& ans
   return s.pretty ? llmjson::pretty(answer.text()) : llmjson::minify(answer.text());
 }
 
+/// Appends `answer_text(s, answer)` to `out`; one line as written goes straight in (a batch's
+/// usual answer: no string of its own).
+inline void append_answer_text(const settings& s, const llmjson::extraction& answer,
+                               std::string& out) {
+  if (s.normalize || s.pretty) {
+    out += answer_text(s, answer);
+    return;
+  }
+  llmjson::minify(answer.text(), out);
+}
+
 /// `2 later candidates also qualify: 5:1, 9:1; policy first printed the one at 1:9`: the
 /// qualifying candidates policy `first` passed over, at most eight named (as the library's
 /// messages name candidates).

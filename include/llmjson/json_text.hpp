@@ -32,6 +32,11 @@ namespace llmjson {
 /// **Example**: `llmjson::minify("{ \"b\": 1.10,\r\n\t\"a\": [ ] }")` is `{"b":1.10,"a":[]}`.
 [[nodiscard]] std::string minify(std::string_view json);
 
+/// Appends `minify(json)` to `out`, in place: a caller that writes many answers into one buffer
+/// (a batch's output lines) makes no string for each. On x86-64 both forms read 64 bytes a step
+/// (SSE2). Throws only `std::bad_alloc`, and then leaves `out` as it was.
+void minify(std::string_view json, std::string& out);
+
 /// Returns `json`, a JSON text, laid out on several lines: each member and element on its own
 /// line, indented by `indent` spaces per level, `": "` after each key, empty `{}` and `[]` kept
 /// whole. The layout of `nlohmann::json::dump(indent)`, with the tokens as written (`minify` of

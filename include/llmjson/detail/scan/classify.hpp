@@ -1,5 +1,5 @@
-// llmjson: a block of up to 64 bytes as one bit mask per byte class, and the bit tricks that find
-// the quotes a backslash does not escape and the bytes inside strings, block after block
+// llmjson: a block of up to 64 bytes as one bit mask per byte class (the bit tricks that find
+// the quotes a backslash does not escape and the bytes inside strings: text/quote_bits.hpp)
 // SPDX-License-Identifier: MIT
 #ifndef LLMJSON_DETAIL_SCAN_CLASSIFY_HPP_INCLUDED
 #define LLMJSON_DETAIL_SCAN_CLASSIFY_HPP_INCLUDED
@@ -9,6 +9,8 @@
 // ctest kernel_neon_syntax), where no C++ standard library for that target is installed.
 #include <stddef.h>
 #include <stdint.h>
+
+#include <llmjson/detail/text/quote_bits.hpp>
 
 namespace llmjson::detail {
 
@@ -63,53 +65,6 @@ constexpr block_masks cut_to(block_masks m, size_t n) noexcept {
   m.non_ascii &= keep;
   m.ws &= keep;
   return m;
-}
-
-/// Bit `i` of the result is the XOR of bits 0 to `i` of `x`: with `x` the quotes, 1 from an
-/// opening quote up to the byte before its closing quote. Six shifts, on any CPU.
-constexpr uint64_t prefix_xor(uint64_t x) noexcept {
-  x ^= x << 1;
-  x ^= x << 2;
-  x ^= x << 4;
-  x ^= x << 8;
-  x ^= x << 16;
-  x ^= x << 32;
-  return x;
-}
-
-/// The quotes of one block that no backslash escapes. `escaped_in` is 1 when the block's first
-/// byte is escaped (the block before ended with an odd run of backslashes), else 0; it becomes
-/// that for the next block.
-///
-/// Why it works: a run of backslashes escapes the byte after it when its length is odd, and the
-/// length is odd exactly when its start and the byte after it lie on bits of opposite parity.
-/// Adding a run's start bit to the backslash mask carries through the run and sets the bit after
-/// it, so one addition for the runs that start on even bits, one for those on odd bits, gives
-/// every run's end with its start's parity known. A first byte escaped from the block before is
-/// not a backslash of a run (`\\` then `\`: the third starts a run of its own).
-constexpr uint64_t unescaped_quotes(uint64_t quote, uint64_t backslash,
-                                    uint64_t& escaped_in) noexcept {
-  constexpr uint64_t even = 0x5555555555555555u;
-  const uint64_t first_escaped = escaped_in & 1;
-  const uint64_t runs = backslash & ~first_escaped;
-  const uint64_t starts = runs & ~(runs << 1);
-  const uint64_t from_even = runs + (starts & even);
-  const uint64_t odd_starts = starts & ~even;
-  const uint64_t from_odd = runs + odd_starts;
-  // A run that reaches bit 63 carries out of the addition; from an odd start its length is odd,
-  // so the next block's first byte is escaped. From an even start its length is even.
-  escaped_in = from_odd < runs ? 1 : 0;
-  const uint64_t escaped = (from_even & ~runs & ~even) | (from_odd & ~runs & even) | first_escaped;
-  return quote & ~escaped;
-}
-
-/// The bytes of one block inside strings, given its unescaped quotes: each opening quote and
-/// the bytes up to its closing quote (not included). `in_string` is 1 when the block starts
-/// inside a string, else 0; it becomes that for the next block.
-constexpr uint64_t string_mask(uint64_t quotes, uint64_t& in_string) noexcept {
-  const uint64_t inside = prefix_xor(quotes) ^ (uint64_t{0} - (in_string & 1));
-  in_string = inside >> 63;
-  return inside;
 }
 
 }  // namespace llmjson::detail
