@@ -63,13 +63,24 @@ inline bool write_counted(std::FILE* out, std::string_view s) {
 
 /// How `map_lines` runs.
 struct lines_options {
-  unsigned jobs = 1;                     ///< worker threads, at least 1
-  std::size_t max_line = 64u << 20;      ///< a longer line is `too_long`, and never kept
-  std::uint64_t first_line = 1;          ///< the number of the input's first line
-  bool progress = false;                 ///< a progress line on stderr (for a terminal)
-  std::size_t chunk_bytes = 256u << 10;  ///< the lines handed to a worker at once, about
+  unsigned jobs = 1;                 ///< worker threads, at least 1
+  std::size_t max_line = 64u << 20;  ///< a longer line is `too_long`, and never kept
+  std::uint64_t first_line = 1;      ///< the number of the input's first line
+  bool progress = false;             ///< a progress line on stderr (for a terminal)
+  /// The lines handed to a worker at once, about; 0: `default_chunk_bytes(jobs)`.
+  std::size_t chunk_bytes = 0;
   std::timed_mutex* out_lock = nullptr;  ///< held while a chunk's lines are written and flushed
 };
+
+/// The chunk size of `map_lines` for `jobs` workers: 1 MiB, less where the `2 × jobs + 1` chunks
+/// would hold more than 16 MiB, but at least 256 KiB. Each chunk costs its reader, its worker and
+/// the writer a wake-up or two: at 256 KiB they were a tenth of the CPU that a two-job run of
+/// 1M outputs spent outside the workers (tests/bench/README.md, "The fifth stop").
+constexpr std::size_t default_chunk_bytes(unsigned jobs) noexcept {
+  constexpr std::size_t most = 1u << 20, least = 256u << 10, all = 16u << 20;
+  const std::size_t share = all / (2 * std::size_t{jobs == 0 ? 1 : jobs} + 1);
+  return share >= most ? most : share <= least ? least : share;
+}
 
 namespace detail_lines {
 
@@ -370,7 +381,8 @@ class line_pipeline {
   /// longer than the buffer grows it, up to `max_line` + 1 bytes; past `max_line` its bytes are
   /// dropped as they come, and only its length is counted.
   void read_chunks() {
-    const std::size_t chunk_bytes = std::max<std::size_t>(opt_.chunk_bytes, 1);
+    const std::size_t chunk_bytes =
+        opt_.chunk_bytes ? opt_.chunk_bytes : default_chunk_bytes(jobs_);
     constexpr std::size_t max_lines = 8192;  // a chunk's lines, so that tiny lines share the work
     c_ = take_free();
     if (!c_) return;

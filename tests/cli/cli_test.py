@@ -1500,12 +1500,13 @@ def group_jsonl(c, a):
     finally:
         os.unlink(f.name)
 
-    # Lines across the reader's buffers: each chunk reads 256 KiB straight into its buffer and only
+    # Lines across the reader's buffers: each chunk reads 1 MiB (ordered_lines.hpp,
+    # default_chunk_bytes, with --jobs 1 or 2) straight into its buffer and only
     # the line its end cuts is carried into the next, so whatever the buffer's end cuts (a \\u
     # escape, a surrogate pair, a UTF-8 sequence, CR LF, an empty line, the last line) reads as
     # it would whole, with any --jobs, from a file or a pipe; a line longer than the buffer grows
     # it, and one longer than --max-bytes is dropped as it comes, over several buffers.
-    buffer = 256 << 10
+    buffer = 1 << 20
     def ok_line(n, value):
         return b'{"id":%d,"line":%d,"ok":true,"value":%s}' % (n, n, value)
     def no_json_line(n):
@@ -1524,20 +1525,23 @@ def group_jsonl(c, a):
             width = line2.index(b'\\"}', at) - at
             for cut in range(1, width + 1):
                 cases.append(("%r %s cut %d" % (text, "escaped" if ascii_only else "UTF-8", cut),
-                              padded(line2, at, cut), [ok_line(2, value.encode("utf-8"))]))
+                              (line2, at, cut), [ok_line(2, value.encode("utf-8"))]))
     crlf = b'"{\\"c\\": 1}"\r\n'
     for cut in (-1, 0, 1):  # CR LF both in the next buffer; CR last in this one; both in this one
-        cases.append(("CR LF cut %d" % cut, padded(crlf, len(crlf) - 1, cut), [ok_line(2, b'{"c":1}')]))
+        cases.append(("CR LF cut %d" % cut, (crlf, len(crlf) - 1, cut), [ok_line(2, b'{"c":1}')]))
     empty = b'\n\n'
     for cut in (0, 1, 2):
-        cases.append(("empty line cut %d" % cut, padded(b'"{}"\n' + empty, 4, cut),
+        cases.append(("empty line cut %d" % cut, (b'"{}"\n' + empty, 4, cut),
                       [ok_line(2, b"{}"), b'{"id":3,"line":3,"ok":false,"error":{"kind":"input","message":'
                        b'"line 3 is empty: each line holds one output"}}']))
     last = b'"{\\"e\\":5}"'
     for cut in (-1, 0, 1):  # the last line, without LF, ends at the buffer's end or next to it
-        data = padded(last, len(last) + cut, 0, tail=b"")
-        cases.append(("last line without LF, end %+d" % cut, data, [ok_line(2, b'{"e":5}')]))
-    for name, data, want in cases:
+        cases.append(("last line without LF, end %+d" % cut, (last, len(last) + cut, 0, b""),
+                      [ok_line(2, b'{"e":5}')]))
+    # Each input made when it runs (1 MiB each): the test process's own peak memory must stay
+    # far below the bound of the memory check (section 6).
+    for name, padding, want in cases:
+        data = padded(*padding)
         outs = []
         for jobs in ("1", "2"):
             rc, out, err = c.run(["--jsonl", "--jobs", jobs], data)
@@ -1552,21 +1556,31 @@ def group_jsonl(c, a):
     def long_line(size, tail):  # a JSON string line of `size` bytes, without its LF
         return b'"' + b"w" * (size - 2 - len(tail)) + tail + b'"'
     tail = b' {\\"big\\": 1}'
-    lines = [b'"{\\"n\\": 1}"', long_line(limit, tail), long_line(limit + 1, tail), b'"{\\"n\\": 4}"',
-             long_line(5 * buffer, tail) + b"\r", long_line(buffer - 1, tail), long_line(2 * buffer, tail)]
+    lines = [b'"{\\"n\\": 1}"', (limit, b""), (limit + 1, b""), b'"{\\"n\\": 4}"', (5 * buffer, b"\r"),
+             (buffer - 1, b""), (2 * buffer, b"")]  # (size, what follows it) of a long line
     want = [ok_line(1, b'{"n":1}'), ok_line(2, b'{"big":1}'),
             b'{"id":3,"line":3,"ok":false,"error":{"kind":"too_large","message":"line 3 is longer than '
             b'--max-bytes (%d bytes): not read"}}' % limit, ok_line(4, b'{"n":4}'),
             b'{"id":5,"line":5,"ok":false,"error":{"kind":"too_large","message":"line 5 is longer than '
             b'--max-bytes (%d bytes): not read"}}' % limit, ok_line(6, b'{"big":1}'), ok_line(7, b'{"big":1}')]
-    data = b"\n".join(lines)  # the last line without LF
+    # Written a line at a time, and piped through cat: the lines are not all held at once.
     with tempfile.NamedTemporaryFile(suffix=".jsonl", delete=False) as f:
-        f.write(data)
+        for k, line in enumerate(lines):
+            f.write(line if isinstance(line, bytes) else long_line(line[0], tail) + line[1])
+            if k + 1 < len(lines):
+                f.write(b"\n")
     try:
         for jobs in ("1", "2"):
             for source in ("pipe", "file"):
                 args = ["--jsonl", "--max-bytes", str(limit), "--jobs", jobs]
-                rc, out, err = c.run(args + [f.name]) if source == "file" else c.run(args, data)
+                if source == "file":
+                    rc, out, err = c.run(args + [f.name])
+                else:
+                    cat = subprocess.Popen(["cat", f.name], stdout=subprocess.PIPE)
+                    p = subprocess.run([c.binary] + args, stdin=cat.stdout, capture_output=True, timeout=300)
+                    cat.stdout.close()
+                    cat.wait()
+                    rc, out = p.returncode, p.stdout
                 got = out.split(b"\n")[:-1]
                 c.check(rc == 1 and got == want, "long lines, --jobs %s, %s: exit %s, %r" % (jobs, source, rc, [x[:160] for x in got]))
     finally:

@@ -1,5 +1,6 @@
-// llmjson: the tool's reader of a line that is one JSON string (examples/cli/json_string.hpp),
-// sixteen bytes a step with SSE2, eight without (LLMJSON_CLI_PORTABLE), against nlohmann's parse
+// llmjson: the tool's pieces that a unit test reaches: its reader of a line that is one JSON
+// string (examples/cli/json_string.hpp; sixteen bytes a step with SSE2, eight without,
+// LLMJSON_CLI_PORTABLE) against nlohmann's parse, and the batch's chunk size (ordered_lines.hpp)
 // SPDX-License-Identifier: MIT
 #include <cstdint>
 #include <optional>
@@ -11,8 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "../examples/cli/json_string.hpp"
+#include "../examples/cli/ordered_lines.hpp"
 
-namespace llmjson_tests::tool_strings_test {
+namespace llmjson_tests::tool_test {
 
 namespace {
 
@@ -89,4 +91,15 @@ TEST_CASE("the tool reads a line that is one JSON string as nlohmann does, or le
   }
 }
 
-}  // namespace llmjson_tests::tool_strings_test
+TEST_CASE("a batch's chunks are 1 MiB, less with many jobs, never under 256 KiB", "[tool]") {
+  using llmjson_cli::default_chunk_bytes;
+  // tests/cli/cli_test.py puts the bytes it tests at the end of a 1 MiB chunk with --jobs 1 and 2.
+  for (unsigned jobs : {0U, 1U, 2U, 7U}) CHECK(default_chunk_bytes(jobs) == 1U << 20);
+  // At most 16 MiB in the 2 × jobs + 1 chunks, down to 256 KiB a chunk.
+  CHECK(default_chunk_bytes(8) == (16U << 20) / 17);
+  for (unsigned jobs : {8U, 12U, 20U, 31U})
+    CHECK(default_chunk_bytes(jobs) * (2 * jobs + 1) <= 16U << 20);
+  for (unsigned jobs : {32U, 64U, 1000U}) CHECK(default_chunk_bytes(jobs) == 256U << 10);
+}
+
+}  // namespace llmjson_tests::tool_test
