@@ -4,6 +4,7 @@
 #include <llmjson/json_text.hpp>
 
 #include "catch_compat.hpp"
+#include "minify_reference.hpp"
 
 #include <cstdint>
 #include <string>
@@ -53,38 +54,7 @@ TEST_CASE("pretty lays out the tokens as nlohmann's dump(2) does, changing none"
   }
 }
 
-namespace {
-
-/// minify as a byte loop: what the word-at-a-time copy of plain runs must give.
-std::string minify_bytewise(std::string_view text) {
-  std::string out;
-  std::size_t i = 0;
-  const auto escape = [](char c) {
-    return c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : '\0';
-  };
-  while (i < text.size()) {
-    const char c = text[i++];
-    if (c == '"') {
-      out += c;
-      while (i < text.size() && text[i] != '"') {
-        if (text[i] == '\\' && i + 1 < text.size()) out += text[i++];
-        if (const char e = escape(text[i])) {
-          out += '\\';
-          out += e;
-          ++i;
-          continue;
-        }
-        out += text[i++];
-      }
-      if (i < text.size()) out += text[i++];
-    } else if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-      out += c;
-    }
-  }
-  return out;
-}
-
-}  // namespace
+using llmjson_test::minify_bytewise;
 
 TEST_CASE("minify, 64 bytes a step or a byte at a time, and pretty give what a byte loop gives",
           "[json_text]") {

@@ -6,6 +6,7 @@
 // environment variable LLMJSON_BENCH_SCALE (default 1; CI runs with 64). tests/bench/table.py
 // turns `--benchmark_format=json` output into the README's table.
 #include <llmjson/extract.hpp>
+#include <llmjson/json_text.hpp>
 #include <llmjson/scan.hpp>
 #include <llmjson/stream.hpp>
 
@@ -236,6 +237,17 @@ void run_nlohmann(benchmark::State& state, const std::string& text) {
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
 }
 
+/// `llmjson::minify` of `text` (the tool prints every answer so), appended to one string.
+void run_minify(benchmark::State& state, const std::string& text) {
+  std::string out;
+  for (auto _ : state) {
+    out.clear();
+    llmjson::minify(text, out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
+}
+
 /// Keeps an input for as long as the benchmarks run (and frees it at exit).
 const std::string* keep(std::string text) {
   static std::deque<std::string> inputs;  // a deque never moves what it holds
@@ -315,6 +327,16 @@ int main(int argc, char** argv) {
   }
   add_stream("whole value 1 MB", add("whole value 1 MB", whole(mb / k)));
   const std::string* typical = add("typical 1.3 KB", typical_reply(), typical_answer());
+  // minify, the last step of the tool's batch (issue 31 §4): an answer, a long value as models
+  // write it (one element a line), and the same laid out by nlohmann's dump(2).
+  for (const auto& [name, json] : {std::pair{std::string("typical answer"), keep(typical_answer())},
+                                   std::pair{std::string("whole value 1 MB"), keep(whole(mb / k))},
+                                   std::pair{std::string("whole value 1 MB, indented"),
+                                             keep(nlohmann::json::parse(whole(mb / k)).dump(2))}}) {
+    benchmark::RegisterBenchmark(("minify/" + name).c_str(), [t = json](benchmark::State& s) {
+      run_minify(s, *t);
+    })->Unit(benchmark::kMicrosecond);
+  }
   add_stream("typical 1.3 KB", typical);
   benchmark::RegisterBenchmark("extract, answer_value off/typical 1.3 KB",
                                [typical](benchmark::State& s) { run_extract_text(s, *typical); })

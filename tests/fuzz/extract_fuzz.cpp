@@ -10,6 +10,8 @@
 #include <llmjson/feedback.hpp>
 #include <llmjson/json_text.hpp>
 
+#include "../minify_reference.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -219,5 +221,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       require(one_valid_line(said.text), "an instruction is valid UTF-8 on one line");
     }
   }
+  // minify on any bytes (its 64-byte steps, where they hand over, its byte loop) is the plainest
+  // byte loop's, alone or appended; and what is left of a text's 64-byte blocks once each of
+  // its first bytes is dropped (every place of a block).
+  const std::string minified = llmjson_test::minify_bytewise(text);
+  require(llmjson::minify(text) == minified, "minify is the byte loop's");
+  std::string appended = "x";
+  llmjson::minify(text, appended);
+  require(appended.size() == minified.size() + 1 &&
+              appended.compare(1, std::string::npos, minified) == 0,
+          "minify appends what it returns");
+  for (std::size_t shift = 1; shift < 64 && shift < size; ++shift)
+    require(
+        llmjson::minify(text.substr(shift)) == llmjson_test::minify_bytewise(text.substr(shift)),
+        "minify is the byte loop's from every place of a block");
   return 0;
 }
