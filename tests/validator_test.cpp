@@ -215,6 +215,41 @@ TEST_CASE("an object of many keys reads as feed does: the hash set past 16 keys"
   all_modes(text, rng);
 }
 
+TEST_CASE("the validator flags only the numbers a double may not hold (no second scan)",
+          "[validator]") {
+  // A number with an exponent that surely_fits lets through is not flagged: the span's value
+  // needs no numbers_fit. One it does not, or 300 digits and more, is; the last one is kept.
+  const std::string digits300(300, '7');
+  const struct {
+    std::string text;
+    std::size_t big;  // the offset last_big_number() gives
+  } cases[] = {
+      {"[1e5, 2.5E-3, -0.1e+307, 12]", validator::no_raw},
+      {"[1e5, 1e400, 2e3]", 6},
+      {"[1e400, 2e3, 9e999]", 13},
+      {"{\"a\": 1E309}", 6},
+      {"[" + digits300 + "]", 1},
+      {"[0." + digits300 + "]", validator::no_raw},  // long, but below 1: a double holds it
+      {"[1e0000000001]", 1},                         // an exponent of 10 digits: not judged here
+      {"1e5", validator::no_raw},
+      {"1e400", 0},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    for (const bool by_run : {false, true}) {
+      validator v;
+      v.reset(c.text);
+      if (by_run) {
+        v.run(0, c.text.size());
+      } else {
+        for (std::size_t i = 0; i < c.text.size(); ++i) v.feed(i);
+      }
+      CHECK(v.finish(c.text.size()));
+      CHECK(v.last_big_number() == c.big);
+    }
+  }
+}
+
 TEST_CASE("prefix_watch fed in any pieces sees the value and its ends as fed whole",
           "[validator]") {
   lcg rng{17};

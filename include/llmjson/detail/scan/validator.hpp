@@ -74,7 +74,7 @@ class validator {
   /// or one right after a backslash; or `no_raw`.
   [[nodiscard]] std::size_t last_bad_raw() const noexcept { return strings_.last_bad_raw(); }
   /// The offset of the last number taken that nlohmann may not hold (one with an exponent, or
-  /// of 300 bytes or more: below that a double holds any number), or `no_raw`: where there is
+  /// of 300 bytes or more, that `surely_fits` does not let through), or `no_raw`: where there is
   /// none, a span's value needs no check of its numbers (`numbers_fit`).
   [[nodiscard]] std::size_t last_big_number() const noexcept { return number_.last_big(); }
 
@@ -159,7 +159,7 @@ class validator {
   bool finish(std::size_t end) {
     if (failure_.failed()) return false;
     if (state_ == state::number && number_.complete() && depth() == 0) {
-      number_.done(end);
+      number_.done(text_, end);
       value_done();
     }
     if (state_ == state::done) return true;
@@ -276,7 +276,7 @@ class validator {
           if (number_.take(c)) return true;
           if (number_.leading_zero(c)) return fail(i, "leading zero in number");
           if (!number_.complete()) return fail(i, "incomplete number");
-          number_.done(i);
+          number_.done(text_, i);
           value_done();
           continue;  // the byte that ended the number is read in the new state
         case state::literal: return literal_byte(i, c);

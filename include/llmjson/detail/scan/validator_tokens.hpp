@@ -9,9 +9,36 @@
 
 namespace llmjson::detail {
 
+/// Whether a double surely holds the number token `t` (which the validator accepted): its
+/// magnitude is below 10^(D + E), D its digits before the point less leading zeros and E its
+/// exponent, and nlohmann refuses a number only when it rounds beyond the largest double (about
+/// 1.8e308; one that underflows is held, as zero or a subnormal). So D + E <= 307 holds;
+/// anything else (or an exponent of 10 digits and more) is left to nlohmann itself.
+constexpr bool surely_fits(std::string_view t) noexcept {
+  std::size_t k = 0;
+  if (k < t.size() && t[k] == '-') ++k;
+  while (k < t.size() && t[k] == '0') ++k;
+  long long digits = 0;
+  for (; k < t.size() && t[k] >= '0' && t[k] <= '9'; ++k) ++digits;
+  if (k < t.size() && t[k] == '.')
+    for (++k; k < t.size() && t[k] >= '0' && t[k] <= '9'; ++k) {
+    }
+  if (k == t.size()) return digits < 300;  // no exponent: the validator's own bound
+  ++k;                                     // `e` or `E`
+  bool negative = false;
+  if (k < t.size() && (t[k] == '+' || t[k] == '-')) negative = t[k++] == '-';
+  long long exponent = 0;
+  std::size_t exponent_digits = 0;
+  for (; k < t.size() && t[k] >= '0' && t[k] <= '9'; ++k, ++exponent_digits)
+    if (exponent_digits < 10) exponent = exponent * 10 + (t[k] - '0');  // then only counted
+  if (exponent_digits == 0 || exponent_digits > 9) return false;
+  return digits + (negative ? -exponent : exponent) <= 307;
+}
+
 /// Reads a number a byte at a time: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
 /// It cannot see where a number ends (`12` may go on): the validator ends it at the first byte
-/// it does not take. Remembers the last number a double may not hold.
+/// it does not take. Remembers the last number a double may not hold (`surely_fits` says which
+/// surely do: then no check of the span's numbers is needed, `numbers_fit`).
 class number_reader {
  public:
   static constexpr std::size_t none = static_cast<std::size_t>(-1);
@@ -78,13 +105,15 @@ class number_reader {
            part_ == part::exponent;
   }
 
-  /// The number ends before `end`: it is remembered when it may be beyond a double.
-  void done(std::size_t end) noexcept {
-    if (part_ == part::exponent || end - begin_ >= 300) last_big_ = begin_;
+  /// The number, in `text`, ends before `end`: it is remembered when it may be beyond a double.
+  void done(std::string_view text, std::size_t end) noexcept {
+    if ((part_ == part::exponent || end - begin_ >= 300) &&
+        !surely_fits(text.substr(begin_, end - begin_)))
+      last_big_ = begin_;
   }
 
   /// The offset of the last number taken that nlohmann may not hold (one with an exponent, or
-  /// of 300 bytes or more: below that a double holds any number), or `none`.
+  /// of 300 bytes or more, that `surely_fits` does not let through), or `none`.
   [[nodiscard]] std::size_t last_big() const noexcept { return last_big_; }
 
  private:

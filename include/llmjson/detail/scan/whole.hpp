@@ -36,32 +36,6 @@ inline bool digit_then_e(std::string_view span) noexcept {
   return false;
 }
 
-/// Whether a double surely holds the number token `t` (which the validator accepted): its
-/// magnitude is below 10^(D + E), D its digits before the point less leading zeros and E its
-/// exponent, and nlohmann refuses a number only when it rounds beyond the largest double (about
-/// 1.8e308; one that underflows is held, as zero or a subnormal). So D + E <= 307 holds;
-/// anything else (or an exponent of 10 digits and more) is left to nlohmann itself.
-constexpr bool surely_fits(std::string_view t) noexcept {
-  std::size_t k = 0;
-  if (k < t.size() && t[k] == '-') ++k;
-  while (k < t.size() && t[k] == '0') ++k;
-  long long digits = 0;
-  for (; k < t.size() && t[k] >= '0' && t[k] <= '9'; ++k) ++digits;
-  if (k < t.size() && t[k] == '.')
-    for (++k; k < t.size() && t[k] >= '0' && t[k] <= '9'; ++k) {
-    }
-  if (k == t.size()) return digits < 300;  // no exponent: the validator's own bound
-  ++k;                                     // `e` or `E`
-  bool negative = false;
-  if (k < t.size() && (t[k] == '+' || t[k] == '-')) negative = t[k++] == '-';
-  long long exponent = 0;
-  std::size_t exponent_digits = 0;
-  for (; k < t.size() && t[k] >= '0' && t[k] <= '9'; ++k, ++exponent_digits)
-    if (exponent_digits < 10) exponent = exponent * 10 + (t[k] - '0');  // then only counted
-  if (exponent_digits == 0 || exponent_digits > 9) return false;
-  return digits + (negative ? -exponent : exponent) <= 307;
-}
-
 /// Whether nlohmann can hold every number of a span the validator accepted, without building
 /// its value: exactly when `build_value` would succeed. nlohmann refuses only a number beyond a
 /// double (`1e400`, or 309 digits and more), and a number token alone is refused as it is in
