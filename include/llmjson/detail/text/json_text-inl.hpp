@@ -4,10 +4,7 @@
 #define LLMJSON_DETAIL_TEXT_JSON_TEXT_INL_HPP_INCLUDED
 
 #include <algorithm>
-#include <bit>
 #include <cstddef>
-#include <cstdint>
-#include <cstring>
 #include <string>
 #include <string_view>
 
