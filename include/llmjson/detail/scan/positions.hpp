@@ -214,10 +214,13 @@ inline line_counts count_lines(std::string_view text, std::size_t b, std::size_t
 /// at a time: linear for the few runs of a real text, O(n log n) at worst, and no order is
 /// assumed.
 inline void sort_runs(std::vector<std::size_t>& v) {
-  std::vector<std::size_t> bounds{0};  // where each run starts, then where the last one ends
-  for (std::size_t i = 1; i < v.size(); ++i)
+  // Most often one run: found so without allocating (a scan's every call sorts).
+  std::size_t first_break = 1;
+  while (first_break < v.size() && v[first_break] >= v[first_break - 1]) ++first_break;
+  if (first_break >= v.size()) return;
+  std::vector<std::size_t> bounds{0, first_break};  // where each run starts, then the last's end
+  for (std::size_t i = first_break + 1; i < v.size(); ++i)
     if (v[i] < v[i - 1]) bounds.push_back(i);
-  if (bounds.size() == 1) return;
   bounds.push_back(v.size());
   std::vector<std::size_t> into(v.size()), merged;
   while (bounds.size() > 2) {
