@@ -95,6 +95,19 @@ TEST_CASE("minify, 64 bytes a step or a byte at a time, and pretty give what a b
         "\"0123456789abcdef\\\"0123456789\\n\"");
 }
 
+TEST_CASE("minify appends to a string that holds the text it reads", "[json_text]") {
+  // Growing `out` moves its bytes: the text is read from a copy, whatever its length.
+  for (std::size_t n : {1U, 15U, 16U, 100U, 5000U}) {
+    std::string out = "[ " + std::string(n, '1') + " ]";
+    const std::string before = out;
+    llmjson::minify(out, out);
+    CHECK(out == before + "[" + std::string(n, '1') + "]");
+  }
+  std::string tail = "x{ \"a\" : 1 }";
+  llmjson::minify(std::string_view(tail).substr(1), tail);
+  CHECK(tail == "x{ \"a\" : 1 }{\"a\":1}");
+}
+
 TEST_CASE("minify carries a string and a backslash across its 64-byte blocks", "[json_text]") {
   // A string that opens in one block and closes in a later one, its white space kept; a
   // backslash as a block's last byte escaping the next block's first (a quote, a backslash);

@@ -33,8 +33,9 @@ namespace llmjson {
 [[nodiscard]] std::string minify(std::string_view json);
 
 /// Appends `minify(json)` to `out`, in place: a caller that writes many answers into one buffer
-/// (a batch's output lines) makes no string for each. On x86-64 both forms read 64 bytes a step
-/// (SSE2). Throws only `std::bad_alloc`, and then leaves `out` as it was.
+/// (a batch's output lines) makes no string for each. `json` may be a part of `out`. On x86-64
+/// both forms read 64 bytes a step (SSE2). Throws only `std::bad_alloc`, and then leaves `out`
+/// as it was.
 void minify(std::string_view json, std::string& out);
 
 /// Returns `json`, a JSON text, laid out on several lines: each member and element on its own

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -206,6 +207,13 @@ inline char* copy_kept(const char* p, std::uint64_t keep, char* w) noexcept {
 /// LF, CR or tab in a string (escaped: the output grows) — hands the rest to the byte loop.
 /// On `std::bad_alloc`, `out` is left as it was.
 inline void append_minified(std::string& out, std::string_view json) {
+  // `json` may be a view of `out` itself, which growing `out` would move: read from a copy then.
+  if (!json.empty() && std::less_equal<const char*>{}(out.data(), json.data()) &&
+      std::less<const char*>{}(json.data(), out.data() + out.size() + 1)) {
+    const std::string copy(json);
+    append_minified(out, copy);
+    return;
+  }
   const std::size_t had = out.size();
   out.resize(had + json.size() + minify_out::slack);
   minify_out o{out, out.data() + had};
