@@ -14,40 +14,16 @@
 
 namespace llmjson::detail {
 
-/// Whether a digit is followed by `e` or `E` somewhere in `span`, strings included: in valid
-/// JSON, an exponent always is (`1e5`, `1.5E+5`). 16 bytes at a time.
-inline bool digit_then_e(std::string_view span) noexcept {
-  const std::size_t n = span.size();
-  std::size_t i = 1;
-#if defined(LLMJSON_HAVE_SSE2) && !defined(LLMJSON_NO_SIMD)
-  const __m128i below_0 = _mm_set1_epi8('0' - 1), above_9 = _mm_set1_epi8('9' + 1);
-  const __m128i lower = _mm_set1_epi8(0x20), e = _mm_set1_epi8('e');
-  for (; i + 16 <= n; i += 16) {
-    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(span.data() + i));
-    const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(span.data() + i - 1));
-    // `e` and `E` are the bytes that OR 0x20 makes `e`; bytes from 0x80 are negative: no digit.
-    const __m128i is_e = _mm_cmpeq_epi8(_mm_or_si128(x, lower), e);
-    const __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(d, below_0), _mm_cmplt_epi8(d, above_9));
-    if (_mm_movemask_epi8(_mm_and_si128(is_e, digit)) != 0) return true;
-  }
-#endif
-  for (; i < n; ++i)
-    if ((span[i] | 0x20) == 'e' && span[i - 1] >= '0' && span[i - 1] <= '9') return true;
-  return false;
-}
-
 /// Whether nlohmann can hold every number of a span the validator accepted, without building
 /// its value: exactly when `build_value` would succeed. nlohmann refuses only a number beyond a
 /// double (`1e400`, or 309 digits and more), and a number token alone is refused as it is in
 /// its span; so only the numbers with an exponent (but those `surely_fits` lets through) or 300
-/// digits and more are handed to it, one token at a time. The strings are skipped 16 or 32 bytes at
-/// a time. Does not allocate (a token's parse aside).
+/// digits and more are handed to it, one token at a time. The strings are skipped 16 or 32 bytes
+/// at a time. Does not allocate (a token's parse aside). Called only for a span whose validator
+/// flagged such a number (`validator::last_big_number`): the others need no walk at all.
 inline bool numbers_fit(std::string_view span) {
   static constexpr byte_finder string_stops{"\"\\"};
   const std::size_t n = span.size();
-  // Too short for 300 digits, and no exponent: a thinking model's drafts, thousands of them,
-  // are let through 16 bytes at a time instead of walked a byte and a string at a time.
-  if (n < 300 && !digit_then_e(span)) return true;
   std::size_t i = 0;
   while (i < n) {
     const char c = span[i];
