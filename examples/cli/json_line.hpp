@@ -3,19 +3,19 @@
 // SPDX-License-Identifier: MIT
 //
 // Why the tool keeps a JSON reader of its own (issue 32 §3 asked it to share the library's
-// validator where that costs no speed; measured 2026-12-06): the library's validator is
-// llmjson::detail, not API, and it answers another question. It reads a candidate a byte at a
-// time as the brace scan feeds it, refuses repeated keys (rules §1) and finds no value at a
-// pointer, where a line here needs the values at --at, --id-at and --reasoning-at found in the
-// pass that checks it, and accepts keys repeated off those paths, as JSON Lines readers do.
-// Sharing would need a public `validate(text)` with a pointer lookup on top, and costs speed. On
-// the batch benchmark's lines (tests/bench/write_jsonl.cpp, 2,000 lines read five times,
-// callgrind, the file's reading subtracted) this reader takes 6.2 instructions a byte on the
-// OpenAI Batch lines (--at and --id-at found), the library's validator alone 16.3; on the usual
-// line, one JSON string, read_string_line checks and decodes it in 4.0, the validator and then
-// decode_string take 13.1 (CPU time, 20,000 lines: 0.45 and 1.08 ns a byte). The whole tool takes
-// 46 instructions a byte on those lines (--jsonl --keys result, one job): sharing would add a
-// fifth. The byte helpers (text.hpp) are copies for the first reason.
+// validator where that costs no speed; measured 2026-12-06, again 2026-12-07): the library's
+// validator is llmjson::detail, not API, and it answers another question. It reads a candidate
+// as the brace scan feeds it, refuses repeated keys (rules §1) and finds no value at a pointer,
+// where a line here needs the values at --at, --id-at and --reasoning-at found in the pass that
+// checks it, and accepts keys repeated off those paths, as JSON Lines readers do. Sharing would
+// need a public `validate(text)` with a pointer lookup on top, and costs speed. On the batch
+// benchmark's lines (tests/bench/write_jsonl.cpp, 2,000 lines read five times, callgrind, the
+// file's reading subtracted) this reader takes 6.0 instructions a byte on the OpenAI Batch lines
+// (--at and --id-at found), the library's validator alone 11.7 (16.3 before it read a token at
+// a time); on the usual line, one JSON string, read_string_line checks and decodes it in 2.9, the
+// validator and then decode_string take 12.6. The whole tool takes 26 instructions a byte on
+// those lines (--jsonl --keys result, one job): sharing would add a third. The byte helpers
+// (text.hpp) are copies for the first reason.
 #ifndef LLMJSON_EXAMPLES_CLI_JSON_LINE_HPP_INCLUDED
 #define LLMJSON_EXAMPLES_CLI_JSON_LINE_HPP_INCLUDED
 
