@@ -23,6 +23,7 @@
 #include <vector>
 
 #ifndef _WIN32
+#include <poll.h>
 #include <unistd.h>
 #endif
 
@@ -110,6 +111,43 @@ struct chunk {
     capacity = n;
   }
 };
+
+/// Reads at most `n` bytes of `in` into `p`: on POSIX what one read(2) gives, that is what is
+/// there (a pipe gives what its writer wrote so far, a terminal a line), waiting only while
+/// there is nothing at all (also on a descriptor set non-blocking); elsewhere `fread`, which
+/// waits for all `n`. Returns the bytes read, 0 at the input's end, -1 on an error (errno says
+/// which).
+inline long long read_some(std::FILE* in, char* p, std::size_t n) {
+#ifndef _WIN32
+  const int fd = fileno(in);
+  for (;;) {
+    const ssize_t got = ::read(fd, p, n);
+    if (got >= 0) return got;
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) return -1;
+    pollfd wait{fd, POLLIN, 0};
+    if (::poll(&wait, 1, -1) < 0 && errno != EINTR) return -1;
+  }
+#else
+  const std::size_t got = std::fread(p, 1, n, in);
+  if (got == 0 && std::ferror(in)) return -1;
+  return static_cast<long long>(got);
+#endif
+}
+
+/// Whether a read of `in` would return within `ms` milliseconds (bytes, the end or an error)
+/// rather than wait longer: poll(2) on POSIX (a regular file always would); elsewhere always
+/// true, as `fread` fills.
+inline bool input_ready(std::FILE* in, int ms) {
+#ifndef _WIN32
+  pollfd p{fileno(in), POLLIN, 0};
+  return ::poll(&p, 1, ms) != 0;  // an error too: the read will say what it is
+#else
+  (void)in;
+  (void)ms;
+  return true;
+#endif
+}
 
 /// Writes all of `s` to `out`, in pieces of 64 KiB, each counted in `output_written` once
 /// written (a signal waits as long as it grows). One `write(2)` a piece on POSIX: a chunk's lines
@@ -205,6 +243,7 @@ class line_pipeline {
   std::size_t line_start_ = 0;  // where the line being read starts in c_->bytes
   std::uint64_t dropped_ = 0;   // bytes of a line over max_line, dropped before line_start_
   bool too_long_ = false;       // the line being read is over max_line
+  bool short_read_ = false;     // the last read took less than there was room for
 
   /// A worker: takes chunks and works on their lines until the input ends.
   void work_on_chunks(unsigned index) {
@@ -351,12 +390,15 @@ class line_pipeline {
     c_->reserve(std::max(most, used_ + 1), used_);
   }
 
-  /// Reads once into c_, at `used_`, and ends the lines read; returns false at the input's end.
+  /// Reads once into c_, at `used_`, and ends the lines read; returns false at the input's end
+  /// (or an error). `short_read_` says whether the read took less than there was room for.
   bool read_once(std::size_t chunk_bytes) {
     const std::size_t room = (used_ < chunk_bytes ? chunk_bytes : c_->capacity) - used_;
-    const std::size_t got = std::fread(c_->bytes.get() + used_, 1, room, in_);
-    const bool more = got == room;
-    if (!more && std::ferror(in_)) run_.read_problem = std::strerror(errno);
+    const long long read = detail_lines::read_some(in_, c_->bytes.get() + used_, room);
+    if (read < 0) run_.read_problem = std::strerror(errno);
+    if (read <= 0) return false;
+    const auto got = static_cast<std::size_t>(read);
+    short_read_ = got < room;
     const char* const base = c_->bytes.get();
     for (std::size_t pos = used_, end = used_ + got; pos < end;) {
       const void* nl = std::memchr(base + pos, '\n', end - pos);
@@ -372,7 +414,7 @@ class line_pipeline {
       dropped_ += used_ - line_start_;
       used_ = line_start_;
     }
-    return more;
+    return true;
   }
 
   /// The reader, this thread. Each chunk's bytes are read straight into its own buffer, up to
@@ -389,7 +431,12 @@ class line_pipeline {
     c_->reserve(chunk_bytes, 0);
     number_ = opt_.first_line;
     for (bool more = true; more;) {
-      if (used_ >= chunk_bytes || c_->lines.size() >= max_lines) {
+      // A chunk is sent when full, or when the input pauses (a pipe from a program that writes
+      // a line now and then, a terminal): the lines read so far are answered without waiting
+      // for a chunk's worth. A pause is 10 ms without a byte: a pipe from a program that writes
+      // fast but is not running just then (`cat file |` on a busy machine) still fills chunks.
+      if (used_ >= chunk_bytes || c_->lines.size() >= max_lines ||
+          (short_read_ && !c_->lines.empty() && !detail_lines::input_ready(in_, 10))) {
         if (!c_->lines.empty()) {
           if (!hand_over(chunk_bytes)) return;
           continue;  // the carried line may fill the new chunk too
@@ -413,7 +460,9 @@ class line_pipeline {
 /// the thread (for state of its own) and `out` is where the line's output is appended; `work`
 /// returns false when the line failed. Writes every line's output to `out` in input order.
 ///
-/// The input is read as a stream, never whole: at most `2 × jobs + 1` chunks of about
+/// The input is read as a stream, never whole, and a chunk goes to the workers when it is full or
+/// as soon as the input pauses (on POSIX; elsewhere a chunk waits to be full): a line from a
+/// program that writes one now and then is answered at once. At most `2 × jobs + 1` chunks of about
 /// `chunk_bytes` (each as long as its longest line) are held at once, so memory is bounded by the
 /// jobs and the longest line (at most `max_line`), whatever the input's length. Lines end at a
 /// line feed (a carriage return before it is dropped); the input's last line needs none. `work`

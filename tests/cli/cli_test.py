@@ -16,6 +16,7 @@ import os
 import random
 import re
 import resource
+import select
 import signal
 import subprocess
 import sys
@@ -1500,6 +1501,39 @@ def group_jsonl(c, a):
     finally:
         os.unlink(f.name)
 
+    # A producer that writes a line now and then (`model-batch | llmjson --jsonl`, a terminal):
+    # each line is answered as soon as it ends, not once a chunk's worth has come, and a line
+    # the input pauses in is held until it ends.
+    tool = subprocess.Popen([c.binary, "--jsonl", "--keys", "a"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        def answer_within(seconds):
+            ready, _, _ = select.select([tool.stdout], [], [], seconds)
+            return tool.stdout.readline() if ready else None
+        for n in (1, 2):
+            tool.stdin.write(json.dumps('x {"a": %d}' % n).encode() + b"\n")
+            tool.stdin.flush()
+            got = answer_within(60)  # milliseconds, unless the line waits for the input's end
+            c.check(got == b'{"id":%d,"line":%d,"ok":true,"value":{"a":%d}}\n' % (n, n, n),
+                    "line %d of a pipe that pauses after it: %r" % (n, got))
+        tool.stdin.write(b'"y {\\"a\\": ')
+        tool.stdin.flush()
+        early = answer_within(0.5)
+        c.check(early is None, "a line the input pauses in was answered before it ended: %r" % early)
+        tool.stdin.write(b'3}"\n')
+        tool.stdin.flush()
+        got = answer_within(60)
+        c.check(got == b'{"id":3,"line":3,"ok":true,"value":{"a":3}}\n', "the line ended after a pause: %r" % got)
+        tool.stdin.close()
+        rest = tool.stdout.read()
+        c.check(tool.wait(timeout=HANG_SECONDS) == 0 and rest == b"", "the pausing pipe's end: exit %s, %r" % (tool.returncode, rest))
+    finally:
+        if tool.poll() is None:
+            tool.kill()
+        tool.wait()
+        tool.stdout.close()
+        tool.stderr.close()
+
     # Lines across the reader's buffers: each chunk reads 1 MiB (ordered_lines.hpp,
     # default_chunk_bytes, with --jobs 1 or 2) straight into its buffer and only
     # the line its end cuts is carried into the next, so whatever the buffer's end cuts (a \\u
@@ -1539,17 +1573,28 @@ def group_jsonl(c, a):
         cases.append(("last line without LF, end %+d" % cut, (last, len(last) + cut, 0, b""),
                       [ok_line(2, b'{"e":5}')]))
     # Each input made when it runs (1 MiB each): the test process's own peak memory must stay
-    # far below the bound of the memory check (section 6).
-    for name, padding, want in cases:
-        data = padded(*padding)
-        outs = []
-        for jobs in ("1", "2"):
-            rc, out, err = c.run(["--jsonl", "--jobs", jobs], data)
-            lines = out.split(b"\n")
+    # far below the bound of the memory check (section 6). From a file, whose reads fill the
+    # buffer, so that its end falls where the case puts it; from a pipe, a chunk goes as soon
+    # as the input pauses, so its ends fall where the pipe's reads do: the same output.
+    fd, path = tempfile.mkstemp(suffix=".jsonl")
+    os.close(fd)
+    try:
+        for name, padding, want in cases:
+            data = padded(*padding)
+            with open(path, "wb") as f:
+                f.write(data)
+            outs = []
+            for jobs in ("1", "2"):
+                rc, out, err = c.run(["--jsonl", "--jobs", jobs, path])
+                lines = out.split(b"\n")
+                outs.append(out)
+                c.check(lines[0] == no_json_line(1) and lines[1:1 + len(want)] == want and out.endswith(b"\n"),
+                        "%s, --jobs %s: exit %s, %r" % (name, jobs, rc, [x[:200] for x in lines[1:]]))
+            rc, out, err = c.run(["--jsonl", "--jobs", "2"], data)
             outs.append(out)
-            c.check(lines[0] == no_json_line(1) and lines[1:1 + len(want)] == want and out.endswith(b"\n"),
-                    "%s, --jobs %s: exit %s, %r" % (name, jobs, rc, [x[:200] for x in lines[1:]]))
-        c.check(outs[0] == outs[1], "%s: --jobs 1 and 2 differ" % name)
+            c.check(outs[0] == outs[1] == outs[2], "%s: --jobs 1, 2 and 2 from a pipe differ" % name)
+    finally:
+        os.unlink(path)
     # Lines longer than the buffer: whole below --max-bytes (at the limit exactly too), too_large
     # above it, and the lines around them untouched.
     limit = 3 * buffer + 17
