@@ -1,8 +1,11 @@
 // llmjson: the tool's pieces that a unit test reaches: its reader of a line that is one JSON
 // string (examples/cli/json_string.hpp; sixteen bytes a step with SSE2, eight without,
-// LLMJSON_CLI_PORTABLE) against nlohmann's parse, and the batch's chunk size (ordered_lines.hpp)
+// LLMJSON_CLI_PORTABLE) against nlohmann's parse, --normalize's writer (normal_form.hpp) against
+// nlohmann's dump, and the batch's chunk size (ordered_lines.hpp)
 // SPDX-License-Identifier: MIT
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../examples/cli/json_string.hpp"
+#include "../examples/cli/normal_form.hpp"
 #include "../examples/cli/ordered_lines.hpp"
 
 namespace llmjson_tests::tool_test {
@@ -89,6 +93,91 @@ TEST_CASE("the tool reads a line that is one JSON string as nlohmann does, or le
     INFO(line);
     CHECK(!by_tool(line, buffer));
   }
+}
+
+TEST_CASE("--normalize writes a value as nlohmann's compact dump does, byte for byte", "[tool]") {
+  std::uint32_t seed = 31;
+  const auto next = [&seed] {
+    seed = seed * 1664525U + 1013904223U;
+    return seed >> 8;
+  };
+  // Strings: plain runs (so that the specials fall at every place of an 8- and a 16-byte block),
+  // every control, quotes, backslashes, DEL, UTF-8 well formed and not.
+  const std::vector<std::string> pieces = {
+      "\"",           "\\",   "\x7f", "\xc3\xa9",     "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+      "\xef\xbf\xbf", "\xff", "\xc3", "\xed\xa0\x80", "\xc0\xaf",     "/"};
+  const auto text = [&] {
+    std::string s;
+    for (std::size_t k = next() % 6; k > 0; --k) {
+      s.append(next() % 40, static_cast<char>('a' + next() % 26));
+      const std::uint32_t pick = next() % 4;
+      if (pick == 0) {
+        s += static_cast<char>(next() % 32);  // a control
+      } else if (pick == 1) {
+        s += pieces[next() % pieces.size()];
+      }
+    }
+    return s;
+  };
+  const std::vector<double> doubles = {0.0,
+                                       -0.0,
+                                       0.52,
+                                       1.0,
+                                       -1.5,
+                                       1e100,
+                                       1.5e-5,
+                                       123456789012345680.0,
+                                       1e15,
+                                       1e16,
+                                       0.1 + 0.2,
+                                       5e-324,
+                                       std::numeric_limits<double>::max(),
+                                       std::numeric_limits<double>::quiet_NaN(),
+                                       std::numeric_limits<double>::infinity()};
+  // A random value, `depth` levels at most.
+  const auto value = [&](auto&& self, int depth) -> nlohmann::json {
+    switch (next() % (depth > 0 ? 10 : 7)) {
+      case 0: return nullptr;
+      case 1: return next() % 2 == 0;
+      case 2: return static_cast<std::int64_t>(next()) * (next() % 2 ? -1 : 1) * (next() % 1000);
+      case 3:
+        return next() % 3 ? std::numeric_limits<std::int64_t>::min()
+                          : std::numeric_limits<std::int64_t>::max();
+      case 4:
+        return next() % 2 ? std::numeric_limits<std::uint64_t>::max()
+                          : static_cast<std::uint64_t>(next()) << 32;
+      case 5:
+        return next() % 2 ? doubles[next() % doubles.size()]
+                          : static_cast<double>(next()) / static_cast<double>(next() % 997 + 1);
+      case 6: return text();
+      case 7:
+      case 8: {
+        nlohmann::json o = nlohmann::json::object();
+        for (std::size_t k = next() % 5; k > 0; --k) o[text()] = self(self, depth - 1);
+        return o;
+      }
+      default: {
+        nlohmann::json a = nlohmann::json::array();
+        for (std::size_t k = next() % 5; k > 0; --k) a.push_back(self(self, depth - 1));
+        return a;
+      }
+    }
+  };
+  std::size_t escaped = 0;
+  for (int round = 0; round < 20000; ++round) {
+    const nlohmann::json v = value(value, 4);
+    const std::string want = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::string got = "kept";  // appended to
+    llmjson_cli::append_dump(v, got);
+    INFO(round << ": " << want);
+    CHECK(got == "kept" + want);
+    if (want.find('\\') != std::string::npos) ++escaped;
+  }
+  CHECK(escaped > 3000);  // escapes in many of them
+  nlohmann::json binary = nlohmann::json::binary({1, 2, 3});
+  std::string got;
+  llmjson_cli::append_dump(binary, got);
+  CHECK(got == binary.dump());
 }
 
 TEST_CASE("a batch's chunks are 1 MiB, less with many jobs, never under 256 KiB", "[tool]") {

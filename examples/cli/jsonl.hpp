@@ -149,7 +149,7 @@ bool jsonl_answer(const settings& s, const S& sel, const llmjson::options& opts,
     out += ",\"line\":";
     out += number;
     out += ',';
-    out.append(report_line(o, s.normalize), 1);
+    out.append(report_line(s, o), 1);
     out += '\n';
     return o.answer != nullptr;
   }

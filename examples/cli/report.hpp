@@ -18,6 +18,7 @@
 
 #include "flags.hpp"
 #include "input.hpp"
+#include "normal_form.hpp"
 #include "output.hpp"
 #include "reply.hpp"
 #include "text.hpp"
@@ -126,9 +127,9 @@ inline std::string explain_table(const outcome& o) {
 constexpr std::string_view value_slot = "\x01llmjson: the answer as written\x01";
 
 /// The --report object: ok, error, value, text, truncated, candidates (and policy, fallback), in
-/// that order (ordered_json keeps the order in which members are added). Unless `normalized`,
-/// `value` is `value_slot`, for splice_value to replace with the answer's own tokens.
-inline nlohmann::ordered_json report_object(const outcome& o, bool normalized) {
+/// that order (ordered_json keeps the order in which members are added). `value` is
+/// `value_slot`, for splice_value to replace with the answer.
+inline nlohmann::ordered_json report_object(const outcome& o) {
   using json = nlohmann::ordered_json;
   json r = json::object();
   r["ok"] = o.answer != nullptr;
@@ -136,9 +137,7 @@ inline nlohmann::ordered_json report_object(const outcome& o, bool normalized) {
                                 {"message", o.failure->message},
                                 {"offset", o.failure->offset}}
                          : json(nullptr);
-  r["value"] = !o.answer    ? json(nullptr)
-               : normalized ? json(o.answer->json())
-                            : json(std::string(value_slot));
+  r["value"] = o.answer ? json(std::string(value_slot)) : json(nullptr);
   r["text"] = o.answer ? json(std::string(o.answer->text())) : json(nullptr);
   const auto& cut = o.truncation();
   r["truncated"] = cut ? json{{"offset", cut->position()},
@@ -206,40 +205,47 @@ std::string dump(const Json& v, bool pretty) {
   return v.dump(pretty ? 2 : -1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-/// The compact dump of a report with the answer's tokens, as written, at the slot of its value.
-inline std::string splice_value(std::string dumped, std::string_view answer_text) {
+/// The compact dump of a report with `value`, one line of JSON, at the slot of its value.
+inline std::string splice_value(std::string dumped, std::string_view value) {
   // The member as dump() wrote it (`"value":"\u0001llmjson: ..."`), found where no string's
   // content can hold it: a quote inside a string is always escaped.
   const std::string slot = "\"value\":" + dump(nlohmann::json(std::string(value_slot)), false);
   if (const auto at = dumped.find(slot); at != std::string::npos)
-    dumped.replace(at, slot.size(), "\"value\":" + llmjson::minify(answer_text));
+    dumped.replace(at + 8, slot.size() - 8, value);
   return dumped;
 }
 
-/// The --report object on one line, the answer's tokens as written in its `value` (unless
-/// `normalized`).
-inline std::string report_line(const outcome& o, bool normalized) {
-  std::string text = dump(report_object(o, normalized), false);
-  if (o.answer && !normalized) text = splice_value(std::move(text), o.answer->text());
+/// Appends the answer on one line, as the flags ask: its tokens as written, or nlohmann's
+/// re-serialization (--normalize); either goes straight into `out` (a batch's usual answer: no
+/// string of its own).
+inline void append_answer_line(const settings& s, const llmjson::extraction& answer,
+                               std::string& out) {
+  if (s.normalize) {
+    append_dump(answer.json(), out);
+  } else {
+    llmjson::minify(answer.text(), out);
+  }
+}
+
+/// The --report object on one line, the answer in its `value` as `append_answer_line` writes it.
+inline std::string report_line(const settings& s, const outcome& o) {
+  std::string text = dump(report_object(o), false);
+  if (o.answer) {
+    std::string value;
+    append_answer_line(s, *o.answer, value);
+    text = splice_value(std::move(text), value);
+  }
   return text;
 }
 
-/// The answer, as the flags ask: its tokens as written (one line, or --pretty), or nlohmann's
-/// re-serialization (--normalize).
-inline std::string answer_text(const settings& s, const llmjson::extraction& answer) {
-  if (s.normalize) return dump(answer.json(), s.pretty);
-  return s.pretty ? llmjson::pretty(answer.text()) : llmjson::minify(answer.text());
-}
-
-/// Appends `answer_text(s, answer)` to `out`; one line as written goes straight in (a batch's
-/// usual answer: no string of its own).
+/// Appends the answer as the flags ask: `append_answer_line`'s, or --pretty's indented form.
 inline void append_answer_text(const settings& s, const llmjson::extraction& answer,
                                std::string& out) {
-  if (s.normalize || s.pretty) {
-    out += answer_text(s, answer);
-    return;
+  if (!s.pretty) {
+    append_answer_line(s, answer, out);
+  } else {
+    out += s.normalize ? dump(answer.json(), true) : llmjson::pretty(answer.text());
   }
-  llmjson::minify(answer.text(), out);
 }
 
 /// `2 later candidates also qualify: 5:1, 9:1; policy first printed the one at 1:9`: the
@@ -291,10 +297,12 @@ inline std::string notes(const outcome& o) {
 inline int print_outcome(const settings& s, const outcome& o) {
   std::string unwritten;  // why stdout did not take the output
   if (s.report) {
-    const std::string text = report_line(o, s.normalize);
+    const std::string text = report_line(s, o);
     unwritten = write_out((s.pretty ? llmjson::pretty(text) : text) + "\n");
   } else if (o.answer) {
-    unwritten = write_out(answer_text(s, *o.answer) + "\n");
+    std::string text;
+    append_answer_text(s, *o.answer, text);
+    unwritten = write_out(text + "\n");
   } else {
     write(stderr, "llmjson: " + std::string(llmjson::to_string(o.failure->kind)) + ": " +
                       one_line(o.failure->message) + "\n");
