@@ -95,7 +95,7 @@ TEST_CASE("the tool reads a line that is one JSON string as nlohmann does, or le
   }
 }
 
-TEST_CASE("--normalize writes a value as nlohmann's compact dump does, byte for byte", "[tool]") {
+TEST_CASE("the tool's --normalize writes a value as nlohmann's compact dump does", "[tool]") {
   std::uint32_t seed = 31;
   const auto next = [&seed] {
     seed = seed * 1664525U + 1013904223U;
