@@ -142,6 +142,48 @@ TEST_CASE("position_finder counts lines and code points as a byte loop does", "[
   }
 }
 
+TEST_CASE("position_finder counts long stretches as a byte loop does", "[find]") {
+  // Positions far apart (prose, then a candidate kilobytes later): the LFs are counted alone up
+  // to the block of the last one. Lines of any length, some with a CR (alone or before a LF),
+  // UTF-8 around the line ends; the gaps cross many 127-block groups.
+  unsigned state = 4242;
+  const auto next = [&state] {
+    state = state * 1103515245u + 12345u;
+    return state >> 16;
+  };
+  for (int round = 0; round < 12; ++round) {
+    std::string text;
+    while (text.size() < 60000) {
+      const unsigned len = next() % (round % 3 == 0 ? 3000 : 200);
+      for (unsigned k = 0; k < len; ++k) text += next() % 9 == 0 ? "\xE6\x97\xA5" : "x";
+      const unsigned end = next() % 10;
+      text += round % 2 == 0 && end == 0 ? "\r" : round % 2 == 0 && end == 1 ? "\r\n" : "\n";
+    }
+    std::vector<std::pair<std::size_t, std::size_t>> expected(text.size() + 1);
+    std::size_t line = 1, column = 1;
+    expected[0] = {1, 1};
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      const char c = text[i];
+      if (c == '\n' || (c == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n'))) {
+        ++line;
+        column = 1;
+      } else if (c != '\r' && (static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+        ++column;
+      }
+      expected[i + 1] = {line, column};
+    }
+    for (llmjson::kernel k : llmjson::available_kernels()) {
+      const llmjson_test::kernel_scope scope(k);
+      llmjson::detail::position_finder f(text);
+      for (std::size_t offset = next() % 2000; offset <= text.size();
+           offset += 1 + next() % 20000) {
+        INFO("kernel " << to_string(k) << " round " << round << " offset " << offset);
+        CHECK(f.at(offset) == expected[offset]);
+      }
+    }
+  }
+}
+
 TEST_CASE("sort_runs merges offsets gathered source after source into order", "[find]") {
   using offsets = std::vector<std::size_t>;
   // A scan's sources: records (a start, then its problem within it), near misses, the cut.

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cassert>
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -25,72 +26,105 @@ struct line_counts {
   bool ended = false;       ///< a line end is in the stretch
 };
 
-/// The last `i` in `[b, e)` with `text[i]` a LF or a CR (16 bytes at a time, backwards), or
-/// `b` when there is none. Used only where there is one.
-inline std::size_t last_line_byte(std::string_view text, std::size_t b, std::size_t e) noexcept {
-  std::size_t i = e;
-#if defined(LLMJSON_HAVE_SSE2) && !defined(LLMJSON_NO_SIMD)
-  const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
-  for (; i - b >= 16; i -= 16) {
-    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i - 16));
-    const auto m = static_cast<unsigned>(
-        _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, lf), _mm_cmpeq_epi8(x, cr))));
-    if (m) return i - 16 + static_cast<std::size_t>(31 - std::countl_zero(m));
-  }
-#endif
-  while (i > b) {
-    --i;
-    if (text[i] == '\n' || text[i] == '\r') return i;
-  }
-  return b;
+/// Whether `text[i]` ends a line: a LF, or a CR not followed by LF.
+inline bool ends_line(std::string_view text, std::size_t i) noexcept {
+  const char c = text[i];
+  return c == '\n' || (c == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n'));
 }
 
-/// How many bytes of `text[b, e)` take a column: all but UTF-8 continuation bytes and CR.
-inline std::size_t count_columns(std::string_view text, std::size_t b, std::size_t e) noexcept {
-  std::size_t n = 0, i = b;
-#if defined(LLMJSON_HAVE_SSE2) && !defined(LLMJSON_NO_SIMD)
-  const __m128i cont = _mm_set1_epi8(-64), cr = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
-  std::size_t skipped = 0;
-  while (e - i >= 16) {
-    __m128i sums = zero;
-    for (int blocks = 0; blocks < 255 && e - i >= 16; ++blocks, i += 16) {
-      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
-      // 0x80-0xBF are the bytes below -64 as signed chars: UTF-8 continuation bytes.
-      sums = _mm_sub_epi8(sums, _mm_or_si128(_mm_cmplt_epi8(x, cont), _mm_cmpeq_epi8(x, cr)));
-    }
-    const __m128i total = _mm_sad_epu8(sums, zero);
-    skipped += static_cast<std::size_t>(_mm_cvtsi128_si32(total)) +
-               static_cast<std::size_t>(_mm_extract_epi16(total, 4));
+/// Counts the byte at `i` into `c`: a line end starts a new line; every other byte but CR and
+/// UTF-8 continuation bytes takes a column.
+inline void count_byte(std::string_view text, std::size_t i, line_counts& c) noexcept {
+  if (ends_line(text, i)) {
+    ++c.lines;
+    c.columns = 0;
+    c.ended = true;
+  } else if (text[i] != '\r' && (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+    ++c.columns;
   }
-  // The last bytes in one block when the text goes on past them (the bytes past `e` masked
-  // out): a position is asked for every candidate, so every stretch has such a tail.
-  if (i < e && text.size() - i >= 16) {
-    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
-    const auto m = static_cast<unsigned>(
-        _mm_movemask_epi8(_mm_or_si128(_mm_cmplt_epi8(x, cont), _mm_cmpeq_epi8(x, cr))));
-    skipped += static_cast<std::size_t>(std::popcount(m & ((1U << (e - i)) - 1)));
-    i = e;
-  }
-  n = (i - b) - skipped;
-#endif
-  for (; i < e; ++i) {
-    const char c = text[i];
-    if (c != '\r' && (static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
-  }
-  return n;
 }
+
+/// Counts into `c` a block of `width` bytes (at most 64) without a CR, given as masks of its
+/// bytes, the first in the lowest bit: its LFs, and the bytes that take no column (UTF-8
+/// continuation bytes). Bits at or past `width` are clear. Inlined where it is used, so that
+/// its popcounts are the instruction where the caller's target has it (the AVX2 count).
+[[gnu::always_inline]] inline void count_block(std::uint64_t lf, std::uint64_t no_column,
+                                               unsigned width, line_counts& c) noexcept {
+  if (lf == 0) {
+    c.columns += width - static_cast<std::size_t>(std::popcount(no_column));
+    return;
+  }
+  c.lines += static_cast<std::size_t>(std::popcount(lf));
+  c.ended = true;
+  // The bytes after the last LF, within the block (none when it is the block's last bit).
+  const unsigned last = 63U - static_cast<unsigned>(std::countl_zero(lf));
+  const std::uint64_t within = width == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
+  const std::uint64_t after = within & ~((std::uint64_t{2} << last) - 1);
+  c.columns = static_cast<std::size_t>(std::popcount(after & ~no_column));
+}
+
+#if defined(LLMJSON_HAVE_SSE2) && !defined(LLMJSON_NO_SIMD)
+/// `count_lines`' blocks of 16 bytes from `i` while they lie before `e`, and the last bytes
+/// before `e` as one block when the text goes on past them (every position asked for but the
+/// text's end has such a tail); returns where it stopped. A block with a CR is counted a byte at
+/// a time (a CR's line end depends on the byte after it). Inlined into each caller, as
+/// `count_block`.
+[[gnu::always_inline]] inline std::size_t count_blocks16(std::string_view text, std::size_t i,
+                                                         std::size_t e, line_counts& c) noexcept {
+  const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), cont = _mm_set1_epi8(-64);
+  for (;;) {
+    unsigned width = 16;
+    if (e - i < 16) {
+      if (i == e || text.size() - i < 16) return i;
+      width = static_cast<unsigned>(e - i);
+    }
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+    const unsigned within = (1U << width) - 1;
+    if (static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, cr))) & within) {
+      for (std::size_t k = i; k < i + width; ++k) count_byte(text, k, c);
+    } else {
+      // 0x80-0xBF, the continuation bytes, are the bytes below -64 as signed chars.
+      count_block(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, lf))) & within,
+                  static_cast<unsigned>(_mm_movemask_epi8(_mm_cmplt_epi8(x, cont))) & within, width,
+                  c);
+    }
+    i += width;
+  }
+}
+#endif
 
 #if defined(LLMJSON_HAVE_AVX2)
-/// The LFs in `steps` blocks of 64 bytes from `p` (at most 127 steps), and whether any byte
-/// there is a CR (then the count is not used: the caller counts the stretch exactly).
-LLMJSON_TARGET_AVX2 inline std::size_t count_lf_avx2(const char* p, std::size_t steps,
-                                                     bool& cr_seen) noexcept {
+/// The bytes of two 32-byte comparisons, `lo` first, as one 64-bit mask.
+LLMJSON_TARGET_AVX2 inline std::uint64_t mask64(__m256i lo, __m256i hi) noexcept {
+  return static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(lo))) |
+         static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(hi))) << 32;
+}
+
+/// The last LF in `text[b, e)`, or `e` when there is none; 32 bytes a step, backwards.
+LLMJSON_TARGET_AVX2 inline std::size_t last_lf_avx2(std::string_view text, std::size_t b,
+                                                    std::size_t e) noexcept {
+  const __m256i lf = _mm256_set1_epi8('\n');
+  std::size_t i = e;
+  for (; i - b >= 32; i -= 32) {
+    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text.data() + i - 32));
+    const auto m = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, lf)));
+    if (m) return i - 32 + static_cast<std::size_t>(31 - std::countl_zero(m));
+  }
+  while (i > b)
+    if (text[--i] == '\n') return i;
+  return e;
+}
+
+/// The LFs in `steps` (at most 127) blocks of 64 bytes from `p`, counted in byte lanes (two at
+/// most a step in each), and whether a CR is among the bytes (then the count is not used).
+LLMJSON_TARGET_AVX2 inline std::size_t count_lfs_avx2(const char* p, std::size_t steps,
+                                                      bool& cr_seen) noexcept {
   const __m256i lf = _mm256_set1_epi8('\n'), cr = _mm256_set1_epi8('\r');
   __m256i sums = _mm256_setzero_si256(), crs = _mm256_setzero_si256();
   for (std::size_t s = 0; s < steps; ++s, p += 64) {
     const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
     const __m256i y = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32));
-    // Each match is 0xFF, that is -1: subtracting counts it (at most 2 a step per counter).
+    // Each match is 0xFF, that is -1: subtracting counts it.
     sums = _mm256_sub_epi8(sums, _mm256_cmpeq_epi8(x, lf));
     sums = _mm256_sub_epi8(sums, _mm256_cmpeq_epi8(y, lf));
     crs = _mm256_or_si256(crs, _mm256_or_si256(_mm256_cmpeq_epi8(x, cr), _mm256_cmpeq_epi8(y, cr)));
@@ -102,109 +136,61 @@ LLMJSON_TARGET_AVX2 inline std::size_t count_lf_avx2(const char* p, std::size_t 
          static_cast<std::size_t>(_mm256_extract_epi64(total, 2)) +
          static_cast<std::size_t>(_mm256_extract_epi64(total, 3));
 }
-#endif
 
-/// Whether `text[i]` ends a line: a LF, or a CR not followed by LF.
-inline bool ends_line(std::string_view text, std::size_t i) noexcept {
-  const char c = text[i];
-  return c == '\n' || (c == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n'));
-}
-
-/// The line ends in `text[from, to)`, exactly (LF, and CR not followed by LF, the byte after `to`
-/// looked at for a CR at `to - 1`), 16 bytes at a time: `count_lines` for a stretch with a CR.
-inline std::size_t count_line_ends(std::string_view text, std::size_t from,
-                                   std::size_t to) noexcept {
-  std::size_t lines = 0, i = from;
-#if defined(LLMJSON_HAVE_SSE2) && !defined(LLMJSON_NO_SIMD)
-  const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
-  // Blocks whose next byte is in the text too (a CR's follower is read from the next load).
-  while (i + 16 < text.size() && to - i >= 16) {
-    __m128i sums = zero;
-    for (int blocks = 0; blocks < 255 && i + 16 < text.size() && to - i >= 16; ++blocks, i += 16) {
-      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
-      const __m128i next = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i + 1));
-      const __m128i cr_alone = _mm_andnot_si128(_mm_cmpeq_epi8(next, lf), _mm_cmpeq_epi8(x, cr));
-      // Each match is 0xFF, that is -1: subtracting counts it.
-      sums = _mm_sub_epi8(sums, _mm_or_si128(_mm_cmpeq_epi8(x, lf), cr_alone));
+/// `count_lines` with AVX2 and POPCNT (the AVX2 kernel's CPUs have both): blocks of 64 bytes,
+/// then of 16, then what is left a byte at a time, each block's line ends and columns counted
+/// together (a block with a CR a byte at a time). A long stretch (a position far past the last
+/// one asked for: the answer after long prose) first counts the LFs alone in the blocks before
+/// the one holding its last LF, which resets the columns: those blocks need no column count.
+__attribute__((target("avx2,popcnt"))) inline line_counts count_lines_avx2(std::string_view text,
+                                                                           std::size_t i,
+                                                                           std::size_t e) noexcept {
+  line_counts c;
+  if (e - i >= 1024) {
+    const std::size_t last = last_lf_avx2(text, i, e);
+    for (std::size_t steps = last == e ? 0 : (last - i) / 64; steps > 0;) {
+      const std::size_t n = std::min<std::size_t>(steps, 127);
+      bool cr_seen = false;
+      const std::size_t lfs = count_lfs_avx2(text.data() + i, n, cr_seen);
+      if (cr_seen) break;  // these blocks and the rest are counted exactly below
+      c.lines += lfs;
+      c.ended = c.lines > 0;
+      i += 64 * n;
+      steps -= n;
     }
-    const __m128i total = _mm_sad_epu8(sums, zero);
-    lines += static_cast<std::size_t>(_mm_cvtsi128_si32(total)) +
-             static_cast<std::size_t>(_mm_extract_epi16(total, 4));
   }
-  // The last bytes in one block, as in count_columns, when the text goes on past them.
-  if (i < to && to - i < 16 && i + 16 < text.size()) {
-    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
-    const __m128i next = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i + 1));
-    const __m128i cr_alone = _mm_andnot_si128(_mm_cmpeq_epi8(next, lf), _mm_cmpeq_epi8(x, cr));
-    const auto m =
-        static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, lf), cr_alone)));
-    lines += static_cast<std::size_t>(std::popcount(m & ((1U << (to - i)) - 1)));
-    i = to;
+  const __m256i lf = _mm256_set1_epi8('\n'), cr = _mm256_set1_epi8('\r');
+  const __m256i cont = _mm256_set1_epi8(-64);
+  for (; e - i >= 64; i += 64) {
+    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text.data() + i));
+    const __m256i y = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text.data() + i + 32));
+    const __m256i crs = _mm256_or_si256(_mm256_cmpeq_epi8(x, cr), _mm256_cmpeq_epi8(y, cr));
+    if (!_mm256_testz_si256(crs, crs)) {
+      for (std::size_t k = i; k < i + 64; ++k) count_byte(text, k, c);
+      continue;
+    }
+    count_block(mask64(_mm256_cmpeq_epi8(x, lf), _mm256_cmpeq_epi8(y, lf)),
+                mask64(_mm256_cmpgt_epi8(cont, x), _mm256_cmpgt_epi8(cont, y)), 64, c);
   }
-#endif
-  for (; i < to; ++i) lines += ends_line(text, i) ? 1U : 0U;
-  return lines;
+  for (i = count_blocks16(text, i, e, c); i < e; ++i) count_byte(text, i, c);
+  return c;
 }
+#endif
 
-/// Counts `text[b, e)`. A CR at `e - 1` ends a line unless `text[e]` is LF (or the text ends).
-/// Line ends are counted 64 bytes a step (AVX2 or SSE2; a stretch without a CR counts its LFs
-/// alone, one with a CR is counted again exactly, 16 bytes at a time); columns only after the
-/// last line end, found from the end.
+/// Counts `text[b, e)` in one pass: its line ends (a CR at `e - 1` ends a line unless `text[e]`
+/// is LF, or the text ends there), and the bytes that take a column after the last one (from
+/// `b` if there is none). 64 bytes a step with AVX2 (while the AVX2 kernel is in use), else 16
+/// with SSE2; a block with a CR, and what is left, a byte at a time.
 inline line_counts count_lines(std::string_view text, std::size_t b, std::size_t e) noexcept {
+#if defined(LLMJSON_HAVE_AVX2)
+  if (cpu_has_avx2()) return count_lines_avx2(text, b, e);
+#endif
   line_counts out;
   std::size_t i = b;
-#if defined(LLMJSON_HAVE_AVX2)
-  if (cpu_has_avx2()) {
-    while (e - i >= 64) {
-      const std::size_t steps = std::min<std::size_t>((e - i) / 64, 127);
-      bool cr_seen = false;
-      const std::size_t lfs = count_lf_avx2(text.data() + i, steps, cr_seen);
-      out.lines += cr_seen ? count_line_ends(text, i, i + steps * 64) : lfs;
-      i += steps * 64;
-    }
-  }
-#endif
 #if defined(LLMJSON_HAVE_SSE2) && !defined(LLMJSON_NO_SIMD)
-  // Most texts have no CR: 64 bytes a step count the LFs alone, and a stretch that holds a CR
-  // is counted again exactly.
-  {
-    const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
-    while (e - i >= 64) {
-      const std::size_t start = i;
-      __m128i sums = zero, crs = zero;
-      // At most 4 per step in each byte counter: 63 steps stay below 256.
-      for (int steps = 0; steps < 63 && e - i >= 64; ++steps, i += 64) {
-        for (std::size_t k = 0; k < 64; k += 16) {
-          const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i + k));
-          sums = _mm_sub_epi8(sums, _mm_cmpeq_epi8(x, lf));
-          crs = _mm_or_si128(crs, _mm_cmpeq_epi8(x, cr));
-        }
-      }
-      if (_mm_movemask_epi8(crs) != 0) {
-        out.lines += count_line_ends(text, start, i);
-        continue;
-      }
-      const __m128i total = _mm_sad_epu8(sums, zero);
-      out.lines += static_cast<std::size_t>(_mm_cvtsi128_si32(total)) +
-                   static_cast<std::size_t>(_mm_extract_epi16(total, 4));
-    }
-  }
+  i = count_blocks16(text, i, e, out);
 #endif
-  out.lines += count_line_ends(text, i, e);
-  out.ended = out.lines > 0;
-  // Columns: the bytes after the last line end (or from `b`) that start a code point.
-  std::size_t from = b;
-  if (out.ended) {
-    for (std::size_t before = e;;) {
-      const std::size_t p = last_line_byte(text, b, before);
-      if (ends_line(text, p)) {
-        from = p + 1;
-        break;
-      }
-      before = p;  // a CR whose LF lies past `e`: the line end is earlier
-    }
-  }
-  out.columns = count_columns(text, from, e);
+  for (; i < e; ++i) count_byte(text, i, out);
   return out;
 }
 

@@ -33,7 +33,9 @@ inline bool runs(id k) noexcept {
     case id::avx2:
 #if defined(LLMJSON_KERNEL_AVX2)
       __builtin_cpu_init();
-      return __builtin_cpu_supports("avx2") != 0;  // the CPU's, and the system saves its registers
+      // The CPU's, and the system saves its registers; POPCNT, which every AVX2 CPU has, is
+      // asked too: positions.hpp's AVX2 count uses it.
+      return __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("popcnt") != 0;
 #else
       return false;
 #endif
