@@ -24,7 +24,7 @@ enum class kernel {
   automatic,  ///< for `use_kernel`: the CPU's best
   scalar,     ///< a byte at a time, on any CPU
   sse42,      ///< 16 bytes a load, x86-64 CPUs with SSE4.2
-  avx2,       ///< 32 bytes a load, x86-64 CPUs with AVX2
+  avx2,       ///< 32 bytes a load, x86-64 CPUs with AVX2 (and POPCNT, which they all have)
   neon,       ///< 16 bytes a load, aarch64
 };
 
