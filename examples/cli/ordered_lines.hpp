@@ -125,8 +125,8 @@ inline long long read_some(std::FILE* in, char* p, std::size_t n) {
     if (got >= 0) return got;
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) return -1;
-    pollfd wait{fd, POLLIN, 0};
-    if (::poll(&wait, 1, -1) < 0 && errno != EINTR) return -1;
+    pollfd ready{fd, POLLIN, 0};  // a descriptor set non-blocking: wait for a byte
+    if (::poll(&ready, 1, -1) < 0 && errno != EINTR) return -1;
   }
 #else
   const std::size_t got = std::fread(p, 1, n, in);

@@ -209,9 +209,10 @@ std::string dump(const Json& v, bool pretty) {
 inline std::string splice_value(std::string dumped, std::string_view value) {
   // The member as dump() wrote it (`"value":"\u0001llmjson: ..."`), found where no string's
   // content can hold it: a quote inside a string is always escaped.
-  const std::string slot = "\"value\":" + dump(nlohmann::json(std::string(value_slot)), false);
+  constexpr std::string_view key = "\"value\":";
+  const std::string slot = std::string(key) + dump(nlohmann::json(std::string(value_slot)), false);
   if (const auto at = dumped.find(slot); at != std::string::npos)
-    dumped.replace(at + 8, slot.size() - 8, value);
+    dumped.replace(at + key.size(), slot.size() - key.size(), value);
   return dumped;
 }
 
