@@ -92,6 +92,29 @@ TEST_CASE("next_in_string stops where a string's scan must look, under every ker
   }
 }
 
+namespace {
+
+/// {line, column} of every offset of `text`, a byte at a time, as the rules define them (a
+/// leading BOM takes no column).
+std::vector<std::pair<std::size_t, std::size_t>> byte_loop_positions(const std::string& text) {
+  std::vector<std::pair<std::size_t, std::size_t>> expected(text.size() + 1);
+  std::size_t line = 1, column = 1, i = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  for (std::size_t k = 0; k <= i && k <= text.size(); ++k) expected[k] = {1, 1};
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n' || (c == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n'))) {
+      ++line;
+      column = 1;
+    } else if (c != '\r' && (static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+      ++column;
+    }
+    expected[i + 1] = {line, column};
+  }
+  return expected;
+}
+
+}  // namespace
+
 TEST_CASE("position_finder counts lines and code points as a byte loop does", "[find]") {
   unsigned state = 777;
   for (int round = 0; round < 40; ++round) {
@@ -110,20 +133,7 @@ TEST_CASE("position_finder counts lines and code points as a byte loop does", "[
               : r == 4 ? "\xE6\x97\xA5"
                        : "ab";
     }
-    // The byte loop, as the rules define lines and columns.
-    std::vector<std::pair<std::size_t, std::size_t>> expected(text.size() + 1);
-    std::size_t line = 1, column = 1, i = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
-    for (std::size_t k = 0; k <= i && k <= text.size(); ++k) expected[k] = {1, 1};
-    for (; i < text.size(); ++i) {
-      const char c = text[i];
-      if (c == '\n' || (c == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n'))) {
-        ++line;
-        column = 1;
-      } else if (c != '\r' && (static_cast<unsigned char>(c) & 0xC0) != 0x80) {
-        ++column;
-      }
-      expected[i + 1] = {line, column};
-    }
+    const auto expected = byte_loop_positions(text);
     // positions.hpp counts with AVX2 only while the AVX2 kernel is in use.
     for (llmjson::kernel k : llmjson::available_kernels()) {
       const llmjson_test::kernel_scope scope(k);
@@ -159,19 +169,7 @@ TEST_CASE("position_finder counts long stretches as a byte loop does", "[find]")
       const unsigned end = next() % 10;
       text += round % 2 == 0 && end == 0 ? "\r" : round % 2 == 0 && end == 1 ? "\r\n" : "\n";
     }
-    std::vector<std::pair<std::size_t, std::size_t>> expected(text.size() + 1);
-    std::size_t line = 1, column = 1;
-    expected[0] = {1, 1};
-    for (std::size_t i = 0; i < text.size(); ++i) {
-      const char c = text[i];
-      if (c == '\n' || (c == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n'))) {
-        ++line;
-        column = 1;
-      } else if (c != '\r' && (static_cast<unsigned char>(c) & 0xC0) != 0x80) {
-        ++column;
-      }
-      expected[i + 1] = {line, column};
-    }
+    const auto expected = byte_loop_positions(text);
     for (llmjson::kernel k : llmjson::available_kernels()) {
       const llmjson_test::kernel_scope scope(k);
       llmjson::detail::position_finder f(text);
