@@ -184,12 +184,6 @@ inline void count_byte(std::string_view text, std::size_t i, line_counts& c) noe
   }
 }
 
-/// The bytes of two 32-byte comparisons, `lo` first, as one 64-bit mask.
-LLMJSON_TARGET_AVX2 inline std::uint64_t mask64(__m256i lo, __m256i hi) noexcept {
-  return static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(lo))) |
-         static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(hi))) << 32;
-}
-
 /// The last LF in `text[b, e)`, or `e` when there is none; 32 bytes a step, backwards.
 LLMJSON_TARGET_AVX2 inline std::size_t last_lf_avx2(std::string_view text, std::size_t b,
                                                     std::size_t e) noexcept {
@@ -259,8 +253,9 @@ __attribute__((target("avx2,popcnt"))) inline line_counts count_lines_avx2(std::
       for (std::size_t k = i; k < i + 64; ++k) count_byte(text, k, c);
       continue;
     }
-    count_block(mask64(_mm256_cmpeq_epi8(x, lf), _mm256_cmpeq_epi8(y, lf)),
-                mask64(_mm256_cmpgt_epi8(cont, x), _mm256_cmpgt_epi8(cont, y)), 64, c);
+    using kernels::avx2::bits;  // a comparison's 32 bits: two make a block's mask
+    count_block(bits(_mm256_cmpeq_epi8(x, lf)) | bits(_mm256_cmpeq_epi8(y, lf)) << 32,
+                bits(_mm256_cmpgt_epi8(cont, x)) | bits(_mm256_cmpgt_epi8(cont, y)) << 32, 64, c);
   }
   for (i = count_blocks16(text, i, e, c); i < e; ++i) count_byte(text, i, c);
   return c;
