@@ -24,7 +24,7 @@ needs none: it is always run.
   output           the output of the program or fragment before it
   output messages ARG   the output of `llmjson_readme_messages ARG` (tests/readme/messages.cpp)
   ci [FUNCTION]    ```sh, exactly the one command of .ci/run's FUNCTION (readme_test_command:
-                   the README's test command; readme_full_test_command: every test)
+                   the README's test command; readme_full_test_command: the integration tests)
   tool             ```sh, the quick start's first command: its packages are among .ci/run's,
                    ctest readme/quick_start runs its build with no test dependency in reach,
                    and its `llmjson` command prints the plan

@@ -33,7 +33,23 @@ LLMJSON_INLINE bool schema_compiler::run() {
   if (!drain()) return false;
   if (!resolve_refs()) return false;
   if (!check_unknown_keywords()) return false;
-  return check_cycles();
+  if (!check_cycles()) return false;
+  mark_applicators();
+  return true;
+}
+
+LLMJSON_INLINE void schema_compiler::mark_applicators() {
+  for (schema_node& n : tree_.nodes) {
+    n.combines = !n.all_of.empty() || !n.any_of.empty() || !n.one_of.empty() ||
+                 n.not_ != no_node || n.if_ != no_node;
+    const bool closed = n.additional_properties != no_node &&
+                        tree_.nodes[n.additional_properties].kind == schema_node::form::never;
+    n.applies_subschemas = n.combines || n.items != no_node || n.items_is_tuple ||
+                           n.contains != no_node || !n.properties.empty() ||
+                           !n.pattern_properties.empty() ||
+                           (n.additional_properties != no_node && !closed) ||
+                           n.property_names != no_node || !n.dependency_schemas.empty();
+  }
 }
 
 LLMJSON_INLINE std::string schema_compiler::path_of(std::size_t n) const {

@@ -113,10 +113,11 @@ class schema_compiler {
   static bool is_draft7_uri(std::string_view s);
   static bool asserts(std::string_view keyword);
 
-  // After the queue: references, unknown keywords, cycles.
+  // After the queue: references, unknown keywords, cycles; then what each node applies.
   bool resolve_refs();
   bool check_unknown_keywords();
   bool check_cycles();
+  void mark_applicators();
 
   bool fail_at(std::size_t node, std::string_view token, std::string_view what);
   bool fail(std::string where, std::string_view what);

@@ -39,8 +39,7 @@ LLMJSON_INLINE bool schema_evaluator::run(const nlohmann::json& v) {
   return result && !aborted_;
 }
 
-LLMJSON_INLINE bool schema_evaluator::call(std::size_t node, const nlohmann::json* v, bool quiet,
-                                           const std::string* key, std::size_t index) {
+LLMJSON_INLINE bool schema_evaluator::admit() {
   if (stack_.size() >= schema_max_evaluation_depth) {
     aborted_ = true;
     message_ = where() + too_deep;
@@ -51,8 +50,19 @@ LLMJSON_INLINE bool schema_evaluator::call(std::size_t node, const nlohmann::jso
     message_ = where() + too_costly;
     return false;
   }
+  return true;
+}
+
+LLMJSON_INLINE std::size_t schema_evaluator::target(std::size_t node) const noexcept {
   // $ref chains are acyclic (checked when compiling), so this loop ends.
   while (t_.nodes[node].ref != no_node) node = t_.nodes[node].ref;
+  return node;
+}
+
+LLMJSON_INLINE bool schema_evaluator::call(std::size_t node, const nlohmann::json* v, bool quiet,
+                                           const std::string* key, std::size_t index) {
+  if (!admit()) return false;
+  node = target(node);
   frame& f = stack_.emplace_back();
   f.node = node;
   f.value = v;
@@ -70,7 +80,18 @@ LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::child(frame& parent, 
                                                                  bool quiet, const std::string* key,
                                                                  std::size_t index) {
   parent.waiting = true;
-  return call(node, v, quiet, key, index) ? outcome::called : outcome::fail;
+  const schema_node& n = t_.nodes[target(node)];
+  if (n.applies_subschemas) return call(node, v, quiet, key, index) ? outcome::called : outcome::fail;
+  // Judged here, as a frame of its own would judge it (the same limits, place and quietness),
+  // and answered at once: resume() hands the answer to `parent` as a child's.
+  if (!admit()) return outcome::fail;
+  if (quiet) ++quiet_;
+  const bool place = key != nullptr || index != no_node;
+  if (place) path_.push_back(step{key, key != nullptr ? 0 : index});
+  answer_ = own_checks(n, *v) == outcome::pass ? reply::passed : reply::failed;
+  if (place) path_.pop_back();
+  if (quiet) --quiet_;
+  return outcome::called;
 }
 
 LLMJSON_INLINE void schema_evaluator::pop() {
@@ -181,6 +202,15 @@ LLMJSON_INLINE bool schema_evaluator::declared(const schema_node& n, const std::
 
 LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::start(frame& f, const schema_node& n) {
   const nlohmann::json& v = *f.value;
+  const outcome o = own_checks(n, v);
+  if (o != outcome::pass || n.kind != schema_node::form::object || !n.applies_subschemas) return o;
+  f.at = v.is_array() ? (n.items_is_tuple ? phase::tuple : phase::items)
+                      : (v.is_object() ? phase::dependencies : phase::all_of);
+  return outcome::next;
+}
+
+LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::own_checks(const schema_node& n,
+                                                                      const nlohmann::json& v) {
   if (n.kind == schema_node::form::always) return outcome::pass;
   if (n.kind == schema_node::form::never) return fail("false", "no value is allowed here");
   if (n.types != 0 && !type_matches(n.types, v)) {
@@ -205,10 +235,7 @@ LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::start(frame& f, const
   if (v.is_string() && !open) o = string_checks(n, v);
   if (v.is_array()) o = array_checks(n, v);
   if (v.is_object()) o = object_checks(n, v);
-  if (o == outcome::fail) return o;
-  f.at = v.is_array() ? (n.items_is_tuple ? phase::tuple : phase::items)
-                      : (v.is_object() ? phase::dependencies : phase::all_of);
-  return outcome::next;
+  return o;
 }
 
 LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::number_checks(const schema_node& n,
@@ -313,7 +340,7 @@ LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::resume(frame& f, bool
   // Only the phase that pushed the child hears its result; a phase entered after it hears none.
   reply got = f.waiting ? (r ? reply::passed : reply::failed) : reply::none;
   f.waiting = false;
-  for (;; got = reply::none) {
+  for (;;) {
     outcome o = outcome::next;
     switch (f.at) {
       case phase::start: o = start(f, n); break;
@@ -331,7 +358,15 @@ LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::resume(frame& f, bool
       case phase::if_: o = if_phase(f, n, got); break;
       case phase::branch: return got == reply::passed ? outcome::pass : outcome::fail;
     }
+    if (o == outcome::called && answer_ != reply::none) {
+      // A child judged without a frame (child()): its answer is heard at once.
+      got = answer_;
+      answer_ = reply::none;
+      f.waiting = false;
+      continue;
+    }
     if (o != outcome::next) return o;
+    got = reply::none;
   }
 }
 
@@ -479,6 +514,7 @@ LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::members_phase(frame& 
 LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::all_of_phase(frame& f,
                                                                         const schema_node& n,
                                                                         reply got) {
+  if (!n.combines) return outcome::pass;  // none of the phases from here on has work
   if (got == reply::failed) return outcome::fail;
   if (f.i < n.all_of.size()) {
     ++f.i;

@@ -110,6 +110,7 @@ class schema_evaluator {
   bool partial_ = false;                         // see partial()
   const nlohmann::json* open_string_ = nullptr;  // the string being written
   std::string message_;
+  reply answer_ = reply::none;  // a child judged without a frame: its answer (see child())
 
   // The string being written (a healed value's): `allowed`, a string, may be what it becomes.
   [[nodiscard]] static bool may_become(const nlohmann::json& allowed, const nlohmann::json& v) {
@@ -119,10 +120,18 @@ class schema_evaluator {
 
   // --- the stack ---
 
+  // Counts one more subschema application; false (and the message) over either limit.
+  bool admit();
+  // `node` with its `$ref` chain followed.
+  [[nodiscard]] std::size_t target(std::size_t node) const noexcept;
+
   // Pushes a frame applying schema `node` to `*v`. `key`/`index` name the child's place
   // (`key == nullptr` and `index == no_node`: the same place). Returns false when too deep.
   bool call(std::size_t node, const nlohmann::json* v, bool quiet, const std::string* key,
             std::size_t index);
+  // Has `parent` apply schema `node` to `*v`: pushes a frame (`called`), or, for a node that
+  // applies no subschema, judges it at once and leaves the answer in `answer_` (`called` too);
+  // `fail` when too deep or too costly.
   outcome child(frame& parent, std::size_t node, const nlohmann::json* v, bool quiet,
                 const std::string* key = nullptr, std::size_t index = no_node);
   void pop();
@@ -147,7 +156,10 @@ class schema_evaluator {
 
   // --- checks that apply no child schema ---
 
+  // A frame's first phase: its own checks, then `next` to the phase that applies subschemas.
   outcome start(frame& f, const schema_node& n);
+  // Every check of `n` that applies no subschema: type, const, enum, then by the value's type.
+  outcome own_checks(const schema_node& n, const nlohmann::json& v);
   outcome number_checks(const schema_node& n, const nlohmann::json& v);
   outcome string_checks(const schema_node& n, const nlohmann::json& v);
   outcome array_checks(const schema_node& n, const nlohmann::json& v);

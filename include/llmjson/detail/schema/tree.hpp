@@ -78,6 +78,14 @@ struct schema_node {
   std::size_t not_ = no_node;
   std::size_t if_ = no_node, then_ = no_node, else_ = no_node;
 
+  // Set once compiled (schema_compiler::mark_applicators); true until then, which is always safe.
+  // `combines`: allOf, anyOf, oneOf, not or if is present. `applies_subschemas`: some keyword
+  // applies a subschema to the value or to its items or members (`combines`, items, contains,
+  // properties, patternProperties, an additionalProperties other than `false`, propertyNames, a
+  // dependency's schema); a node without one is judged by its own checks, with no frame.
+  bool combines = true;
+  bool applies_subschemas = true;
+
   /// Returns the node of `properties[key]`, or nullptr. Does not throw.
   [[nodiscard]] const std::size_t* find_property(std::string_view key) const noexcept {
     auto it = std::lower_bound(

@@ -3,6 +3,7 @@
 #ifndef LLMJSON_DETAIL_SCHEMA_VALUES_INL_HPP_INCLUDED
 #define LLMJSON_DETAIL_SCHEMA_VALUES_INL_HPP_INCLUDED
 
+#include <array>
 #include <cfloat>
 #include <cmath>
 #include <cstddef>
@@ -20,13 +21,31 @@
 namespace llmjson::detail {
 
 LLMJSON_INLINE bool deeper_than(const nlohmann::json& v, std::size_t limit) {
-  std::vector<std::pair<const nlohmann::json*, std::size_t>> stack{{&v, 0}};
-  while (!stack.empty()) {
-    auto [p, d] = stack.back();
-    stack.pop_back();
-    if (!p->is_structured()) continue;
+  if (!v.is_structured()) return false;
+  // Only objects and arrays are stacked (a scalar adds no level), the first few dozen on the
+  // thread's stack: a value an answer holds is judged without allocating here.
+  using level = std::pair<const nlohmann::json*, std::size_t>;
+  std::array<level, 32> near{};
+  std::vector<level> far;
+  std::size_t size = 0;
+  auto push = [&](const nlohmann::json* p, std::size_t d) {
+    if (size < near.size()) {
+      near[size] = level{p, d};
+    } else {
+      far.emplace_back(p, d);
+    }
+    ++size;
+  };
+  push(&v, 0);
+  while (size != 0) {
+    --size;
+    level top = size < near.size() ? near[size] : far.back();
+    if (size >= near.size()) far.pop_back();
+    const auto [p, d] = top;
     if (d + 1 > limit) return true;
-    for (const auto& child : *p) stack.emplace_back(&child, d + 1);
+    for (const auto& child : *p) {
+      if (child.is_structured()) push(&child, d + 1);
+    }
   }
   return false;
 }
