@@ -3,8 +3,10 @@
 // LLMJSON_CLI_PORTABLE) against nlohmann's parse, --normalize's writer (normal_form.hpp) against
 // nlohmann's dump, and the batch's chunk size (ordered_lines.hpp)
 // SPDX-License-Identifier: MIT
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <string>
@@ -178,6 +180,138 @@ TEST_CASE("the tool's --normalize writes a value as nlohmann's compact dump does
   std::string got;
   llmjson_cli::append_dump(binary, got);
   CHECK(got == binary.dump());
+}
+
+TEST_CASE("the tool's --normalize writes a JSON text as nlohmann's dump of its value", "[tool]") {
+  std::uint32_t seed = 33;
+  const auto next = [&seed] {
+    seed = seed * 1664525U + 1013904223U;
+    return seed >> 8;
+  };
+  // Characters that strings and keys are made of: ASCII, controls, quotes, backslashes, the
+  // slash, DEL, two-, three- and four-byte UTF-8.
+  const std::vector<char32_t> cps = {'a',  'b',  'z',    ' ',    '"',     '\\',
+                                     '/',  0x7f, 0x00,   0x01,   '\n',    '\t',
+                                     0x1f, 0xe9, 0x20ac, 0xffff, 0x1f600, 0x10ffff};
+  const auto chars = [&] {
+    std::u32string s;
+    for (std::size_t k = next() % 7; k > 0; --k) s += cps[next() % cps.size()];
+    return s;
+  };
+  // A string token of `s`, each character as it is (where JSON lets it) or escaped in one of the
+  // ways nlohmann reads: short escapes, \u in either case, surrogate pairs.
+  const auto token = [&](const std::u32string& s) {
+    std::string out = "\"";
+    for (const char32_t c : s) {
+      const std::uint32_t how = next() % 4;
+      if (!(c < 0x20 || c == '"' || c == '\\') && how < 2) {
+        llmjson_cli::append_utf8(out, c);
+      } else if (how == 2 && (c == '"' || c == '\\' || c == '/' || c == '\n' || c == '\t')) {
+        out += '\\';
+        out += c == '\n' ? 'n' : (c == '\t' ? 't' : static_cast<char>(c));
+      } else {
+        const auto u = [&](char32_t v) {
+          char hex[8];
+          std::snprintf(hex, sizeof hex, next() % 2 ? "\\u%04x" : "\\u%04X",
+                        static_cast<unsigned>(v));
+          out += hex;
+        };
+        if (c >= 0x10000) {
+          u(0xD800 + ((c - 0x10000) >> 10));
+          u(0xDC00 + ((c - 0x10000) & 0x3FF));
+        } else {
+          u(c);
+        }
+      }
+    }
+    return out + "\"";
+  };
+  const auto ws = [&] {
+    static constexpr char spaces[] = {' ', '\n', '\t', '\r'};
+    return std::string(next() % 3, spaces[next() % 4]);
+  };
+  // Numbers as written, nlohmann's reading deciding their form: integers of every size (past
+  // 64 bits too), -0, fractions and exponents.
+  const std::vector<std::string> numbers = {"0",
+                                            "-0",
+                                            "7",
+                                            "-12",
+                                            "9223372036854775807",
+                                            "-9223372036854775808",
+                                            "-9223372036854775809",
+                                            "18446744073709551615",
+                                            "18446744073709551616",
+                                            "123456789012345678901234567890",
+                                            "1.0",
+                                            "1.50",
+                                            "-0.0",
+                                            "1e2",
+                                            "1E+2",
+                                            "25e-1",
+                                            "0.1",
+                                            "0.52",
+                                            "-1.5e-7",
+                                            "5e-324",
+                                            "1.7976931348623157e308"};
+  // A random JSON text, `depth` levels at most: members in no order, white space about.
+  const auto text = [&](auto&& self, int depth) -> std::string {
+    switch (next() % (depth > 0 ? 8 : 5)) {
+      case 0: return next() % 2 ? "null" : (next() % 2 ? "true" : "false");
+      case 1:
+      case 2: return numbers[next() % numbers.size()];
+      case 3:
+      case 4: return token(chars());
+      case 5:
+      case 6: {
+        std::vector<std::u32string> keys;
+        std::string o = "{" + ws();
+        for (std::size_t k = next() % 6; k > 0; --k) {
+          std::u32string key = chars();
+          if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;  // unique
+          if (!keys.empty()) o += "," + ws();
+          keys.push_back(key);
+          o += token(key) + ws() + ":" + ws() + self(self, depth - 1) + ws();
+        }
+        return o + "}";
+      }
+      default: {
+        std::string a = "[" + ws();
+        for (std::size_t k = next() % 5; k > 0; --k) {
+          if (a.find_first_not_of(" \n\t\r", 1) != std::string::npos) a += "," + ws();
+          a += self(self, depth - 1) + ws();
+        }
+        return a + "]";
+      }
+    }
+  };
+  std::size_t sorted = 0;
+  for (int round = 0; round < 20000; ++round) {
+    const std::string t = ws() + text(text, 4) + ws();
+    const nlohmann::json v = nlohmann::json::parse(t);
+    std::string got = "kept";  // appended to
+    INFO(round << ": " << t);
+    REQUIRE(llmjson_cli::append_normalized(t, got));
+    CHECK(got == "kept" + v.dump());
+    if (v.is_object() && v.size() > 1) ++sorted;
+  }
+  CHECK(sorted > 2000);
+  // Raw line breaks and tabs in a string (an answer with `raw_controls`): escaped, as nlohmann
+  // writes them, beside escapes too; in a key beside an escape they are left to the caller
+  // (false, nothing appended).
+  std::string got;
+  CHECK(llmjson_cli::append_normalized("{\"b\": \"x\n\ty\", \"a\": [1.0, \"\\u00e9\r\\n\"]}", got));
+  CHECK(got == "{\"a\":[1.0,\"\xc3\xa9\\r\\n\"],\"b\":\"x\\n\\ty\"}");
+  got = "kept";
+  CHECK_FALSE(llmjson_cli::append_normalized("{\"x\n\\ty\": 1}", got));
+  CHECK(got == "kept");
+  // Not one value: nothing appended.
+  for (const std::string_view bad : {"", " ", "{", "[1,]", "{\"a\":1,\"a\":2}", "1 2", "[}", "\"x",
+                                     "{\"a\" 1}", "tru", "{1:2}", "[1]]"}) {
+    got = "kept";
+    INFO(bad);
+    CHECK_FALSE(llmjson_cli::append_normalized(bad, got));
+    CHECK(got == "kept");
+  }
 }
 
 TEST_CASE("a batch's chunks are 1 MiB, less with many jobs, never under 256 KiB", "[tool]") {

@@ -441,7 +441,9 @@ inline llmjson::options options_of(const settings& s) {
   opts.reasoning_off = s.reasoning_off;
   opts.start = s.starts_in;
   opts.prefill = s.prefill.value_or(std::string());
-  opts.answer_value = s.normalize;  // else the answer is printed as written: its text alone
+  // --normalize --pretty prints nlohmann's dump of the value; every other form is written from
+  // the answer's text alone.
+  opts.answer_value = s.normalize && s.pretty;
   return opts;
 }
 

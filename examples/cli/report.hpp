@@ -217,14 +217,21 @@ inline std::string splice_value(std::string dumped, std::string_view value) {
 }
 
 /// Appends the answer on one line, as the flags ask: its tokens as written, or nlohmann's
-/// re-serialization (--normalize); either goes straight into `out` (a batch's usual answer: no
-/// string of its own).
+/// re-serialization (--normalize, written from the answer's text: no value is built for it);
+/// either goes straight into `out` (a batch's usual answer: no string of its own).
 inline void append_answer_line(const settings& s, const llmjson::extraction& answer,
                                std::string& out) {
-  if (s.normalize) {
-    append_dump(answer.json(), out);
-  } else {
+  if (!s.normalize) {
     llmjson::minify(answer.text(), out);
+  } else if (!append_normalized(answer.text(), out)) {
+    // What the text writer leaves to nlohmann (a key with an escape and a raw control character):
+    // the value, the extraction's when one was built, else nlohmann's reading of the minified
+    // text.
+    if (!answer.json().is_null()) {
+      append_dump(answer.json(), out);
+    } else {
+      append_dump(nlohmann::json::parse(llmjson::minify(answer.text())), out);
+    }
   }
 }
 

@@ -40,8 +40,8 @@ LLMJSON_INLINE bool schema_compiler::run() {
 
 LLMJSON_INLINE void schema_compiler::mark_applicators() {
   for (schema_node& n : tree_.nodes) {
-    n.combines = !n.all_of.empty() || !n.any_of.empty() || !n.one_of.empty() ||
-                 n.not_ != no_node || n.if_ != no_node;
+    n.combines = !n.all_of.empty() || !n.any_of.empty() || !n.one_of.empty() || n.not_ != no_node ||
+                 n.if_ != no_node;
     const bool closed = n.additional_properties != no_node &&
                         tree_.nodes[n.additional_properties].kind == schema_node::form::never;
     n.applies_subschemas = n.combines || n.items != no_node || n.items_is_tuple ||

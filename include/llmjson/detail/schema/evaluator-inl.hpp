@@ -81,7 +81,8 @@ LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::child(frame& parent, 
                                                                  std::size_t index) {
   parent.waiting = true;
   const schema_node& n = t_.nodes[target(node)];
-  if (n.applies_subschemas) return call(node, v, quiet, key, index) ? outcome::called : outcome::fail;
+  if (n.applies_subschemas)
+    return call(node, v, quiet, key, index) ? outcome::called : outcome::fail;
   // Judged here, as a frame of its own would judge it (the same limits, place and quietness),
   // and answered at once: resume() hands the answer to `parent` as a child's.
   if (!admit()) return outcome::fail;
