@@ -146,6 +146,7 @@ class text_normalizer {
   // An object or array, in the order they open: where it closes, and how many open inside it
   // (the next one at its level is `inside + 1` on).
   struct box {
+    std::size_t begin = 0;
     std::size_t end = 0;
     std::size_t inside = 0;
   };
@@ -172,12 +173,13 @@ class text_normalizer {
 
   // The closing quote of the string whose opening quote is at `i`, or npos.
   [[nodiscard]] std::size_t string_end(std::size_t i) const noexcept {
-    for (++i;; ++i) {
+    for (++i; i < t_.size(); ++i) {
       i = next_special(t_.data(), i, t_.size());
-      if (i >= t_.size()) return std::string_view::npos;
+      if (i == t_.size()) break;
       if (t_[i] == '"') return i;
       if (t_[i] == '\\') ++i;  // the escaped byte is never the end
     }
+    return std::string_view::npos;
   }
 
   // Writes the string whose opening quote is at `at` as nlohmann dumps its characters (see
@@ -234,9 +236,9 @@ class text_normalizer {
         if (i == std::string_view::npos) return false;
       } else if (c == '{' || c == '[') {
         open.push_back(boxes_.size());
-        boxes_.push_back(box{i, 0});  // `end` holds where it opens until it closes
+        boxes_.push_back(box{i, 0, 0});
       } else if (c == '}' || c == ']') {
-        if (open.empty() || t_[boxes_[open.back()].end] != (c == '}' ? '{' : '[')) return false;
+        if (open.empty() || t_[boxes_[open.back()].begin] != (c == '}' ? '{' : '[')) return false;
         box& b = boxes_[open.back()];
         b.end = i;
         b.inside = boxes_.size() - open.back() - 1;
@@ -327,6 +329,12 @@ class text_normalizer {
     return true;
   }
 
+  // Whether box `b` is the one that opens at `at`: where the text is not valid JSON, the boxes
+  // counted by index() and the values read may not agree, and then nothing is written.
+  [[nodiscard]] bool opens_at(std::size_t b, std::size_t at) const noexcept {
+    return b < boxes_.size() && boxes_[b].begin == at;
+  }
+
   // After a member or an item at `p`: past the comma, or at the container's end `end`.
   bool separator(std::size_t& p, std::size_t end) const noexcept {
     p = skip_ws(p);
@@ -339,6 +347,7 @@ class text_normalizer {
 
   bool array(std::size_t& at, std::size_t& next_box, std::string& out) {
     const std::size_t self = next_box;
+    if (!opens_at(self, at)) return false;
     const std::size_t end = boxes_[self].end;
     std::size_t inner = self + 1;
     next_box = self + 1 + boxes_[self].inside;
@@ -354,6 +363,7 @@ class text_normalizer {
 
   bool object(std::size_t& at, std::size_t& next_box, std::string& out) {
     const std::size_t self = next_box;
+    if (!opens_at(self, at)) return false;
     const std::size_t end = boxes_[self].end;
     std::size_t inner = self + 1;
     next_box = self + 1 + boxes_[self].inside;
@@ -369,6 +379,7 @@ class text_normalizer {
       p = m.value = skip_ws(p + 1);
       const char c = at_or_0(p);
       if (c == '{' || c == '[') {
+        if (!opens_at(inner, p)) return false;
         m.box = inner;
         p = boxes_[inner].end + 1;
         inner += 1 + boxes_[inner].inside;
@@ -411,8 +422,10 @@ class text_normalizer {
 /// the writing recurses a level a call); a raw control character in a string (a candidate with
 /// `raw_controls`) is written as nlohmann writes it, escaped. Linear in `text`: every object's
 /// and array's end is found first, in one pass, so that members are written in key order without
-/// reading a value twice. Returns false, having appended nothing, on text it cannot write so
-/// (a key with both an escape and a raw control among them): dump the value then.
+/// reading a value twice. Returns false, having appended nothing, on such text it cannot write
+/// (a key with both an escape and a raw control): dump the value then. Other text is not
+/// checked: it may be refused or written, and is never read past its end
+/// (tests/fuzz/normalize_fuzz.cpp).
 inline bool append_normalized(std::string_view text, std::string& out) {
   thread_local text_normalizer normalizer;  // a batch's worker keeps its room
   return normalizer.run(text, out);
