@@ -8,6 +8,7 @@
 #include <llmjson/extract.hpp>
 #include <llmjson/json_text.hpp>
 #include <llmjson/scan.hpp>
+#include <llmjson/schema.hpp>
 #include <llmjson/stream.hpp>
 
 #include <benchmark/benchmark.h>
@@ -248,6 +249,18 @@ void run_minify(benchmark::State& state, const std::string& text) {
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
 }
 
+/// A schema judging `value` (built once, before): what `extract` with a schema selector adds to
+/// the scan for each candidate it judges, besides building the candidate's value.
+void run_schema(benchmark::State& state, const std::string& schema, const std::string& value) {
+  const llmjson::schema judge(nlohmann::json::parse(schema));
+  const nlohmann::json v = nlohmann::json::parse(value);
+  for (auto _ : state) {
+    const llmjson::verdict verdict = judge(v);
+    benchmark::DoNotOptimize(verdict);
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(value.size()));
+}
+
 /// Keeps an input for as long as the benchmarks run (and frees it at exit).
 const std::string* keep(std::string text) {
   static std::deque<std::string> inputs;  // a deque never moves what it holds
@@ -338,6 +351,9 @@ int main(int argc, char** argv) {
     })->Unit(benchmark::kMicrosecond);
   }
   add_stream("typical 1.3 KB", typical);
+  benchmark::RegisterBenchmark("schema/typical answer", [](benchmark::State& s) {
+    run_schema(s, typical_schema(), typical_answer());
+  })->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("extract, answer_value off/typical 1.3 KB",
                                [typical](benchmark::State& s) { run_extract_text(s, *typical); })
       ->Unit(benchmark::kMillisecond);

@@ -147,6 +147,22 @@ inline std::string typical_answer() {
   return r.substr(b, e - b);
 }
 
+/// A JSON Schema (draft 7) that `typical_answer()` passes: each of its 14 orders an object with
+/// typed, bounded members, the answer closed to other keys. What `schema/typical answer` and the
+/// `schema` measure judge it by.
+inline std::string typical_schema() {
+  return R"({"type": "object", "required": ["orders", "notes"], "additionalProperties": false,
+    "properties": {
+      "orders": {"type": "array", "minItems": 1, "items": {
+        "type": "object", "required": ["step", "who", "do"],
+        "properties": {
+          "step": {"type": "integer", "minimum": 0},
+          "who": {"type": "string", "enum": ["helm", "engineering", "tactical"]},
+          "do": {"type": "string", "minLength": 1},
+          "eta_min": {"type": "number", "minimum": 0}}}},
+      "notes": {"type": "string"}}})";
+}
+
 /// "prose": text without a brace, bracket or marker.
 inline std::string prose(std::size_t bytes) {
   std::string out;

@@ -10,13 +10,16 @@
 //            chunks reading its partial answer at every change, without or with sync() after
 //            each chunk, and one extract with any_key({"steps"})),
 //            memchr (counting `{` with memchr, bench.cpp's floor), nlohmann (nlohmann::json::parse
-//            of the input's answer alone, or of the whole input when it is one value)
+//            of the input's answer alone, or of the whole input when it is one value), schema
+//            (inputs.hpp's typical_schema() judging the value of the input's answer: INPUT
+//            typical)
 //   INPUT:   mixed, nomark, prompt (the mixed trace, `<think>` opened by the prompt), clean, whole,
 //   typical, prose, plan, reasoning-plan (issue 33), or a hostile family's name as
 //            bench.cpp writes it (`{ repeated`, `fences`, ...)
 // Prints the input's size. The instructions of one measure are those of a run with REPEATS = 3
 // less those of a run with REPEATS = 1, halved: building the input costs the same in both.
 #include <llmjson/llmjson.hpp>
+#include <llmjson/schema.hpp>
 #include <llmjson/stream.hpp>
 
 #include "inputs.hpp"
@@ -73,7 +76,8 @@ int main(int argc, char** argv) {
   const std::string_view measure = argv[1];
   const auto input = make(argv[2], static_cast<std::size_t>(std::strtoull(argv[3], nullptr, 10)));
   const long repeats = std::strtol(argv[4], nullptr, 10);
-  if (!input || repeats < 1 || (measure == "nlohmann" && input->second.empty())) {
+  if (!input || repeats < 1 ||
+      ((measure == "nlohmann" || measure == "schema") && input->second.empty())) {
     std::fprintf(stderr, "%s: no such input or measure\n", argv[0]);
     return 2;
   }
@@ -81,6 +85,15 @@ int main(int argc, char** argv) {
   llmjson::options opts;
   opts.max_input_bytes = text.size() + 1;
   const llmjson::any_key sel({"orders"});
+  std::optional<nlohmann::json> answer_value;
+  std::optional<llmjson::schema> judge_storage;
+  if (measure == "schema") {
+    answer_value = nlohmann::json::parse(input->second);
+    judge_storage.emplace(nlohmann::json::parse(typical_schema()));
+  }
+  const auto judge = [&](const nlohmann::json& v) {
+    return static_cast<bool>((*judge_storage)(v));
+  };
   std::size_t sink = 0;
   for (long r = 0; r < repeats; ++r) {
     if (measure == "extract" || measure == "extract-text") {
@@ -95,6 +108,9 @@ int main(int argc, char** argv) {
       sink += read_partials(s, text, 16, measure == "partial-sync");
     } else if (measure == "extract-plan") {
       sink += llmjson::extract(text, llmjson::any_key({"steps"}), opts).has_value() ? 1U : 0U;
+    } else if (measure == "schema") {
+      // `typical_schema()` judging the input's answer, its value built once, before.
+      sink += judge(*answer_value) ? 1U : 0U;
     } else if (measure == "memchr") {
       sink += count_braces(text);
     } else if (measure == "nlohmann") {

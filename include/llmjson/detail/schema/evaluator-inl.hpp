@@ -40,7 +40,7 @@ LLMJSON_INLINE bool schema_evaluator::run(const nlohmann::json& v) {
 }
 
 LLMJSON_INLINE bool schema_evaluator::admit() {
-  if (stack_.size() >= schema_max_evaluation_depth) {
+  if (depth_ >= schema_max_evaluation_depth) {
     aborted_ = true;
     message_ = where() + too_deep;
     return false;
@@ -64,6 +64,7 @@ LLMJSON_INLINE bool schema_evaluator::call(std::size_t node, const nlohmann::jso
   if (!admit()) return false;
   node = target(node);
   frame& f = stack_.emplace_back();
+  ++depth_;
   f.node = node;
   f.value = v;
   f.quiet = quiet;
@@ -100,6 +101,7 @@ LLMJSON_INLINE void schema_evaluator::pop() {
   if (f.pushed_path) path_.pop_back();
   if (f.quiet) --quiet_;
   stack_.pop_back();
+  --depth_;
 }
 
 LLMJSON_INLINE std::string schema_evaluator::where() const {

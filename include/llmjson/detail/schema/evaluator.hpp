@@ -103,6 +103,7 @@ class schema_evaluator {
 
   const schema_tree& t_;
   std::deque<frame> stack_;
+  std::size_t depth_ = 0;  // stack_.size(), kept apart: a deque works its size out from its blocks
   std::size_t steps_ = 0;
   std::vector<step> path_;
   int quiet_ = 0;  // > 0 inside anyOf/oneOf/not/if/contains: failures are expected, no message

@@ -88,6 +88,12 @@ struct schema_node {
 
   /// Returns the node of `properties[key]`, or nullptr. Does not throw.
   [[nodiscard]] const std::size_t* find_property(std::string_view key) const noexcept {
+    if (properties.size() <= 8) {  // a few: their lengths tell most apart, without a compare
+      for (const auto& p : properties) {
+        if (p.first.size() == key.size() && std::string_view(p.first) == key) return &p.second;
+      }
+      return nullptr;
+    }
     auto it = std::lower_bound(
         properties.begin(), properties.end(), key,
         [](const auto& p, std::string_view k) { return std::string_view(p.first) < k; });
