@@ -5,9 +5,11 @@
 #define LLMJSON_EXAMPLES_CLI_NORMAL_FORM_HPP_INCLUDED
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <optional>
 #include <string>
@@ -318,8 +320,7 @@ class text_normalizer {
     // nlohmann reads the others with strtod: the double nearest the decimal, which from_chars
     // finds too; anything out of its range (an overflow nlohmann refuses, an underflow it takes
     // as 0) is left to nlohmann's reading.
-    double d = 0;
-    if (const auto r = std::from_chars(first, last, d); r.ec == std::errc() && r.ptr == last) {
+    if (double d = 0; nearest_double(token, d)) {
       append_dump(nlohmann::json(d), out);
       return true;
     }
@@ -327,6 +328,22 @@ class text_normalizer {
     if (v.is_discarded() || !v.is_number()) return false;
     append_dump(v, out);
     return true;
+  }
+
+  // The double nearest the decimal `token` (all of it), as strtod reads it in the C locale:
+  // false when it is not one, or out of a double's range. With from_chars where the standard
+  // library has it for doubles (libstdc++ 11 on; not libc++ 14), else strtod.
+  static bool nearest_double(std::string_view token, double& d) {
+#if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
+    const auto r = std::from_chars(token.data(), token.data() + token.size(), d);
+    return r.ec == std::errc() && r.ptr == token.data() + token.size();
+#else
+    const std::string copy(token);  // strtod needs the end marked
+    char* end = nullptr;
+    errno = 0;
+    d = std::strtod(copy.c_str(), &end);
+    return errno == 0 && end == copy.c_str() + copy.size();
+#endif
   }
 
   // Whether box `b` is the one that opens at `at`: where the text is not valid JSON, the boxes
