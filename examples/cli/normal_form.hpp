@@ -369,8 +369,9 @@ class text_normalizer {
     std::size_t inner = self + 1;
     next_box = self + 1 + boxes_[self].inside;
     out += '[';
-    for (std::size_t p = skip_ws(at + 1); p < end;) {
-      if (p != skip_ws(at + 1)) out += ',';
+    const std::size_t first = skip_ws(at + 1);
+    for (std::size_t p = first; p < end;) {
+      if (p != first) out += ',';
       if (!value(p, inner, out) || !separator(p, end)) return false;
     }
     out += ']';
