@@ -606,6 +606,14 @@ def group_usage_errors(c, a):
                 and rep["text"].encode() == written[9:-2], "%s: the value as written, and the text: %r" % (args, out[:300]))
     rc, out, _ = c.run(["--report", "--normalize"], written)
     c.check(rc == 0 and b'"value":{"a":1.5511210043330986e+25,' in out, "--report --normalize: %r" % out[:200])
+    # --normalize writes from the text, but a key with a raw tab and an escape (an answer valid
+    # with raw controls) is left to nlohmann: the same form either way; --pretty builds the value.
+    for raw, want in ((b'Answer: {"b": 1, "k\t\\u0041": 2, "a": "x\ty\\n"}', b'{"a":"x\\ty\\n","b":1,"k\\tA":2}\n'),
+                      (b'Answer: {"b": 1, "k\tz": [2.50, -0.0]}', b'{"b":1,"k\\tz":[2.5,-0.0]}\n')):
+        rc, out, _ = c.run(["--normalize"], raw)
+        c.check(rc == 0 and out == want, "--normalize, raw controls: %r" % out)
+    rc, out, _ = c.run(["--normalize", "--pretty"], b'{"b": [1.0], "a": "\\u00e9"}')
+    c.check(rc == 0 and out == b'{\n  "a": "\xc3\xa9",\n  "b": [\n    1.0\n  ]\n}\n', "--normalize --pretty: %r" % out)
     rc, out, err = c.run(["--keys", "b", "--no-fallback"], b'{"a": 1}')
     c.check(rc == 1 and err.startswith(b"llmjson: no_match: ") and b"1:1" in err, "--no-fallback: %r" % err)
     rc, out, _ = c.run(["--pretty"], b'x {"a": [1]}')
