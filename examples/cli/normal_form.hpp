@@ -362,12 +362,20 @@ class text_normalizer {
     return p == end;
   }
 
-  bool array(std::size_t& at, std::size_t& next_box, std::string& out) {
+  // The box `next_box` (opening at `at`) is entered: where it ends, and the first box inside
+  // it; `next_box` moves past it and those inside it. False when it does not open at `at`.
+  bool enter(std::size_t at, std::size_t& next_box, std::size_t& end, std::size_t& inner) {
     const std::size_t self = next_box;
     if (!opens_at(self, at)) return false;
-    const std::size_t end = boxes_[self].end;
-    std::size_t inner = self + 1;
+    end = boxes_[self].end;
+    inner = self + 1;
     next_box = self + 1 + boxes_[self].inside;
+    return true;
+  }
+
+  bool array(std::size_t& at, std::size_t& next_box, std::string& out) {
+    std::size_t end = 0, inner = 0;
+    if (!enter(at, next_box, end, inner)) return false;
     out += '[';
     const std::size_t first = skip_ws(at + 1);
     for (std::size_t p = first; p < end;) {
@@ -380,11 +388,8 @@ class text_normalizer {
   }
 
   bool object(std::size_t& at, std::size_t& next_box, std::string& out) {
-    const std::size_t self = next_box;
-    if (!opens_at(self, at)) return false;
-    const std::size_t end = boxes_[self].end;
-    std::size_t inner = self + 1;
-    next_box = self + 1 + boxes_[self].inside;
+    std::size_t end = 0, inner = 0;
+    if (!enter(at, next_box, end, inner)) return false;
     const std::size_t base = members_.size(), key_base = keys_.size();
     for (std::size_t p = skip_ws(at + 1); p < end;) {
       const std::size_t close = at_or_0(p) == '"' ? string_end(p) : std::string_view::npos;
