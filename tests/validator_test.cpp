@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: MIT
 #include <llmjson/detail/scan/prefix_watch.hpp>
 #include <llmjson/detail/scan/validator.hpp>
+#include <llmjson/detail/scan/whole_value.hpp>
 
 #include "catch_compat.hpp"
 #include "read_file.hpp"
@@ -25,6 +26,7 @@ namespace {
 
 using llmjson::detail::prefix_watch;
 using llmjson::detail::validator;
+using llmjson::detail::whole_value_reader;
 
 /// How a validator reads strings: strictly, as the frames' valid-prefix tests do, or as a closed
 /// frame is judged.
@@ -176,6 +178,40 @@ std::string random_json_ish(lcg& rng) {
   return out;
 }
 
+/// What the validator reads from `text[b]` up to `e`, strict and quiet, as the frames' quick
+/// path asks it: where the value ends (0: it is not one complete value) and whether a number is
+/// flagged; and what the whole-value reader says of it. The reader must give the validator's
+/// answer or none. Returns whether the reader settled it.
+bool same_as_validator(std::string_view text, std::size_t b, std::size_t e, std::size_t max_depth) {
+  validator v;
+  v.reset(text, max_depth, /*quiet=*/true);
+  const std::size_t after = v.run_value(b, e);
+  const whole_value_reader::value got = whole_value_reader::of_thread().read(text, b, e, max_depth);
+  if (got.end == 0) return false;
+  INFO("text: " << std::string(text.substr(b, 300)) << " (to " << e - b << ", max depth "
+                << max_depth << ")");
+  CHECK(v.complete());
+  CHECK(got.end == after);
+  CHECK(got.big == (v.last_big_number() != validator::no_raw));
+  return true;
+}
+
+/// `same_as_validator` from each of the first `most` openers of `text`, to its end and one byte
+/// short, under several depth limits. Returns how many readings the reader settled.
+std::size_t same_from_openers(std::string_view text, std::size_t most = 300) {
+  std::size_t settled = 0, openers = 0;
+  for (std::size_t b = 0; b < text.size() && openers < most; ++b) {
+    if (text[b] != '{' && text[b] != '[') continue;
+    ++openers;
+    for (const std::size_t depth : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{64},
+                                    std::size_t{65}, static_cast<std::size_t>(-1)}) {
+      if (same_as_validator(text, b, text.size(), depth)) ++settled;
+      if (text.size() - b > 1 && same_as_validator(text, b, text.size() - 1, depth)) ++settled;
+    }
+  }
+  return settled;
+}
+
 }  // namespace
 
 TEST_CASE("validator::run reads every JSONTestSuite file as feed does, in any pieces",
@@ -280,6 +316,92 @@ TEST_CASE("prefix_watch fed in any pieces sees the value and its ends as fed who
         CHECK(
             text.substr(whole.first(), whole.last() - whole.first()).find_last_not_of(" \t\r\n") ==
             whole.last() - whole.first() - 1);
+      }
+    }
+  }
+}
+
+TEST_CASE("the whole-value reader gives the validator's answer on every JSONTestSuite file",
+          "[validator]") {
+  std::size_t settled = 0;
+  for (const auto& e : std::filesystem::directory_iterator(LLMJSON_JSONTESTSUITE_DIR)) {
+    const std::string name = e.path().filename().string();
+    if (!name.ends_with(".json")) continue;
+    INFO(name);
+    settled += same_from_openers(llmjson_tests::read_file(e.path()));
+  }
+  CHECK(settled > 500);  // it reads most valid values itself
+}
+
+TEST_CASE("the whole-value reader gives the validator's answer on random token soup",
+          "[validator]") {
+  lcg rng{19};
+  std::size_t settled = 0;
+  for (int k = 0; k < 20000; ++k) settled += same_from_openers("[" + random_json_ish(rng), 8);
+  CHECK(settled > 1000);
+}
+
+TEST_CASE("the whole-value reader leaves to the validator what it does not read itself",
+          "[validator]") {
+  auto settles = [](const std::string& text, std::size_t max_depth = 512) {
+    INFO(text);
+    return same_as_validator(text, 0, text.size(), max_depth);
+  };
+  // Read and settled: strings with every escape, UTF-8 and a surrogate pair; numbers of every
+  // form (one flagged); keys that differ in their last byte, and the same key in two objects.
+  CHECK(settles(R"({"a": "\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00", "b": [-0.5e-3, 0, 12, 1E+2]})"));
+  CHECK(settles("{\"\xc3\xa9t\xc3\xa9\": \"\xe2\x82\xac \xf0\x9f\x98\x80\"}"));
+  CHECK(settles(R"([1e400, {"abcdefgh": 1, "abcdefgi": 2}, {"abcdefgh": 3}])"));
+  CHECK(settles(R"({"a": {"a": {"a": []}}, "b": {}})", 4));
+  // Left: a key with an escape (its text is not its value), a repeated key, an object of more
+  // than 32 keys, nesting past the limit or past 64 levels, and whatever is not JSON.
+  CHECK_FALSE(settles(R"({"\u0061": 1})"));
+  CHECK_FALSE(settles(R"({"a": 1, "a": 2})"));
+  std::string many = "{";
+  for (int k = 0; k < 33; ++k) many += (k ? ", \"" : "\"") + std::to_string(k) + "\": 0";
+  CHECK_FALSE(settles(many + "}"));
+  CHECK(settles(many.substr(0, many.rfind(',')) + "}"));  // 32 keys
+  CHECK_FALSE(settles(R"({"a": {"a": {"a": []}}})", 3));
+  CHECK_FALSE(settles(std::string(65, '[') + std::string(65, ']')));
+  CHECK(settles(std::string(64, '[') + std::string(64, ']')));
+  for (const char* bad : {"[01]", "[1.]", "[-]", "[1e]", "[tru]", "[\"\\x\"]", "[\"\\udc00\"]",
+                          "[\"\\ud83d\"]", "[\"\xed\xa0\x80\"]", "[\"\x01\"]", "[1,]", "{\"a\" 1}",
+                          "[1 2]", "{\"a\": 1]", "[\"\\u00g0\"]"})
+    CHECK_FALSE(settles(bad));
+}
+
+TEST_CASE("prefix_watch reads a value whole, when the text is all there, as it reads it fed",
+          "[validator]") {
+  lcg rng{23};
+  for (const std::string& text :
+       {std::string("  {\"a\": [1, \"x y  \"], \"b\": null}  \n"), std::string(" [1e400] "),
+        std::string("[1, 2"), std::string("{\"a\": 1} x"), std::string("[[[{}]]]\t\r\n"),
+        std::string("{\"a\": 1, \"a\": 2}"), std::string(" {\"\\u0061\": [true, false]} ")}) {
+    for (int round = 0; round < 50; ++round) {
+      // The span ends somewhere in the text, as a fence body ends at its closing line.
+      const std::size_t end = rng.below(3) == 0 ? 1 + rng.below(text.size()) : text.size();
+      prefix_watch fed, whole;
+      fed.start(text, 0, 512);
+      whole.start(text, 0, 512, /*whole_text=*/true);
+      bool fed_ok = true, whole_ok = true;
+      INFO(text << " to " << end);
+      for (std::size_t i = 0; i < end && fed_ok;) {
+        i += 1 + rng.below(5);
+        if (i > end) i = end;
+        fed_ok = fed.feed(i);
+        whole_ok = whole.feed(i);
+        REQUIRE(fed_ok == whole_ok);
+        if (!fed_ok) break;
+        CHECK(fed.depth() == whole.depth());
+        CHECK(fed.would_finish() == whole.would_finish());
+      }
+      if (!fed_ok) continue;
+      CHECK(fed.first() == whole.first());
+      const auto ending = fed.finish(end);
+      CHECK(ending == whole.finish(end));
+      if (ending == prefix_watch::ending::value) {
+        CHECK(fed.last() == whole.last());
+        CHECK(fed.big_number() == whole.big_number());
       }
     }
   }

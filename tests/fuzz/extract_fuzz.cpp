@@ -4,6 +4,7 @@
 #include <llmjson/detail/scan/keys.hpp>
 #include <llmjson/detail/scan/regions.hpp>
 #include <llmjson/detail/scan/validator.hpp>
+#include <llmjson/detail/scan/whole_value.hpp>
 #include <llmjson/detail/text/ascii.hpp>
 #include <llmjson/detail/text/utf8.hpp>
 #include <llmjson/extract.hpp>
@@ -52,7 +53,7 @@ bool one_valid_line(std::string_view s) {
 // marker, no leading `analysis` that stripped harmony could make reasoning, no leading phrase
 // that opens a phrase pair), switching regions
 // off changes nothing. Every extraction error has an instruction for the model (feedback), bounded
-// and on one line.
+// and on one line. The whole-value reader settles a value only as the validator reads it.
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const llmjson::scan_result scan = llmjson::candidates(text);
@@ -235,5 +236,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     require(
         llmjson::minify(text.substr(shift)) == llmjson_test::minify_bytewise(text.substr(shift)),
         "minify is the byte loop's from every place of a block");
+  // The whole-value reader gives the validator's answer or none: from each of the first 16
+  // openers, to the end and under a few depth limits, a value it settles is the one the strict
+  // validator reads complete there, ending at the same byte, with the same flagged numbers.
+  std::size_t openers = 0;
+  for (std::size_t b = 0; b < size && openers < 16; ++b) {
+    if (text[b] != '{' && text[b] != '[') continue;
+    ++openers;
+    for (const std::size_t depth : {std::size_t{2}, std::size_t{64}, std::size_t{512}}) {
+      const auto got = llmjson::detail::whole_value_reader::of_thread().read(text, b, size, depth);
+      if (got.end == 0) continue;
+      llmjson::detail::validator strict;
+      strict.reset(text, depth, /*quiet=*/true);
+      require(strict.run_value(b, size) == got.end && strict.complete(),
+              "a value the whole-value reader settles ends where the validator's does");
+      require(got.big == (strict.last_big_number() != llmjson::detail::validator::no_raw),
+              "the whole-value reader flags a number exactly when the validator does");
+    }
+  }
   return 0;
 }

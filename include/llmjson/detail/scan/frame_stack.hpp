@@ -16,6 +16,7 @@
 #include <llmjson/candidate.hpp>
 #include <llmjson/detail/scan/records.hpp>
 #include <llmjson/detail/scan/validator.hpp>
+#include <llmjson/detail/scan/whole_value.hpp>
 
 namespace llmjson::detail {
 
@@ -217,24 +218,29 @@ class frame_stack {
   /// the frames read it, and no opener before the byte where the run stopped is tried again
   /// (each byte is run at most once). Strict, so a value with raw controls, one nested past the
   /// limits (the validator's depth bounds the frames') or one not closed before `e` is left to
-  /// the frames.
+  /// the frames. A value that is plainly valid is read without the validator's state
+  /// (`whole_value_reader`, which gives the validator's answer or none).
 #if defined(__GNUC__) || defined(__clang__)
   [[gnu::noinline]]
 #endif
   std::size_t
   quick_value(std::size_t i, std::size_t e) {
     if (max_depth_ == 0 || frames_.size() >= max_frames_) return 0;
-    validator_.reset(text_, std::min(max_depth_, max_frames_ - frames_.size()), /*quiet=*/true);
-    const std::size_t after = validator_.run_value(i, e);
-    if (!validator_.complete()) {
-      quick_from_ = after;
-      return 0;
+    const std::size_t limit = std::min(max_depth_, max_frames_ - frames_.size());
+    whole_value_reader::value v = whole_value_reader::of_thread().read(text_, i, e, limit);
+    if (v.end == 0) {
+      validator_.reset(text_, limit, /*quiet=*/true);
+      v.end = validator_.run_value(i, e);
+      if (!validator_.complete()) {
+        quick_from_ = v.end;
+        return 0;
+      }
+      v.big = validator_.last_big_number() != validator::no_raw;
     }
     retire_chain();  // as `start_chain` did, and `close_frame` after the pop
     alive_from_ = frames_.size();
-    push_record(i, after, true, cut_by::none, !frames_.empty(), false,
-                validator_.last_big_number() != validator::no_raw);
-    return after;
+    push_record(i, v.end, true, cut_by::none, !frames_.empty(), false, v.big);
+    return v.end;
   }
 
   /// The frames are gone (a segment begins or ends): `would_end` remembers none.

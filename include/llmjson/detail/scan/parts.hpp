@@ -54,7 +54,7 @@ class part_reader {
     if (region) {
       part_watch_.stop();  // §3 Whole parts: answer parts only
     } else {
-      part_watch_.start(s_.text, at, s_.max_depth);
+      part_watch_.start(s_.text, at, s_.max_depth, s_.ended);
     }
     where_ = context{};
     where_.in_reasoning = region;

@@ -43,7 +43,7 @@ class segment_reader {
     body_begin_ = at;
     body_where_ = where;
     fence_ = fence;
-    body_watch_.start(s_.text, at, s_.max_depth);
+    body_watch_.start(s_.text, at, s_.max_depth, s_.ended);
     frames_pos_ = at;
     s_.frames.begin(where);
   }

@@ -11,6 +11,8 @@
 #include <llmjson/detail/scan/build.hpp>
 #include <llmjson/detail/scan/find.hpp>
 #include <llmjson/detail/scan/validator.hpp>
+#include <llmjson/detail/scan/whole_value.hpp>
+#include <llmjson/detail/text/ascii.hpp>
 
 namespace llmjson::detail {
 
@@ -57,21 +59,30 @@ inline bool numbers_fit(std::string_view span) {
 }
 
 /// Whether `text[b, e)` is one valid JSON value under the rules (JSON white space around it
-/// allowed) that nlohmann can hold, built into `*out` unless `out` is null: the validator reads
-/// it (the rules' own reading, which tells a repeated key and nesting deeper than `max_depth`),
-/// then `value_builder` builds it without checking again (together several times faster than
-/// nlohmann's parse alone), or its numbers are checked (none with an exponent or 300 bytes long:
-/// nothing to check). A `false` decides nothing: the
+/// allowed) that nlohmann can hold, built into `*out` unless `out` is null: the rules' own
+/// reading tells it (a repeated key, nesting deeper than `max_depth`: `whole_value_reader`, or
+/// the validator where that reader leaves it), then `value_builder` builds it without checking
+/// again (together several times faster than nlohmann's parse alone), or its numbers are checked
+/// (none with an exponent or 300 bytes long: nothing to check). A `false` decides nothing: the
 /// caller reads the text the slow way, which tells a prefix, an invalid text, or a value
 /// nlohmann cannot hold (`1e400`).
 inline bool parse_whole(std::string_view text, std::size_t b, std::size_t e, std::size_t max_depth,
                         nlohmann::json* out) {
-  validator v;
-  std::size_t vb = 0, ve = 0;
-  if (shape_of(v, text, b, e, max_depth, vb, ve) != value_shape::complete) return false;
+  // An object or array that is plainly valid is read in one pass (`whole_value_reader`: the
+  // validator's answer, or none); the rest by the validator.
+  std::size_t vb = b, ve = e;
+  while (vb < ve && is_json_ws(text[vb])) ++vb;
+  while (ve > vb && is_json_ws(text[ve - 1])) --ve;
+  whole_value_reader::value read = whole_value_reader::of_thread().read(text, vb, ve, max_depth);
+  if (read.end != 0 && read.end != ve) return false;  // more than white space after the value
+  if (read.end == 0) {
+    validator v;
+    if (shape_of(v, text, b, e, max_depth, vb, ve) != value_shape::complete) return false;
+    read.big = v.last_big_number() != validator::no_raw;
+  }
   const std::string_view span = text.substr(vb, ve - vb);
   if (out) return build_json(span, *out);
-  return v.last_big_number() == validator::no_raw || numbers_fit(span);
+  return !read.big || numbers_fit(span);
 }
 
 }  // namespace llmjson::detail
