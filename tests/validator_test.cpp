@@ -196,17 +196,19 @@ bool same_as_validator(std::string_view text, std::size_t b, std::size_t e, std:
   return true;
 }
 
-/// `same_as_validator` from each of the first `most` openers of `text`, to its end and one byte
-/// short, under several depth limits. Returns how many readings the reader settled.
-std::size_t same_from_openers(std::string_view text, std::size_t most = 300) {
+/// `same_as_validator` from each of the first `most` openers of `text`, to the end (at most 2 KB
+/// on: the deep files would take the time of thousands) and one byte short, under several
+/// depth limits. Returns how many readings the reader settled.
+std::size_t same_from_openers(std::string_view text, std::size_t most = 64) {
   std::size_t settled = 0, openers = 0;
   for (std::size_t b = 0; b < text.size() && openers < most; ++b) {
     if (text[b] != '{' && text[b] != '[') continue;
     ++openers;
+    const std::size_t e = text.size() - b > 2048 ? b + 2048 : text.size();
     for (const std::size_t depth : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{64},
                                     std::size_t{65}, static_cast<std::size_t>(-1)}) {
-      if (same_as_validator(text, b, text.size(), depth)) ++settled;
-      if (text.size() - b > 1 && same_as_validator(text, b, text.size() - 1, depth)) ++settled;
+      if (same_as_validator(text, b, e, depth)) ++settled;
+      if (e - b > 1 && same_as_validator(text, b, e - 1, depth)) ++settled;
     }
   }
   return settled;

@@ -141,8 +141,12 @@ inline std::size_t string_probe16(const char* p, bool non_ascii) noexcept {
 /// Returns the first `i` in `[from, end)` where a JSON string's scan must look: `"`, `\\`, a
 /// control byte (below 0x20), and with `non_ascii` a byte from 0x80 (UTF-8 to validate); or
 /// `end`. Everything else in a string is plain text.
-inline std::size_t next_in_string(std::string_view text, std::size_t from, std::size_t end,
-                                  bool non_ascii) noexcept {
+/// Inlined where it is called (its first 16-byte probe settles most strings): a call cost as much.
+#if defined(__GNUC__) || defined(__clang__)
+[[gnu::always_inline]]
+#endif
+inline std::size_t
+next_in_string(std::string_view text, std::size_t from, std::size_t end, bool non_ascii) noexcept {
   if (end > text.size()) end = text.size();
   if (from < end && end - from >= 16) {
     switch (kernels::active()) {
