@@ -12,12 +12,16 @@
 //            memchr (counting `{` with memchr, bench.cpp's floor), nlohmann (nlohmann::json::parse
 //            of the input's answer alone, or of the whole input when it is one value), schema
 //            (inputs.hpp's typical_schema() judging the value of the input's answer: INPUT
-//            typical)
+//            typical), validator and whole-value (the input's answer read as one value by the
+//            incremental validator, and by the whole-value reader that goes first: issue 31's
+//            eighth stop)
 //   INPUT:   mixed, nomark, prompt (the mixed trace, `<think>` opened by the prompt), clean, whole,
 //   typical, prose, plan, reasoning-plan (issue 33), or a hostile family's name as
 //            bench.cpp writes it (`{ repeated`, `fences`, ...)
 // Prints the input's size. The instructions of one measure are those of a run with REPEATS = 3
 // less those of a run with REPEATS = 1, halved: building the input costs the same in both.
+#include <llmjson/detail/scan/validator.hpp>
+#include <llmjson/detail/scan/whole_value.hpp>
 #include <llmjson/llmjson.hpp>
 #include <llmjson/schema.hpp>
 #include <llmjson/stream.hpp>
@@ -77,7 +81,9 @@ int main(int argc, char** argv) {
   const auto input = make(argv[2], static_cast<std::size_t>(std::strtoull(argv[3], nullptr, 10)));
   const long repeats = std::strtol(argv[4], nullptr, 10);
   if (!input || repeats < 1 ||
-      ((measure == "nlohmann" || measure == "schema") && input->second.empty())) {
+      ((measure == "nlohmann" || measure == "schema" || measure == "validator" ||
+        measure == "whole-value") &&
+       input->second.empty())) {
     std::fprintf(stderr, "%s: no such input or measure\n", argv[0]);
     return 2;
   }
@@ -111,6 +117,14 @@ int main(int argc, char** argv) {
     } else if (measure == "schema") {
       // `typical_schema()` judging the input's answer, its value built once, before.
       sink += judge(*answer_value) ? 1U : 0U;
+    } else if (measure == "validator") {
+      llmjson::detail::validator v;
+      v.reset(input->second, 512, /*quiet=*/true);
+      sink += v.run_value(0, input->second.size());
+    } else if (measure == "whole-value") {
+      sink += llmjson::detail::whole_value_reader::of_thread()
+                  .read(input->second, 0, input->second.size(), 512)
+                  .end;
     } else if (measure == "memchr") {
       sink += count_braces(text);
     } else if (measure == "nlohmann") {

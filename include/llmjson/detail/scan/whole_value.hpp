@@ -181,7 +181,7 @@ class whole_value_reader {
     const std::size_t open = p;
     std::size_t i = p + 1;
     for (;;) {
-      i = next_in_string(text_, i, e_, true);
+      i = next_in_string_inlined(text_, i, e_, true);
       if (i >= e_) return false;
       const auto c = static_cast<unsigned char>(text_[i]);
       if (c == '"') break;
