@@ -102,27 +102,19 @@ class string_reader {
 
   /// The byte after a backslash.
   step escaped(std::size_t i, unsigned char c, failure_record& failure) {
-    switch (c) {
-      case '"':
-      case '\\':
-      case '/':
-      case 'b':
-      case 'f':
-      case 'n':
-      case 'r':
-      case 't': break;
-      case 'u':
-        escape_ = 2;
-        unicode_ = 0;
-        return step::taken;
-      default:
-        failure.fail_with(i, [&] {
-          return "invalid escape \\" + std::string(1, static_cast<char>(c)) + " in string";
-        });
-        return step::failed;
+    if (is_short_escape(static_cast<char>(c))) {
+      escape_ = 0;
+      return step::taken;
     }
-    escape_ = 0;
-    return step::taken;
+    if (c == 'u') {
+      escape_ = 2;
+      unicode_ = 0;
+      return step::taken;
+    }
+    failure.fail_with(i, [&] {
+      return "invalid escape \\" + std::string(1, static_cast<char>(c)) + " in string";
+    });
+    return step::failed;
   }
 
   /// A hex digit of a `\u` escape: the text fails at the first digit after which no completion

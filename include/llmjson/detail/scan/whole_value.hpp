@@ -194,16 +194,9 @@ class whole_value_reader {
       }
       // A backslash: a two-byte escape, or `\u` and four hex digits, a surrogate paired.
       if (key || e_ - i < 2) return false;
-      switch (text_[i + 1]) {
-        case '"':
-        case '\\':
-        case '/':
-        case 'b':
-        case 'f':
-        case 'n':
-        case 'r':
-        case 't': i += 2; continue;
-        default: break;
+      if (is_short_escape(text_[i + 1])) {
+        i += 2;
+        continue;
       }
       const long v = hex4(i);
       if (v < 0 || (v >= 0xDC00 && v <= 0xDFFF)) return false;

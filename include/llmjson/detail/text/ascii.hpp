@@ -38,6 +38,13 @@ constexpr char ascii_upper(char c) noexcept {
   return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
 }
 
+/// Whether a backslash and `c` make one of JSON's two-byte escapes (`\"`, `\\`, `\/`, `\b`,
+/// `\f`, `\n`, `\r`, `\t`; `\u` takes four hex digits more).
+constexpr bool is_short_escape(char c) noexcept {
+  return c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' ||
+         c == 't';
+}
+
 /// The value of a hex digit (`0`-`9`, `a`-`f`, `A`-`F`), or -1 for any other byte.
 constexpr int hex_value(char c) noexcept {
   if (c >= '0' && c <= '9') return c - '0';
