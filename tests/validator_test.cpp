@@ -1,5 +1,6 @@
 // llmjson: the validator's token-at-a-time reading (`validator::run`, `prefix_watch`) against its
-// byte-at-a-time one (`validator::feed`), which the rest of the tests check against the rules
+// byte-at-a-time one (`validator::feed`), which the rest of the tests check against the rules;
+// the whole-value reader against the validator
 // SPDX-License-Identifier: MIT
 #include <llmjson/detail/scan/prefix_watch.hpp>
 #include <llmjson/detail/scan/validator.hpp>
@@ -178,10 +179,10 @@ std::string random_json_ish(lcg& rng) {
   return out;
 }
 
-/// What the validator reads from `text[b]` up to `e`, strict and quiet, as the frames' quick
-/// path asks it: where the value ends (0: it is not one complete value) and whether a number is
-/// flagged; and what the whole-value reader says of it. The reader must give the validator's
-/// answer or none. Returns whether the reader settled it.
+/// Reads the value at `text[b]`, up to `e`, with the validator (strict and quiet, as the frames'
+/// quick path asks it) and with the whole-value reader, which must give the validator's answer
+/// or none: complete, ending at the same byte, a number flagged alike. Returns whether the
+/// reader settled it.
 bool same_as_validator(std::string_view text, std::size_t b, std::size_t e, std::size_t max_depth) {
   validator v;
   v.reset(text, max_depth, /*quiet=*/true);

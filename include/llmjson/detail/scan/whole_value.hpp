@@ -25,7 +25,8 @@ namespace llmjson::detail {
 /// together), is left to the validator, which then reads it from the start: so the answer is
 /// the validator's whenever one is given, and a text costs at most one more pass. What the
 /// incremental validator spends keeping its state between bytes (resumable, with reasons) is
-/// not spent here: the frame scan's values, whole outputs and long fence bodies are read so.
+/// not spent here: the frame scan's quick values, whole outputs, long fence bodies and, once
+/// the text has ended, fence bodies and answer parts (`prefix_watch`) are read so first.
 /// Does not allocate or throw; about 5 KB of room: one per thread (`of_thread`), as `read`
 /// calls nothing that could read another value meanwhile.
 class whole_value_reader {
