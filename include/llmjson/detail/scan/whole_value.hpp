@@ -5,7 +5,6 @@
 #define LLMJSON_DETAIL_SCAN_WHOLE_VALUE_HPP_INCLUDED
 
 #include <cstddef>
-#include <cstdint>
 #include <cstring>
 #include <string_view>
 
@@ -64,24 +63,19 @@ class whole_value_reader {
   value:
     switch (text[p]) {
       case '{':
+      case '[': {
+        const bool object = text[p] == '{';
         if (depth_ >= limit) return {};
-        object_[depth_] = true;
-        keys_begin_[depth_++] = keys_;
+        object_[depth_] = object;
+        keys_begin_[depth_++] = keys_;  // an array's is never read
         if (!skip_ws(++p)) return {};
-        if (text[p] == '}') {
+        if (text[p] == (object ? '}' : ']')) {
           ++p;
           goto closed;
         }
-        goto key;
-      case '[':
-        if (depth_ >= limit) return {};
-        object_[depth_++] = false;
-        if (!skip_ws(++p)) return {};
-        if (text[p] == ']') {
-          ++p;
-          goto closed;
-        }
+        if (object) goto key;
         goto value;
+      }
       case '"':
         if (!string(p, false)) return {};
         goto after_value;

@@ -88,9 +88,9 @@ struct schema_node {
 
   /// Returns the node of `properties[key]`, or nullptr. Does not throw.
   [[nodiscard]] const std::size_t* find_property(std::string_view key) const noexcept {
-    if (properties.size() <= 8) {  // a few: their lengths tell most apart, without a compare
+    if (properties.size() <= 8) {  // a few: their lengths (compared first) tell most apart
       for (const auto& p : properties) {
-        if (p.first.size() == key.size() && std::string_view(p.first) == key) return &p.second;
+        if (std::string_view(p.first) == key) return &p.second;
       }
       return nullptr;
     }
