@@ -4,14 +4,25 @@
 
 #include "catch_compat.hpp"
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <iterator>
+#include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include <llmjson/detail/schema/compiler.hpp>
+#include <llmjson/detail/schema/evaluator.hpp>
+#include <llmjson/detail/schema/messages.hpp>
 #include <llmjson/detail/schema/regex.hpp>
+#include <llmjson/detail/schema/tree.hpp>
+#include <llmjson/extract.hpp>
 
 namespace llmjson_tests::schema_test {
 
@@ -662,6 +673,164 @@ TEST_CASE("a deeply nested keyword value gets a compile error, not a recursive d
   json schema = json::object();
   schema["type"] = std::move(type);
   CHECK(compile_error(schema) == "/type: unknown type a deeply nested array");
+}
+
+namespace {
+
+// A random object for the `required` shortcut: some of `pool`'s keys (written as they are, or
+// with their first byte, if ASCII, as a \u escape), values that nest the same keys, random spacing.
+std::string random_object(std::mt19937& rng, const std::vector<std::string>& pool) {
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  auto key_text = [&](const std::string& k) {
+    std::string out = json(k).dump();  // quotes and escapes what must be
+    if (pick(3) == 0 && out.size() > 2 && out[1] != '\\' &&
+        static_cast<unsigned char>(out[1]) < 0x80) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\u%04x", static_cast<unsigned char>(out[1]));
+      out = "\"" + std::string(hex) + out.substr(2);
+    }
+    return out;
+  };
+  auto space = [&] { return std::string(pick(2), " \n\t"[pick(3)]); };
+  std::vector<std::string> keys = pool;
+  std::shuffle(keys.begin(), keys.end(), rng);
+  keys.resize(pick(keys.size() + 1));
+  std::string out = "{";
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    out += (i ? "," : "") + space() + key_text(keys[i]) + space() + ":" + space();
+    switch (pick(5)) {
+      case 0: out += "1"; break;
+      case 1: out += "\"a\""; break;
+      case 2: out += "{" + key_text(pool[pick(pool.size())]) + ": [\"}\", {}]}"; break;
+      case 3: out += "[" + key_text(pool[pick(pool.size())]) + ", 2.5]"; break;
+      default: out += "null"; break;
+    }
+  }
+  return out + space() + "}";
+}
+
+}  // namespace
+
+TEST_CASE("a schema turns down an object lacking a required key from its keys, word for word",
+          "[schema]") {
+  // The oracle: the same schema judging every candidate's value (a lambda is judged by value).
+  std::vector<std::string> many;
+  for (int i = 0; i < 70; ++i) many.push_back("k" + std::to_string(i));
+  const std::vector<std::pair<json, std::vector<std::string>>> cases = {
+      {json::parse(R"({"type": "object", "required": ["a", "b", "c"],
+                       "properties": {"a": {"type": "string"}}})"),
+       {"a", "b", "c", "x"}},
+      {json::parse(R"({"required": ["b", "a"], "minProperties": 3})"), {"a", "b", "x", "y"}},
+      {json::parse(R"({"type": ["string", "object"], "required": ["a"]})"), {"a", "x"}},
+      {json::parse(R"({"type": "array", "required": ["a"]})"), {"a", "x"}},
+      {json::parse(R"({"const": {"a": 1}, "required": ["a"]})"), {"a", "x"}},
+      {json::parse(R"({"enum": [{"a": 1}], "required": ["a"]})"), {"a", "x"}},
+      {json::parse(R"({"$ref": "#/definitions/r",
+                       "definitions": {"r": {"type": "object", "required": ["a", "b"]}}})"),
+       {"a", "b", "x"}},
+      {json::parse(R"({"required": ["a", "a", "b"]})"), {"a", "b"}},
+      {json{{"required", many}}, many},
+      {json::parse(R"({"allOf": [{"required": ["z"]}], "required": ["a"],
+                       "additionalProperties": false, "properties": {"a": {}}})"),
+       {"a", "z", "x"}},
+      {json::parse(R"({"required": ["q\"t", "\u00e9", "s/l"]})"), {"q\"t", "\u00e9", "s/l", "x"}},
+      {json::parse(R"({"required": []})"), {"a"}},
+      {json(true), {"a"}},
+      {json(false), {"a"}},
+  };
+  std::mt19937 rng(31);
+  std::size_t by_keys = 0, rejected = 0;
+  for (const auto& [source, pool] : cases) {
+    const llmjson::schema s(source);
+    auto by_value = [&s](const json& v) { return s(v); };
+    llmjson::options opts;
+    for (int round = 0; round < 150; ++round) {
+      std::string text = "draft: " + random_object(rng, pool) + "\nnot " +
+                         std::string(round % 7 == 0 ? "[1, {\"a\": 2}]" : "{}") + "\n```json\n" +
+                         random_object(rng, pool) + "\n```\n" + random_object(rng, pool);
+      INFO(source.dump() << "\n" << text);
+      for (llmjson::policy pol : {llmjson::policy::unique, llmjson::policy::first}) {
+        opts.policy = pol;
+        const auto got = llmjson::extract(text, s, opts);
+        const auto want = llmjson::extract(text, by_value, opts);
+        REQUIRE(got.has_value() == want.has_value());
+        const auto& got_cs = got ? got->candidates : got.error().candidates;
+        const auto& want_cs = want ? want->candidates : want.error().candidates;
+        if (!got) {
+          CHECK(got.error().kind == want.error().kind);
+          CHECK(got.error().message == want.error().message);
+        } else {
+          CHECK(got->index == want->index);
+        }
+        REQUIRE(got_cs.size() == want_cs.size());
+        for (std::size_t i = 0; i < got_cs.size(); ++i) {
+          CHECK(got_cs[i].qualifies == want_cs[i].qualifies);
+          CHECK(got_cs[i].message == want_cs[i].message);
+          // Policy first's fallback, the answer, has its value.
+          if (!got_cs[i].valid || got_cs[i].qualifies || (got && i == got->index)) continue;
+          ++rejected;
+          // The shortcut's rejects have no value; every other reject was judged by its value.
+          const json v = json::parse(got_cs[i].text);
+          const std::vector<std::string>* required = llmjson::detail::required_first(s);
+          const bool shortcut = required && v.is_object() &&
+                                std::any_of(required->begin(), required->end(),
+                                            [&](const std::string& k) { return !v.contains(k); });
+          CHECK((got_cs[i].json == nullptr) == shortcut);
+          by_keys += shortcut ? 1 : 0;
+        }
+      }
+    }
+  }
+  // Both paths were taken many times.
+  CHECK(by_keys > 1000);
+  CHECK(rejected - by_keys > 1000);
+}
+
+TEST_CASE("a key in a message is quoted as nlohmann writes it, whatever its bytes", "[schema]") {
+  // json_quote writes printable ASCII itself; every other key goes through nlohmann.
+  std::mt19937 rng(7);
+  const char pieces[] = {'a',    'Z',    ' ',    '~',    '"',    '\\',  '/',
+                         '\x01', '\x1f', '\x7f', '\xc3', '\xa9', '\xff'};
+  for (int round = 0; round < 20000; ++round) {
+    std::string key;
+    for (std::size_t k = rng() % 6; k > 0; --k) key += pieces[rng() % std::size(pieces)];
+    INFO(json(json::binary_t(std::vector<std::uint8_t>(key.begin(), key.end()))).dump());
+    CHECK(llmjson::detail::json_quote(key) ==
+          json(key).dump(-1, ' ', false, json::error_handler_t::replace));
+  }
+}
+
+TEST_CASE("evaluators keep no trace of one another: alive at once, or after one stopped",
+          "[schema]") {
+  // Evaluators borrow their thread's stack and path (a second alive at once makes its own); an
+  // evaluation stopped by a limit leaves frames there, which the next must not see.
+  const json source =
+      json::parse(R"({"properties": {"a": {"$ref": "#"}, "b": {"items": {"type": "string"}}}})");
+  llmjson::detail::schema_compiler c(source);  // reads `source` until it is run
+  REQUIRE(c.run());
+  const llmjson::detail::schema_tree t = c.take();
+  json deep = json::object();  // {"a": {"a": ...}}, deeper than evaluation goes
+  for (std::size_t k = 0; k < llmjson::detail::schema_max_evaluation_depth + 10; ++k)
+    deep = json{{"a", std::move(deep)}};
+  for (int round = 0; round < 3; ++round) {
+    {
+      llmjson::detail::schema_evaluator first(t);
+      {
+        llmjson::detail::schema_evaluator second(t);  // its own stack and path
+        CHECK_FALSE(second.run(json::parse(R"({"b": ["x", 2]})")));
+        CHECK(second.message() == "/b/1: type: expected string, got integer");
+      }
+      CHECK_FALSE(first.run(deep));  // stopped with thousands of frames on the thread's stack
+      CHECK(first.message().ends_with(": schema evaluation too deep (over " +
+                                      std::to_string(llmjson::detail::schema_max_evaluation_depth) +
+                                      " nested subschemas)"));
+    }
+    llmjson::detail::schema_evaluator third(t);  // the thread's stack and path again
+    CHECK_FALSE(third.run(json::parse(R"({"a": {"b": [3]}})")));
+    CHECK(third.message() == "/a/b/0: type: expected string, got integer");
+  }
+  llmjson::detail::schema_evaluator fourth(t);
+  CHECK(fourth.run(json::parse(R"({"a": {"b": ["y"]}})")));
 }
 
 }  // namespace llmjson_tests::schema_test

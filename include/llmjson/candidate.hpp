@@ -79,7 +79,9 @@ struct cut {
 /// answer has it, and so does every candidate that qualifies and every one a selector judged by
 /// its value (a predicate, a typed decoder, a schema); `any_object` and `any_key` judge from the
 /// text (its type and top-level keys: the same verdict, word for word), so the valid candidates
-/// they turn down have none (`json` is null: parse `text`, or call `candidates()`); with
+/// they turn down have none (`json` is null: parse `text`, or call `candidates()`), and so does
+/// an object a schema turns down for a key its root requires (`required`, when the root has no
+/// `const` or `enum`: decided from the top-level keys, the same message); with
 /// `options::answer_value` off, `extract` builds none that they and the policy do not read. Valid
 /// candidates inside a reasoning region (`in_reasoning`) never have one: they never qualify and
 /// are never the fallback, which spares a thinking model's drafts most of the cost of reading

@@ -219,10 +219,26 @@ verdict judge_text(const any_key& sel, std::string_view text);
 template <class S>
 inline constexpr bool judges_text = std::same_as<S, any_object> || std::same_as<S, any_key>;
 
+/// What a schema says of a valid candidate from its text alone, when that decides it: an
+/// object that lacks one of the keys the schema's root requires first (`required_first`) fails
+/// by the first it lacks, word for word as on its value. Null: its value must be judged.
+template <class S>
+std::optional<verdict> judge_keys(const S& sel, std::string_view text) {
+  if constexpr (std::same_as<S, schema>) {
+    const std::vector<std::string>* required = required_first(sel);
+    if (required == nullptr || valid_json_type(text)[0] != 'o') return std::nullopt;  // "object"
+    const std::size_t k = first_missing_key(text, *required);
+    if (k < required->size()) return lacks_required(sel, (*required)[k]);
+  }
+  return std::nullopt;
+}
+
 /// Gives a candidate its verdict: `qualifies` and `message`. Candidates in reasoning and
 /// invalid ones never qualify; the others are what `sel` says. A candidate that qualifies gets
 /// its value (`ensure_value`) unless `values` is false, and every one a selector judges by its
-/// value gets it; `any_object` and `any_key` judge from the text alone.
+/// value gets it; `any_object` and `any_key` judge from the text alone, and a schema rejects an
+/// object that lacks a key its root requires from the text alone (`judge_keys`): those it
+/// rejects have no value.
 template <Selector S>
 void judge_candidate(candidate& c, const S& sel, bool values = true) {
   c.qualifies = false;
@@ -240,6 +256,9 @@ void judge_candidate(candidate& c, const S& sel, bool values = true) {
       } else {
         c.json.reset();  // one the engine built: whether it has one never depends on the path
       }
+    } else if (std::optional<verdict> by_keys = judge_keys(sel, c.text)) {
+      v = std::move(*by_keys);
+      c.json.reset();  // as above
     } else if (ensure_value(c)) {
       v = judge(sel, *c.json);
     }

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +28,14 @@ struct schema_tree;  // detail/schema/tree.hpp: the compiled form, shared by cop
 /// one of their strings begins with it.
 verdict judge_partial(const schema& s, const nlohmann::json& value,
                       const nlohmann::json* open_string);
+/// The root's `required` keys when `s` checks them first on an object (its root applies no
+/// `const` or `enum`, and its `type`, if any, allows an object), else null: an object that
+/// lacks one of them fails, whatever else it holds, with `lacks_required(s, k)` for the first
+/// `k` of them it lacks. `extract` judges a candidate from its top-level keys by it, without
+/// building a value `s` rejects.
+const std::vector<std::string>* required_first(const schema& s) noexcept;
+/// The verdict `s` gives an object that lacks `key`, the first of `required_first(s)` it lacks.
+verdict lacks_required(const schema& s, const std::string& key);
 }  // namespace detail
 
 /// Thrown by the `schema` constructor, and by `schema_result::value()`, when the schema does not
@@ -112,6 +121,8 @@ class schema {
  private:
   friend verdict detail::judge_partial(const schema& s, const nlohmann::json& value,
                                        const nlohmann::json* open_string);
+  friend const std::vector<std::string>* detail::required_first(const schema& s) noexcept;
+  friend verdict detail::lacks_required(const schema& s, const std::string& key);
   explicit schema(std::shared_ptr<const detail::schema_tree> tree) noexcept
       : tree_(std::move(tree)) {}
   std::shared_ptr<const detail::schema_tree> tree_;

@@ -34,6 +34,9 @@ namespace detail {
 // <llmjson/schema.hpp> says what it does: a stream's partial answer judged by a schema.
 verdict judge_partial(const schema& s, const nlohmann::json& value,
                       const nlohmann::json* open_string);
+// And the root's `required` keys, which may reject a candidate from its top-level keys alone.
+const std::vector<std::string>* required_first(const schema& s) noexcept;
+verdict lacks_required(const schema& s, const std::string& key);
 }  // namespace detail
 
 /// A selector says whether a candidate's value qualifies as the answer.

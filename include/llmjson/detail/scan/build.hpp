@@ -106,10 +106,9 @@ class value_builder {
       a.push_back(std::move(v));
       return &a.back();
     }
+    // Keys are unique in a valid text: one node made with its pair, no null value to overwrite.
     auto& o = parent.get_ref<json::object_t&>();
-    json& slot = o[std::move(key_)];
-    slot = std::move(v);
-    return &slot;
+    return &o.emplace(std::move(key_), std::move(v)).first->second;
   }
 
   /// Reads `"key" :` into `key_`. False at the end of the text.

@@ -45,6 +45,11 @@ const char* valid_json_type(std::string_view span) noexcept;
 /// byte for byte). Reads the span once and builds nothing but a key with a backslash.
 bool has_top_level_key(std::string_view span, const std::vector<std::string>& keys);
 
+/// The index in `keys` of the first key the valid object `span` lacks at its top level (keys
+/// unescaped, compared byte for byte), or `keys.size()` when it has them all. Reads the span at
+/// most once, as `has_top_level_key` does.
+std::size_t first_missing_key(std::string_view span, const std::vector<std::string>& keys);
+
 // --- Reasoning regions ----------------------------------------------------------------------
 
 /// Whether `marker`, the opening marker of a candidate's reasoning region, is stripped harmony's

@@ -54,9 +54,24 @@ LLMJSON_INLINE bool schema_evaluator::admit() {
 }
 
 LLMJSON_INLINE std::size_t schema_evaluator::target(std::size_t node) const noexcept {
-  // $ref chains are acyclic (checked when compiling), so this loop ends.
-  while (t_.nodes[node].ref != no_node) node = t_.nodes[node].ref;
-  return node;
+  return t_.resolve(node);
+}
+
+LLMJSON_INLINE const std::vector<std::string>* schema_evaluator::required_first(
+    const schema_tree& t) noexcept {
+  // run() on an object: `call` admits the root (never over a limit there), `start` runs
+  // own_checks: the form, `type`, `const`, `enum`, then object_checks, whose first loop is
+  // `required` in its order; every subschema comes after (`next`).
+  const schema_node& n = t.nodes[t.resolve(t.root)];
+  if (n.kind != schema_node::form::object || (n.types != 0 && (n.types & type_object) == 0) ||
+      n.const_value || n.enum_values || n.required.empty())
+    return nullptr;
+  return &n.required;
+}
+
+LLMJSON_INLINE std::string& schema_evaluator::lacks(const std::string& key) {
+  fail_key("required", "missing key ", key);
+  return message_;
 }
 
 LLMJSON_INLINE bool schema_evaluator::call(std::size_t node, const nlohmann::json* v, bool quiet,
@@ -118,6 +133,7 @@ LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::fail(std::string_view
                                                                 std::string_view what) {
   if (!silent()) {
     message_ = where();
+    message_.reserve(message_.size() + keyword.size() + what.size() + 4);  // one allocation
     message_ += ": ";
     message_ += keyword;
     message_ += ": ";

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,7 +34,11 @@ inline constexpr std::size_t schema_max_evaluation_steps = std::size_t{1} << 24;
 // child schema it pushes a frame and waits; the child's result comes back through `resume`.
 class schema_evaluator {
  public:
-  explicit schema_evaluator(const schema_tree& t) : t_(t) {}
+  explicit schema_evaluator(const schema_tree& t)
+      : t_(t), scratch_(take_scratch()), stack_(scratch_->stack), path_(scratch_->path) {}
+  ~schema_evaluator() { give_back(); }
+  schema_evaluator(const schema_evaluator&) = delete;
+  schema_evaluator& operator=(const schema_evaluator&) = delete;
 
   /// Returns whether `v` is valid; when not, `message()` says why: the place, the keyword and
   /// what it expected (`/steps/2/eta: type: expected integer, got string`). Allocates; does not
@@ -49,6 +54,15 @@ class schema_evaluator {
     partial_ = true;
     open_string_ = open_string;
   }
+  /// The root's `required` keys when they are the first thing `run` checks of an object (the
+  /// root applies no `const` or `enum`, and its `type`, if any, allows an object): an object
+  /// that lacks one of them then fails whatever else it holds, with `lacks(k)`'s message for
+  /// the first `k` of them it lacks. Null otherwise, and when the root requires no key.
+  [[nodiscard]] static const std::vector<std::string>* required_first(
+      const schema_tree& t) noexcept;
+  /// The message `run` gives an object that lacks `key`, the first of `required_first`'s keys
+  /// it lacks (a fresh evaluator, instead of `run`).
+  std::string& lacks(const std::string& key);
 
  private:
   struct step {
@@ -101,11 +115,35 @@ class schema_evaluator {
                                                std::to_string(schema_max_evaluation_steps) +
                                                " subschema applications)";
 
+  // The stack and the path, kept by the thread between evaluations, emptied, with their
+  // storage (a deque allocates on construction): an answer is judged without allocating them
+  // again. An evaluator made while another holds them (none is, today) makes its own.
+  struct scratch {
+    std::deque<frame> stack;
+    std::vector<step> path;
+    bool taken = false;
+  };
+  [[nodiscard]] scratch* take_scratch() {
+    static thread_local scratch kept;
+    if (!kept.taken) {
+      kept.taken = true;
+      return &kept;
+    }
+    return &own_.emplace();
+  }
+  void give_back() noexcept {
+    stack_.clear();  // the frames' own storage goes; the deque keeps a block
+    path_.clear();
+    if (!own_) scratch_->taken = false;
+  }
+
   const schema_tree& t_;
-  std::deque<frame> stack_;
+  std::optional<scratch> own_;
+  scratch* scratch_;
+  std::deque<frame>& stack_;
   std::size_t depth_ = 0;  // stack_.size(), kept apart: a deque works its size out from its blocks
   std::size_t steps_ = 0;
-  std::vector<step> path_;
+  std::vector<step>& path_;
   int quiet_ = 0;  // > 0 inside anyOf/oneOf/not/if/contains: failures are expected, no message
   bool aborted_ = false;
   bool partial_ = false;                         // see partial()

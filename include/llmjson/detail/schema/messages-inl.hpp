@@ -3,6 +3,7 @@
 #ifndef LLMJSON_DETAIL_SCHEMA_MESSAGES_INL_HPP_INCLUDED
 #define LLMJSON_DETAIL_SCHEMA_MESSAGES_INL_HPP_INCLUDED
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <string>
@@ -17,6 +18,18 @@
 namespace llmjson::detail {
 
 LLMJSON_INLINE std::string json_quote(std::string_view s) {
+  // Printable ASCII but `"` and `\` (most keys) is written as it is, between quotes, as
+  // nlohmann writes it; the rest by nlohmann (a serializer asks the C locale first).
+  const bool plain = std::all_of(
+      s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; });
+  if (plain) {
+    std::string out;
+    out.reserve(s.size() + 2);
+    out += '"';
+    out += s;
+    out += '"';
+    return out;
+  }
   return nlohmann::json(std::string(s))
       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -56,6 +57,15 @@ LLMJSON_INLINE verdict judge_partial(const schema& s, const nlohmann::json& valu
   e.partial(open_string);
   if (e.run(value)) return verdict::pass();
   return verdict::fail(std::move(e.message()));
+}
+
+LLMJSON_INLINE const std::vector<std::string>* required_first(const schema& s) noexcept {
+  return schema_evaluator::required_first(*s.tree_);
+}
+
+LLMJSON_INLINE verdict lacks_required(const schema& s, const std::string& key) {
+  schema_evaluator e(*s.tree_);
+  return verdict::fail(std::move(e.lacks(key)));
 }
 
 }  // namespace detail

@@ -105,6 +105,12 @@ struct schema_node {
 struct schema_tree {
   std::vector<schema_node> nodes;
   std::size_t root = 0;
+
+  /// `node` with its `$ref` chain followed (chains are acyclic: checked when compiling).
+  [[nodiscard]] std::size_t resolve(std::size_t node) const noexcept {
+    while (nodes[node].ref != no_node) node = nodes[node].ref;
+    return node;
+  }
 };
 
 }  // namespace llmjson::detail

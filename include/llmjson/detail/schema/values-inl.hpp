@@ -43,8 +43,13 @@ LLMJSON_INLINE bool deeper_than(const nlohmann::json& v, std::size_t limit) {
     if (size >= near.size()) far.pop_back();
     const auto [p, d] = top;
     if (d + 1 > limit) return true;
-    for (const auto& child : *p) {
-      if (child.is_structured()) push(&child, d + 1);
+    // The containers themselves, not nlohmann's iterators (which ask the type at every step).
+    if (p->is_object()) {
+      for (const auto& member : p->get_ref<const nlohmann::json::object_t&>())
+        if (member.second.is_structured()) push(&member.second, d + 1);
+    } else {
+      for (const auto& item : p->get_ref<const nlohmann::json::array_t&>())
+        if (item.is_structured()) push(&item, d + 1);
     }
   }
   return false;
