@@ -170,6 +170,83 @@ inline bool escape_checked(std::string_view s, std::size_t& at, char*& w) noexce
   return true;
 }
 
+#if defined(LLMJSON_CLI_SSE2)
+/// special_bytes16 of the 64 bytes at `p`, in one mask (bit i: `p[i]`).
+inline std::uint64_t special_bytes64(const char* p) noexcept {
+  const auto at = [p](int k) {
+    return std::uint64_t{special_bytes16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k)))};
+  };
+  return at(0) | at(16) << 16U | at(32) << 32U | at(48) << 48U;
+}
+
+/// Copies `len` bytes from `from` to `to` in 16-byte pieces, at least one: up to 16 bytes more are
+/// read after `from + len` and written after `to + len` (the caller has the room).
+inline void copy_pieces(const char* from, char* to, std::size_t len) noexcept {
+  const auto piece = [&](std::size_t k) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(to + k),
+                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + k)));
+  };
+  piece(0);  // the usual run between two specials is short: one or two pieces, no loop
+  if (len <= 16) return;
+  piece(16);
+  for (std::size_t k = 32; k < len; k += 16) piece(k);
+}
+
+/// read_string_line's usual bytes, 64 at a time while 80 remain: the specials of a block found
+/// at once, the plain runs between them copied in 16-byte pieces, two-byte escapes and
+/// well-formed UTF-8 sequences decoded in place (a model's output written as a JSON string has
+/// a special byte every twenty or so: each would otherwise start the search again). Stops at
+/// any other special byte (a quote, a control, a `\u` or bad escape, a bad sequence), which the
+/// caller reads, and near the end. `w` must have room for `line.size() - at` bytes, and never
+/// gets ahead of `at` (read_string_line's buffer, written in place).
+inline void copy_usual(std::string_view line, std::size_t& at_ref, char*& w_ref) noexcept {
+  // Locals, written back at the end: a store through a `char*` may alias the references.
+  const char* const s = line.data();
+  const std::size_t n = line.size();
+  std::size_t at = at_ref;
+  char* w = w_ref;
+  const auto leave = [&] {
+    at_ref = at;
+    w_ref = w;
+  };
+  while (n - at >= 80) {
+    const std::size_t base = at;
+    std::uint64_t m = special_bytes64(s + base);
+    for (;;) {
+      if (m == 0) {  // plain to the block's end
+        copy_pieces(s + at, w, base + 64 - at);
+        w += base + 64 - at;
+        at = base + 64;
+        break;
+      }
+      const std::size_t k = base + static_cast<std::size_t>(std::countr_zero(m));
+      copy_pieces(s + at, w, k - at);  // reads and writes stay below base + 80
+      w += k - at;
+      at = k;
+      const auto c = static_cast<unsigned char>(s[at]);
+      if (c == '\\') {
+        const char d = short_escape(s[at + 1]);  // at + 1 <= base + 64 < n
+        if (d == 0) return leave();
+        *w++ = d;
+        at += 2;
+      } else if (c >= 0x80) {
+        const std::size_t len = utf8_sequence_at(line, at);
+        if (len == 0) return leave();
+        std::memcpy(w, s + at, len);
+        w += len;
+        at += len;
+      } else {
+        return leave();  // a quote or a control
+      }
+      const std::size_t done = at - base;  // the escape's or sequence's bytes are no specials
+      if (done >= 64) break;
+      m &= ~std::uint64_t{0} << done;
+    }
+  }
+  leave();
+}
+#endif
+
 /// Reads `line` when it is one JSON string, white space around it allowed, and writes its
 /// characters (escapes decoded, as UTF-8) to the start of `buffer`, checking it as
 /// json_line_reader does in the same pass: `--jsonl`'s usual line read once, not checked and then
@@ -190,6 +267,9 @@ inline std::optional<std::size_t> read_string_line(std::string_view line, std::s
   char* const begin = buffer.data();
   char* w = begin;
   for (;;) {
+#if defined(LLMJSON_CLI_SSE2)
+    copy_usual(line, at, w);
+#endif
     copy_plain(s, at, n, w);
     if (at == n) break;
     const auto c = static_cast<unsigned char>(s[at]);
