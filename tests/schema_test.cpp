@@ -11,6 +11,7 @@
 #include <iterator>
 #include <random>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -770,11 +771,14 @@ TEST_CASE("a schema turns down an object lacking a required key from its keys, w
           if (!got_cs[i].valid || got_cs[i].qualifies || (got && i == got->index)) continue;
           ++rejected;
           // The shortcut's rejects have no value; every other reject was judged by its value.
-          const json v = json::parse(got_cs[i].text);
+          // The shortcut's rule: an object without a backslash in which the first required key,
+          // quoted, is written nowhere.
+          const std::string_view t = got_cs[i].text;
           const std::vector<std::string>* required = llmjson::detail::required_first(s);
-          const bool shortcut = required && v.is_object() &&
-                                std::any_of(required->begin(), required->end(),
-                                            [&](const std::string& k) { return !v.contains(k); });
+          const bool shortcut = required && t.front() == '{' &&
+                                t.find('\\') == std::string_view::npos &&
+                                t.find('"' + required->front() + '"') == std::string_view::npos;
+          if (shortcut) CHECK_FALSE(json::parse(t).contains(required->front()));
           CHECK((got_cs[i].json == nullptr) == shortcut);
           by_keys += shortcut ? 1 : 0;
         }
@@ -831,6 +835,29 @@ TEST_CASE("evaluators keep no trace of one another: alive at once, or after one 
   }
   llmjson::detail::schema_evaluator fourth(t);
   CHECK(fourth.run(json::parse(R"({"a": {"b": ["y"]}})")));
+}
+
+TEST_CASE("extraction's values are judged without the depth check: the scan bounds them",
+          "[schema]") {
+  // A candidate as deep as the scan lets through (max_depth_limit levels) is judged as the
+  // schema judges its value; one level more is no candidate the schema sees (malformed).
+  const llmjson::schema s(json::parse(R"({"type": "object", "required": ["a"],
+                                         "properties": {"a": {"type": "array"}}})"));
+  auto by_value = [&s](const json& v) { return s(v); };
+  llmjson::options opts;
+  opts.max_depth = llmjson::max_depth_limit;
+  for (const std::size_t levels : {llmjson::max_depth_limit, llmjson::max_depth_limit + 1}) {
+    const std::string arrays = std::string(levels - 1, '[') + std::string(levels - 1, ']');
+    const std::string text = "{\"a\": " + arrays + "}";
+    const auto got = llmjson::extract(text, s, opts);
+    const auto want = llmjson::extract(text, by_value, opts);
+    INFO(levels);
+    REQUIRE(got.has_value() == want.has_value());
+    CHECK(got.has_value() == (levels == llmjson::max_depth_limit));
+    if (!got) CHECK(got.error().message == want.error().message);
+    // The schema's own check, on the value: the deepest candidate is not deeper than the limit.
+    if (got) CHECK(s(got->json()).ok);
+  }
 }
 
 }  // namespace llmjson_tests::schema_test

@@ -80,8 +80,8 @@ struct cut {
 /// its value (a predicate, a typed decoder, a schema); `any_object` and `any_key` judge from the
 /// text (its type and top-level keys: the same verdict, word for word), so the valid candidates
 /// they turn down have none (`json` is null: parse `text`, or call `candidates()`), and so does
-/// an object a schema turns down for a key its root requires (`required`, when the root has no
-/// `const` or `enum`: decided from the top-level keys, the same message); with
+/// an object a schema turns down for the first key its root requires when its text shows it
+/// lacks it (no backslash, the key written nowhere; the root without `const` or `enum`); with
 /// `options::answer_value` off, `extract` builds none that they and the policy do not read. Valid
 /// candidates inside a reasoning region (`in_reasoning`) never have one: they never qualify and
 /// are never the fallback, which spares a thinking model's drafts most of the cost of reading

@@ -220,15 +220,16 @@ template <class S>
 inline constexpr bool judges_text = std::same_as<S, any_object> || std::same_as<S, any_key>;
 
 /// What a schema says of a valid candidate from its text alone, when that decides it: an
-/// object that lacks one of the keys the schema's root requires first (`required_first`) fails
-/// by the first it lacks, word for word as on its value. Null: its value must be judged.
+/// object that surely lacks the first of the keys the schema's root requires first
+/// (`required_first`: the usual draft, a different object) fails by it, word for word as on
+/// its value. Null: its value must be judged.
 template <class S>
 std::optional<verdict> judge_keys(const S& sel, std::string_view text) {
   if constexpr (std::same_as<S, schema>) {
     const std::vector<std::string>* required = required_first(sel);
-    if (required == nullptr || valid_json_type(text)[0] != 'o') return std::nullopt;  // "object"
-    const std::size_t k = first_missing_key(text, *required);
-    if (k < required->size()) return lacks_required(sel, (*required)[k]);
+    if (required != nullptr && valid_json_type(text)[0] == 'o' &&  // "object"
+        surely_lacks_key(text, required->front()))
+      return lacks_required(sel, required->front());
   }
   return std::nullopt;
 }
@@ -237,8 +238,8 @@ std::optional<verdict> judge_keys(const S& sel, std::string_view text) {
 /// invalid ones never qualify; the others are what `sel` says. A candidate that qualifies gets
 /// its value (`ensure_value`) unless `values` is false, and every one a selector judges by its
 /// value gets it; `any_object` and `any_key` judge from the text alone, and a schema rejects an
-/// object that lacks a key its root requires from the text alone (`judge_keys`): those it
-/// rejects have no value.
+/// object that surely lacks the first key its root requires from the text alone (`judge_keys`):
+/// those it rejects so have no value.
 template <Selector S>
 void judge_candidate(candidate& c, const S& sel, bool values = true) {
   c.qualifies = false;
@@ -260,7 +261,11 @@ void judge_candidate(candidate& c, const S& sel, bool values = true) {
       v = std::move(*by_keys);
       c.json.reset();  // as above
     } else if (ensure_value(c)) {
-      v = judge(sel, *c.json);
+      if constexpr (std::same_as<S, schema>) {
+        v = judge_built(sel, *c.json);  // the scan bounded its depth: no walk to check it
+      } else {
+        v = judge(sel, *c.json);
+      }
     }
   }
   if (!c.valid) {

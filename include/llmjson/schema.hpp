@@ -31,11 +31,14 @@ verdict judge_partial(const schema& s, const nlohmann::json& value,
 /// The root's `required` keys when `s` checks them first on an object (its root applies no
 /// `const` or `enum`, and its `type`, if any, allows an object), else null: an object that
 /// lacks one of them fails, whatever else it holds, with `lacks_required(s, k)` for the first
-/// `k` of them it lacks. `extract` judges a candidate from its top-level keys by it, without
-/// building a value `s` rejects.
+/// `k` of them it lacks. `extract` turns down an object whose text surely lacks the first of
+/// them so, without building its value.
 const std::vector<std::string>* required_first(const schema& s) noexcept;
 /// The verdict `s` gives an object that lacks `key`, the first of `required_first(s)` it lacks.
 verdict lacks_required(const schema& s, const std::string& key);
+/// `s(value)` for a value extraction built, which nests at most `max_depth_limit` levels (the
+/// scan refuses deeper text): without the check of its depth that `s(value)` makes first.
+verdict judge_built(const schema& s, const nlohmann::json& value);
 }  // namespace detail
 
 /// Thrown by the `schema` constructor, and by `schema_result::value()`, when the schema does not
@@ -123,6 +126,7 @@ class schema {
                                        const nlohmann::json* open_string);
   friend const std::vector<std::string>* detail::required_first(const schema& s) noexcept;
   friend verdict detail::lacks_required(const schema& s, const std::string& key);
+  friend verdict detail::judge_built(const schema& s, const nlohmann::json& value);
   explicit schema(std::shared_ptr<const detail::schema_tree> tree) noexcept
       : tree_(std::move(tree)) {}
   std::shared_ptr<const detail::schema_tree> tree_;

@@ -37,6 +37,7 @@ verdict judge_partial(const schema& s, const nlohmann::json& value,
 // And the root's `required` keys, which may reject a candidate from its top-level keys alone.
 const std::vector<std::string>* required_first(const schema& s) noexcept;
 verdict lacks_required(const schema& s, const std::string& key);
+verdict judge_built(const schema& s, const nlohmann::json& value);
 }  // namespace detail
 
 /// A selector says whether a candidate's value qualifies as the answer.

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdint>
 #include <limits>
 #include <memory>
 #include <string>
@@ -57,30 +56,15 @@ LLMJSON_INLINE bool has_top_level_key(std::string_view span, const std::vector<s
   });
 }
 
-LLMJSON_INLINE std::size_t first_missing_key(std::string_view span,
-                                             const std::vector<std::string>& keys) {
-  // A bit a key for the usual few (a schema's `required`), a byte a key beyond 64.
-  const std::size_t n = keys.size();
-  std::uint64_t small = 0;
-  std::vector<unsigned char> large(n > 64 ? n : 0);
-  std::size_t seen = 0;
-  any_top_level_key(span, [&](std::string_view k) {
-    for (std::size_t i = 0; i < n; ++i) {
-      if (keys[i] != k) continue;
-      // Keys are unique in a valid object, but `keys` may name one twice.
-      if (n <= 64) {
-        if ((small >> i & 1U) == 0) ++seen;
-        small |= std::uint64_t{1} << i;
-      } else {
-        if (large[i] == 0) ++seen;
-        large[i] = 1;
-      }
-    }
-    return seen == n;  // all found: the rest of the object need not be read
-  });
-  for (std::size_t i = 0; i < n; ++i)
-    if (n <= 64 ? (small >> i & 1U) == 0 : large[i] == 0) return i;
-  return n;
+LLMJSON_INLINE bool surely_lacks_key(std::string_view span, std::string_view key) noexcept {
+  // Without a backslash every key is written as it is: one that is there shows as `"key"`.
+  // Keys up to 32 bytes: the search compares at most that many bytes where one could start.
+  if (key.size() > 32 || span.find('\\') != std::string_view::npos) return false;
+  for (std::size_t at = span.find(key, 1); at != std::string_view::npos;
+       at = span.find(key, at + 1))
+    if (span[at - 1] == '"' && at + key.size() < span.size() && span[at + key.size()] == '"')
+      return false;
+  return true;
 }
 
 LLMJSON_INLINE bool opens_stripped_harmony(std::string_view marker) noexcept {

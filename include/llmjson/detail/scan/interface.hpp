@@ -45,10 +45,10 @@ const char* valid_json_type(std::string_view span) noexcept;
 /// byte for byte). Reads the span once and builds nothing but a key with a backslash.
 bool has_top_level_key(std::string_view span, const std::vector<std::string>& keys);
 
-/// The index in `keys` of the first key the valid object `span` lacks at its top level (keys
-/// unescaped, compared byte for byte), or `keys.size()` when it has them all. Reads the span at
-/// most once, as `has_top_level_key` does.
-std::size_t first_missing_key(std::string_view span, const std::vector<std::string>& keys);
+/// Whether the valid object `span` surely lacks `key` (unescaped) at its top level: it has no
+/// backslash, so every key in it is written as it is, and `"key"` appears nowhere in it. False
+/// when it may have it, and for a key over 32 bytes. Two byte searches, linear in the span.
+bool surely_lacks_key(std::string_view span, std::string_view key) noexcept;
 
 // --- Reasoning regions ----------------------------------------------------------------------
 

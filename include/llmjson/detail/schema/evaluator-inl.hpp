@@ -168,7 +168,11 @@ LLMJSON_INLINE schema_evaluator::outcome schema_evaluator::fail_key(std::string_
                                                                     std::string_view prefix,
                                                                     const std::string& key) {
   if (silent()) return outcome::fail;
-  return fail(keyword, std::string(prefix) + json_quote(key));
+  std::string what;  // one allocation, the quote written into it
+  what.reserve(prefix.size() + key.size() + 2);
+  what += prefix;
+  append_json_quote(what, key);
+  return fail(keyword, what);
 }
 
 LLMJSON_INLINE bool schema_evaluator::type_matches(unsigned types, const nlohmann::json& v) {

@@ -17,21 +17,26 @@
 
 namespace llmjson::detail {
 
-LLMJSON_INLINE std::string json_quote(std::string_view s) {
+LLMJSON_INLINE void append_json_quote(std::string& out, std::string_view s) {
   // Printable ASCII but `"` and `\` (most keys) is written as it is, between quotes, as
   // nlohmann writes it; the rest by nlohmann (a serializer asks the C locale first).
   const bool plain = std::all_of(
       s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; });
-  if (plain) {
-    std::string out;
-    out.reserve(s.size() + 2);
+  if (plain) {  // the caller reserves (a reserve here would undo a growing string's doubling)
     out += '"';
     out += s;
     out += '"';
-    return out;
+    return;
   }
-  return nlohmann::json(std::string(s))
-      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  out +=
+      nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+LLMJSON_INLINE std::string json_quote(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  append_json_quote(out, s);
+  return out;
 }
 
 LLMJSON_INLINE std::string show_value(const nlohmann::json& v, std::size_t limit) {

@@ -16,6 +16,8 @@ namespace llmjson::detail {
 /// Returns a JSON string literal for `s`: `json_quote("a\"b")` is `"a\"b"` with its quotes.
 /// Invalid UTF-8 is replaced, never thrown on.
 std::string json_quote(std::string_view s);
+/// Appends `json_quote(s)` to `out`.
+void append_json_quote(std::string& out, std::string_view s);
 
 /// The deepest value `show_value` prints; a deeper one is named ("a deeply nested array").
 inline constexpr std::size_t show_value_max_depth = 16;

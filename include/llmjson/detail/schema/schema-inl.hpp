@@ -41,9 +41,7 @@ LLMJSON_INLINE verdict schema::operator()(const nlohmann::json& value) const {
   if (detail::deeper_than(value, max_depth_limit))
     return verdict::fail("/: the value nests deeper than " + std::to_string(max_depth_limit) +
                          " levels");
-  detail::schema_evaluator e(*tree_);
-  if (e.run(value)) return verdict::pass();
-  return verdict::fail(std::move(e.message()));
+  return detail::judge_built(*this, value);
 }
 
 namespace detail {
@@ -61,6 +59,12 @@ LLMJSON_INLINE verdict judge_partial(const schema& s, const nlohmann::json& valu
 
 LLMJSON_INLINE const std::vector<std::string>* required_first(const schema& s) noexcept {
   return schema_evaluator::required_first(*s.tree_);
+}
+
+LLMJSON_INLINE verdict judge_built(const schema& s, const nlohmann::json& value) {
+  schema_evaluator e(*s.tree_);
+  if (e.run(value)) return verdict::pass();
+  return verdict::fail(std::move(e.message()));
 }
 
 LLMJSON_INLINE verdict lacks_required(const schema& s, const std::string& key) {
