@@ -1,5 +1,6 @@
 // llmjson: fuzz target: random schemas and values through schema::compile and validation
 // SPDX-License-Identifier: MIT
+#include <llmjson/extract.hpp>
 #include <llmjson/schema.hpp>
 
 #include "fuzz_bytes.hpp"
@@ -28,6 +29,9 @@
 //   before and after a dump/parse round trip, and fails {"not": {"const": v}}. So does every
 //   subschema of the tree made only of const or enum, type and annotations. (Not in general: a
 //   const beside other keywords, or under an allOf with a type it does not have, may fail.)
+// - `extract` with a compiled schema, and with one that requires keys at its root above it, on a
+//   text holding the values (in prose and in fences, their keys written as they are, in ASCII or
+//   with their first byte a `\u` escape), judges each candidate as the schema judges its value.
 
 namespace {
 
@@ -271,6 +275,70 @@ llmjson::verdict check(const llmjson::schema& s, const json& v) {
   return r;
 }
 
+/// `extract` with the schema judges the candidates of a text made of `values` as the schema
+/// judges their values: a lambda that calls it is judged by value only, while the schema turns
+/// down some drafts from their text (`judge_keys`) and skips the depth walk (`judge_built`).
+/// `v` as JSON text, each key's first byte, when ASCII, written as a `\u` escape or not as
+/// `in` says (the same key, escaped: the text shortcut must not take it for another).
+void write_keys_escaped(const json& v, std::string& out, fuzz_bytes& in) {
+  if (v.is_object()) {
+    out += '{';
+    bool first = true;
+    for (const auto& [key, member] : v.items()) {
+      out += first ? "" : ",";
+      first = false;
+      std::string k = json(key).dump(-1, ' ', false, json::error_handler_t::replace);
+      const auto c = static_cast<unsigned char>(k.size() > 2 ? k[1] : 0);
+      if (c > 0x20 && c < 0x7F && c != '\\' && in.pick(2) == 1) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "\\u%04x", c);
+        k = "\"" + std::string(hex) + k.substr(2);
+      }
+      out += k + ":";
+      write_keys_escaped(member, out, in);
+    }
+    out += '}';
+  } else if (v.is_array()) {
+    out += '[';
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      out += k ? "," : "";
+      write_keys_escaped(v[k], out, in);
+    }
+    out += ']';
+  } else {
+    out += v.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+}
+
+void same_as_by_value(const llmjson::schema& s, const std::vector<json>& values, fuzz_bytes& in) {
+  std::string text = "draft:";
+  const std::size_t form = in.pick(3);  // as nlohmann writes it, in ASCII, keys escaped
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    std::string dumped;
+    if (form == 2) {
+      write_keys_escaped(values[k], dumped, in);
+    } else {
+      dumped = values[k].dump(-1, ' ', form == 1, json::error_handler_t::replace);
+    }
+    text += k % 2 == 0 ? " " + dumped + " and\n" : "\n```json\n" + dumped + "\n```\n";
+  }
+  auto by_value = [&s](const json& v) { return s(v); };
+  llmjson::options opts;
+  opts.policy = llmjson::policy::unique;
+  const auto got = llmjson::extract(text, s, opts);
+  const auto want = llmjson::extract(text, by_value, opts);
+  const json about = text;
+  require(got.has_value() == want.has_value(), "a schema judges text as its values", &about);
+  const auto& got_cs = got ? got->candidates : got.error().candidates;
+  const auto& want_cs = want ? want->candidates : want.error().candidates;
+  require(got_cs.size() == want_cs.size(), "a schema judges text as its values", &about);
+  for (std::size_t k = 0; k < got_cs.size(); ++k)
+    require(got_cs[k].qualifies == want_cs[k].qualifies && got_cs[k].message == want_cs[k].message,
+            "a schema judges each candidate as its value", &about);
+  require(got || got.error().message == want.error().message,
+          "a schema's errors are worded as by value", &about);
+}
+
 /// Compiles `s`, which must compile, and returns it.
 llmjson::schema must_compile(const json& s) {
   llmjson::schema_result r = llmjson::schema::compile(s);
@@ -355,10 +423,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t n = 1 + in.pick(4); n > 0; --n) values.push_back(value(in, 0));
   if (compiled) {
     for (const json& v : values) check(*compiled, v);
+    same_as_by_value(*compiled, values, in);
     if (mode == 62) {  // around max_depth_limit: deeper values fail, never crash
       const std::size_t levels = llmjson::max_depth_limit - 8 + in.pick(16);
       const bool ok = check(*compiled, deep_value(levels)).ok;
       if (levels > llmjson::max_depth_limit) require(!ok, "a value deeper than the limit fails");
+    }
+  }
+  if (mode != 63) {  // (a copy of mode 63's deep schema would recurse as deep)
+    // The same under a root that requires keys first, the generated schema beneath it: the
+    // root a schema turns drafts down by, from their text.
+    json required = json::array();
+    for (std::size_t n = 1 + in.pick(3); n > 0; --n) required.push_back(name(in));
+    json root = {{"required", required}, {"allOf", json::array({s})}};
+    if (in.one_in(2))
+      root["type"] = in.one_in(4) ? json::array({"object", "array"}) : json("object");
+    if (llmjson::schema_result under = llmjson::schema::compile(root)) {
+      for (std::size_t n = in.pick(3); n > 0; --n) {  // objects with the required keys, mostly
+        json o = json::object();
+        for (const json& k : required)
+          if (!in.one_in(3)) o[k.get<std::string>()] = value(in, 1);
+        values.push_back(std::move(o));
+      }
+      same_as_by_value(*under, values, in);
     }
   }
 

@@ -53,6 +53,15 @@ LLMJSON_INLINE bool schema_evaluator::admit() {
   return true;
 }
 
+LLMJSON_INLINE schema_evaluator::scratch* schema_evaluator::take_scratch() {
+  static thread_local scratch kept;
+  if (!kept.taken) {
+    kept.taken = true;
+    return &kept;
+  }
+  return &own_.emplace();
+}
+
 LLMJSON_INLINE std::size_t schema_evaluator::target(std::size_t node) const noexcept {
   return t_.resolve(node);
 }

@@ -119,18 +119,15 @@ class schema_evaluator {
   // storage (a deque allocates on construction): an answer is judged without allocating them
   // again. An evaluator made while another holds them (none is, today) makes its own.
   struct scratch {
+    // A constructor of its own, not a default member initializer: clang judges whether a
+    // nested class can be made (std::optional's emplace) before the enclosing class ends.
+    scratch() : taken(false) {}
     std::deque<frame> stack;
     std::vector<step> path;
-    bool taken = false;
+    bool taken;
   };
-  [[nodiscard]] scratch* take_scratch() {
-    static thread_local scratch kept;
-    if (!kept.taken) {
-      kept.taken = true;
-      return &kept;
-    }
-    return &own_.emplace();
-  }
+  // The thread's, or one of its own (`own_`) when another evaluator holds the thread's.
+  [[nodiscard]] scratch* take_scratch();
   void give_back() noexcept {
     stack_.clear();  // the frames' own storage goes; the deque keeps a block
     path_.clear();
