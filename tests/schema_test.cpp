@@ -678,8 +678,9 @@ TEST_CASE("a deeply nested keyword value gets a compile error, not a recursive d
 
 namespace {
 
-// A random object for the `required` shortcut: some of `pool`'s keys (written as they are, or
-// with their first byte, if ASCII, as a \u escape), values that nest the same keys, random spacing.
+// A random object for the text shortcut of `required`: some of `pool`'s keys (written as they are,
+// or with their first byte, if ASCII, as a \u escape), values that nest the same keys, random
+// spacing.
 std::string random_object(std::mt19937& rng, const std::vector<std::string>& pool) {
   auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
   auto key_text = [&](const std::string& k) {
@@ -712,7 +713,7 @@ std::string random_object(std::mt19937& rng, const std::vector<std::string>& poo
 
 }  // namespace
 
-TEST_CASE("a schema turns down an object lacking a required key from its keys, word for word",
+TEST_CASE("a schema turns down a draft lacking a required key from its text, word for word",
           "[schema]") {
   // The oracle: the same schema judging every candidate's value (a lambda is judged by value).
   std::vector<std::string> many;

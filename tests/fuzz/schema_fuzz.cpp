@@ -275,9 +275,6 @@ llmjson::verdict check(const llmjson::schema& s, const json& v) {
   return r;
 }
 
-/// `extract` with the schema judges the candidates of a text made of `values` as the schema
-/// judges their values: a lambda that calls it is judged by value only, while the schema turns
-/// down some drafts from their text (`judge_keys`) and skips the depth walk (`judge_built`).
 /// `v` as JSON text, each key's first byte, when ASCII, written as a `\u` escape or not as
 /// `in` says (the same key, escaped: the text shortcut must not take it for another).
 void write_keys_escaped(const json& v, std::string& out, fuzz_bytes& in) {
@@ -310,6 +307,9 @@ void write_keys_escaped(const json& v, std::string& out, fuzz_bytes& in) {
   }
 }
 
+/// `extract` with the schema judges the candidates of a text made of `values` as the schema
+/// judges their values: a lambda that calls it is judged by value only, while the schema turns
+/// down some drafts from their text (`judge_keys`) and skips the depth walk (`judge_built`).
 void same_as_by_value(const llmjson::schema& s, const std::vector<json>& values, fuzz_bytes& in) {
   std::string text = "draft:";
   const std::size_t form = in.pick(3);  // as nlohmann writes it, in ASCII, keys escaped
