@@ -9,6 +9,7 @@
 #include "catch_compat.hpp"
 #include "read_file.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -371,6 +372,53 @@ TEST_CASE("the whole-value reader leaves to the validator what it does not read 
                           "[\"\\ud83d\"]", "[\"\xed\xa0\x80\"]", "[\"\x01\"]", "[1,]", "{\"a\" 1}",
                           "[1 2]", "{\"a\": 1]", "[\"\\u00g0\"]"})
     CHECK_FALSE(settles(bad));
+}
+
+TEST_CASE("the whole-value reader tells a repeated key from keys that only look alike",
+          "[validator]") {
+  // The reader compares an object's keys only when one of the same length and last byte was
+  // seen in it: keys that share both (`ab`, `cb`), or whose bit is the same (the length times
+  // 7 plus the last byte, modulo 64: `a` and `abcdefghij` ... `q`), are told apart by their
+  // bytes; a repeat is left to the validator wherever it stands, in an inner object, after one,
+  // or in a sibling.
+  auto settles = [](const std::string& text) {
+    INFO(text);
+    return same_as_validator(text, 0, text.size(), 512);
+  };
+  CHECK(settles(R"({"ab": 1, "cb": 2, "db": 3, "eb": {"ab": 1, "cb": 2}, "fb": 5})"));
+  CHECK(settles(R"({"a": 1, "b": 2, "A": 3, "abcdefghi!": 4, "": 5, "x": {"": 1}})"));
+  CHECK(settles(R"([{"a": 1}, {"a": 2}, {"a": {"a": {"a": 3}}}])"));
+  CHECK_FALSE(settles(R"({"ab": 1, "cb": 2, "ab": 3})"));
+  CHECK_FALSE(settles(R"({"ab": {"cb": 1, "cb": 2}})"));
+  CHECK_FALSE(settles(R"({"ab": {"ab": 1}, "ab": 2})"));
+  CHECK_FALSE(settles(R"([{"a": 1}, {"b": 2, "": 0, "b": 3}])"));
+  CHECK_FALSE(settles(R"({"": 1, "": 2})"));
+  // Random objects of keys from a few bytes: repeats and look-alikes everywhere. The reader
+  // must never settle a repeat (same_as_validator checks it against the validator), and must
+  // settle every object whose keys are distinct (the look-alikes compared, not refused).
+  lcg rng{29};
+  std::size_t distinct = 0, repeated = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::string text = "{";
+    std::vector<std::string> keys;
+    const std::size_t n = 1 + rng.below(20);
+    for (std::size_t k = 0; k < n; ++k) {
+      std::string key;
+      for (std::size_t len = rng.below(4); len > 0; --len) key += "ab"[rng.below(2)];
+      key += "xy"[rng.below(2)];
+      keys.push_back(key);
+      text += (k ? ", \"" : "\"") + key + "\": ";
+      text += rng.below(4) == 0 ? std::string("{\"") + key + "\": 1}" : std::to_string(k);
+    }
+    text += "}";
+    std::sort(keys.begin(), keys.end());
+    const bool unique = std::adjacent_find(keys.begin(), keys.end()) == keys.end();
+    INFO(text);
+    CHECK(settles(text) == unique);
+    ++(unique ? distinct : repeated);
+  }
+  CHECK(distinct > 300);
+  CHECK(repeated > 300);
 }
 
 TEST_CASE("prefix_watch reads a value whole, when the text is all there, as it reads it fed",
