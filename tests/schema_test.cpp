@@ -794,6 +794,58 @@ TEST_CASE("a schema turns down a draft lacking a required key from its text, wor
   CHECK(rejected - by_keys > 1000);
 }
 
+TEST_CASE("a key set turns down a draft from its text, word for word as on its value",
+          "[schema][select]") {
+  // any_key judges a valid candidate from its text: a draft in which no key, quoted, is
+  // written anywhere (no backslash, keys of 32 bytes at most) is turned down by those
+  // searches, the rest by a walk of its top-level keys. The oracle: the same key set judging
+  // every candidate's value (a lambda returning its verdict is judged by value).
+  const std::string long_key(33, 'q');
+  const std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> cases = {
+      {{"a"}, {"a", "b", "x"}},
+      {{"a", "b"}, {"a", "b", "x", "y"}},
+      {{"x", "y", "z"}, {"a", "x", "z"}},
+      {{long_key}, {long_key, "a"}},
+      {{"q\"t", "\u00e9", "s/l"}, {"q\"t", "\u00e9", "s/l", "x"}},
+      {{""}, {"", "a"}},
+  };
+  std::mt19937 rng(37);
+  std::size_t rejected = 0;
+  for (const auto& [keys, pool] : cases) {
+    const llmjson::any_key sel(keys);
+    auto by_value = [&sel](const json& v) { return sel(v); };
+    llmjson::options opts;
+    for (int round = 0; round < 300; ++round) {
+      const std::string text = "draft: " + random_object(rng, pool) + "\nnot " +
+                               std::string(round % 7 == 0 ? "[1, {\"a\": 2}]" : "{}") +
+                               "\n```json\n" + random_object(rng, pool) + "\n```\n" +
+                               random_object(rng, pool);
+      INFO(json(keys).dump() << "\n" << text);
+      for (llmjson::policy pol : {llmjson::policy::unique, llmjson::policy::first}) {
+        opts.policy = pol;
+        const auto got = llmjson::extract(text, sel, opts);
+        const auto want = llmjson::extract(text, by_value, opts);
+        REQUIRE(got.has_value() == want.has_value());
+        const auto& got_cs = got ? got->candidates : got.error().candidates;
+        const auto& want_cs = want ? want->candidates : want.error().candidates;
+        if (!got) {
+          CHECK(got.error().kind == want.error().kind);
+          CHECK(got.error().message == want.error().message);
+        } else {
+          CHECK(got->index == want->index);
+        }
+        REQUIRE(got_cs.size() == want_cs.size());
+        for (std::size_t i = 0; i < got_cs.size(); ++i) {
+          CHECK(got_cs[i].qualifies == want_cs[i].qualifies);
+          CHECK(got_cs[i].message == want_cs[i].message);
+          if (got_cs[i].valid && !got_cs[i].qualifies) ++rejected;
+        }
+      }
+    }
+  }
+  CHECK(rejected > 5000);
+}
+
 TEST_CASE("a key in a message is quoted as nlohmann writes it, whatever its bytes", "[schema]") {
   // json_quote writes printable ASCII itself; every other key goes through nlohmann.
   std::mt19937 rng(7);

@@ -184,8 +184,13 @@ LLMJSON_INLINE verdict judge_text(const any_object&, std::string_view text) {
 LLMJSON_INLINE verdict judge_text(const any_key& sel, std::string_view text) {
   const char* type = valid_json_type(text);
   if (type[0] != 'o') return verdict::fail(std::string("not an object (") + type + ")");
-  if (has_top_level_key(text, sel.keys())) return verdict::pass();
-  return verdict::fail(sel.missing_);
+  // The usual reject, a draft that holds none of the keys anywhere, is told by a search for
+  // each key in quotes, without the walk of its top-level keys.
+  if (std::all_of(sel.keys().begin(), sel.keys().end(),
+                  [&](const std::string& k) { return surely_lacks_key(text, k); }) ||
+      !has_top_level_key(text, sel.keys()))
+    return verdict::fail(sel.missing_);
+  return verdict::pass();
 }
 
 /// The candidates of a scan as sections 5 and 6 count them, in one pass.
