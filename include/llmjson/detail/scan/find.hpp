@@ -99,7 +99,7 @@ class byte_finder {
 #if defined(LLMJSON_KERNEL_SSE42) || defined(LLMJSON_KERNEL_AVX2)
   /// 1 + the first of the 16 bytes at `p` in the set, or 0: SSE2, which every x86-64 has, so
   /// inlined here where the kernels cannot be.
-  [[nodiscard]] std::size_t probe16(const char* p) const noexcept {
+  [[nodiscard, gnu::always_inline]] std::size_t probe16(const char* p) const noexcept {
     switch (count_) {
       case 1: return probe16<1>(p);
       case 2: return probe16<2>(p);
@@ -109,7 +109,7 @@ class byte_finder {
     }
   }
   template <std::size_t N>
-  [[nodiscard]] std::size_t probe16(const char* p) const noexcept {
+  [[nodiscard, gnu::always_inline]] std::size_t probe16(const char* p) const noexcept {
     const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     __m128i hits = _mm_cmpeq_epi8(chunk, _mm_set1_epi8(bytes_[0]));
     for (std::size_t k = 1; k < N; ++k)
