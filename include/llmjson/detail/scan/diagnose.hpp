@@ -20,8 +20,7 @@ inline void diagnose(validator& v, std::string_view text, std::size_t max_depth,
                      bool raw_whitespace = false) {
   v.reset(text, max_depth);
   if (raw_whitespace) v.allow_raw_whitespace();
-  std::size_t i = begin;
-  while (i < end && v.feed(i)) ++i;
+  v.run(begin, end);  // a token at a time, as `feed` would read it a byte at a time
   if (!v.failed()) v.finish(end);
   offset = v.failed() ? v.fault_offset() : begin;
   why = v.failed() ? v.reason() : "not valid JSON";
