@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "inputs.hpp"
+#include "stage_one.hpp"
 
 // ---------------------------------------------------------------------------------------------
 // A counting allocator: the peak of live heap bytes, for one call at a time.
@@ -96,6 +97,15 @@ std::size_t count_braces(std::string_view text) {
 void run_memchr(benchmark::State& state, const std::string& text) {
   for (auto _ : state) {
     benchmark::DoNotOptimize(count_braces(text));
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
+}
+
+/// Issue 31's stage 1 alone (stage_one.hpp): every block classified, its strings found. What a
+/// scan driven by a structural index spends before its frames read a bracket.
+void run_index(benchmark::State& state, const std::string& text) {
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(llmjson_bench::structural_index(text));
   }
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
 }
@@ -269,8 +279,9 @@ const std::string* keep(std::string text) {
 }
 
 /// Registers the measurements of one input: `extract/NAME`, `memchr/NAME`, `floor/NAME` (see
-/// `run_floor`) with `floor`, and `nlohmann/NAME` on `json` (the answer alone, or the whole
-/// output) when given. Returns the kept text, for the stream's measures of the same bytes.
+/// `run_floor`) and `index/NAME` (`run_index`) with `floor`, and `nlohmann/NAME` on `json` (the
+/// answer alone, or the whole output) when given. Returns the kept text, for the stream's measures
+/// of the same bytes.
 const std::string* add(const std::string& name, std::string text, std::string json = {},
                        bool floor = false) {
   const std::string* t = keep(std::move(text));
@@ -283,6 +294,9 @@ const std::string* add(const std::string& name, std::string text, std::string js
   if (floor) {
     benchmark::RegisterBenchmark(("floor/" + name).c_str(), [t](benchmark::State& s) {
       run_floor(s, *t);
+    })->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("index/" + name).c_str(), [t](benchmark::State& s) {
+      run_index(s, *t);
     })->Unit(benchmark::kMillisecond);
   }
   if (!json.empty()) {

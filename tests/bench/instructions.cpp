@@ -9,12 +9,13 @@
 //            stream in 16-byte
 //            chunks reading its partial answer at every change, without or with sync() after
 //            each chunk, and one extract with any_key({"steps"})),
-//            memchr (counting `{` with memchr, bench.cpp's floor), nlohmann (nlohmann::json::parse
-//            of the input's answer alone, or of the whole input when it is one value), schema
-//            (inputs.hpp's typical_schema() judging the value of the input's answer: INPUT
-//            typical), validator and whole-value (the input's answer read as one value by the
-//            incremental validator, and by the whole-value reader that goes first: issue 31's
-//            eighth stop)
+//            memchr (counting `{` with memchr, bench.cpp's floor), index (issue 31's stage 1
+//            alone: every block classified, its strings found, stage_one.hpp), nlohmann
+//            (nlohmann::json::parse of the input's answer alone, or of the whole input when it is
+//            one value), schema (inputs.hpp's typical_schema() judging the value of the input's
+//            answer: INPUT typical), validator and whole-value (the input's answer read as one
+//            value by the incremental validator, and by the whole-value reader that goes first:
+//            issue 31's eighth stop)
 //   INPUT:   mixed, nomark, prompt (the mixed trace, `<think>` opened by the prompt), clean, whole,
 //   typical, prose, plan, reasoning-plan (issue 33), or a hostile family's name as
 //            bench.cpp writes it (`{ repeated`, `fences`, ...)
@@ -27,6 +28,7 @@
 #include <llmjson/stream.hpp>
 
 #include "inputs.hpp"
+#include "stage_one.hpp"
 
 #include <cstddef>
 #include <cstdio>
@@ -74,7 +76,8 @@ std::size_t count_braces(std::string_view text) {
 
 int main(int argc, char** argv) {
   if (argc != 5) {
-    std::fprintf(stderr, "usage: %s extract|memchr|nlohmann INPUT SIZE_BYTES REPEATS\n", argv[0]);
+    std::fprintf(stderr, "usage: %s extract|index|memchr|nlohmann|... INPUT SIZE_BYTES REPEATS\n",
+                 argv[0]);
     return 2;
   }
   const std::string_view measure = argv[1];
@@ -127,6 +130,8 @@ int main(int argc, char** argv) {
                   .end;
     } else if (measure == "memchr") {
       sink += count_braces(text);
+    } else if (measure == "index") {
+      sink += structural_index(text);
     } else if (measure == "nlohmann") {
       sink += nlohmann::json::parse(input->second, nullptr, false).size();
     } else {

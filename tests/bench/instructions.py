@@ -4,12 +4,13 @@
 # side.
 # SPDX-License-Identifier: MIT
 """usage: instructions.py --new PATH [--old PATH] [--size BYTES] [--inputs a,b,...]
-                       [--measure extract|extract-text]
+                       [--measure extract|extract-text|index]
        instructions.py --partials --new PATH [--old PATH]
 
 PATH is an `llmjson_instructions` binary (tests/bench/instructions.cpp, a Release build). For
 each input: the instructions of one `extract` (`extract-text`: with `options::answer_value` off,
-no value built), of `memchr` counting `{` over the same bytes and,
+no value built; `index`: issue 31's stage 1 alone, every block classified and its strings found,
+tests/bench/stage_one.hpp), of `memchr` counting `{` over the same bytes and,
 where there is an answer to parse, of `nlohmann::json::parse` of it alone; each is the run with 3
 repetitions less the run with 1, halved (building the input cancels out). Prints a Markdown
 table: instructions per byte and the ratios to memchr and nlohmann, for `--old` and `--new`.
@@ -86,8 +87,9 @@ def main():
     ap.add_argument("--partials", action="store_true")
     ap.add_argument("--size", type=int, default=1 << 20)
     ap.add_argument("--inputs", default=",".join(DEFAULT_INPUTS))
-    ap.add_argument("--measure", default="extract", choices=["extract", "extract-text"],
-                    help="extract-text: with options::answer_value off (no value built)")
+    ap.add_argument("--measure", default="extract", choices=["extract", "extract-text", "index"],
+                    help="extract-text: with options::answer_value off (no value built); "
+                    "index: issue 31's stage 1 alone (stage_one.hpp)")
     args = ap.parse_args()
     builds = [("old", args.old)] if args.old else []
     builds.append(("new", args.new))
