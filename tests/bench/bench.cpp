@@ -110,6 +110,25 @@ void run_index(benchmark::State& state, const std::string& text) {
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
 }
 
+#if defined(LLMJSON_KERNEL_AVX2)
+/// `run_index` with the structure's six classes alone (`lean_structural_index`), where the
+/// kernel that runs is AVX2; it must count what `structural_index` counts.
+void run_index_lean(benchmark::State& state, const std::string& text) {
+  if (llmjson::detail::kernels::active() != llmjson::detail::kernels::id::avx2) {
+    state.SkipWithError("the AVX2 kernel does not run here");
+    return;
+  }
+  if (llmjson_bench::lean_structural_index(text) != llmjson_bench::structural_index(text)) {
+    state.SkipWithError("the lean index counts other brackets than classify's");
+    return;
+  }
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(llmjson_bench::lean_structural_index(text));
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
+}
+#endif
+
 /// The options of a measure: the whole text within `max_input_bytes`; with `raised`, the
 /// frame and candidate limits at the text's size too, so that no limit stops the work early.
 llmjson::options options_for(const std::string& text, bool raised) {
@@ -279,9 +298,9 @@ const std::string* keep(std::string text) {
 }
 
 /// Registers the measurements of one input: `extract/NAME`, `memchr/NAME`, `floor/NAME` (see
-/// `run_floor`) and `index/NAME` (`run_index`) with `floor`, and `nlohmann/NAME` on `json` (the
-/// answer alone, or the whole output) when given. Returns the kept text, for the stream's measures
-/// of the same bytes.
+/// `run_floor`), `index/NAME` and `index-lean/NAME` (`run_index`) with `floor`, and `nlohmann/NAME`
+/// on `json` (the answer alone, or the whole output) when given. Returns the kept text, for the
+/// stream's measures of the same bytes.
 const std::string* add(const std::string& name, std::string text, std::string json = {},
                        bool floor = false) {
   const std::string* t = keep(std::move(text));
@@ -298,6 +317,11 @@ const std::string* add(const std::string& name, std::string text, std::string js
     benchmark::RegisterBenchmark(("index/" + name).c_str(), [t](benchmark::State& s) {
       run_index(s, *t);
     })->Unit(benchmark::kMillisecond);
+#if defined(LLMJSON_KERNEL_AVX2)
+    benchmark::RegisterBenchmark(("index-lean/" + name).c_str(), [t](benchmark::State& s) {
+      run_index_lean(s, *t);
+    })->Unit(benchmark::kMillisecond);
+#endif
   }
   if (!json.empty()) {
     const std::string* j = keep(std::move(json));

@@ -10,7 +10,8 @@
 //            chunks reading its partial answer at every change, without or with sync() after
 //            each chunk, and one extract with any_key({"steps"})),
 //            memchr (counting `{` with memchr, bench.cpp's floor), index (issue 31's stage 1
-//            alone: every block classified, its strings found, stage_one.hpp), nlohmann
+//            alone: every block classified, its strings found, stage_one.hpp; index-lean: the
+//            structure's six classes alone, with AVX2), nlohmann
 //            (nlohmann::json::parse of the input's answer alone, or of the whole input when it is
 //            one value), schema (inputs.hpp's typical_schema() judging the value of the input's
 //            answer: INPUT typical), validator and whole-value (the input's answer read as one
@@ -132,6 +133,10 @@ int main(int argc, char** argv) {
       sink += count_braces(text);
     } else if (measure == "index") {
       sink += structural_index(text);
+#if defined(LLMJSON_KERNEL_AVX2)
+    } else if (measure == "index-lean") {
+      sink += lean_structural_index(text);
+#endif
     } else if (measure == "nlohmann") {
       sink += nlohmann::json::parse(input->second, nullptr, false).size();
     } else {

@@ -4,7 +4,7 @@
 # side.
 # SPDX-License-Identifier: MIT
 """usage: instructions.py --new PATH [--old PATH] [--size BYTES] [--inputs a,b,...]
-                       [--measure extract|extract-text|index]
+                       [--measure extract|extract-text|index|index-lean]
        instructions.py --partials --new PATH [--old PATH]
 
 PATH is an `llmjson_instructions` binary (tests/bench/instructions.cpp, a Release build). For
@@ -87,9 +87,10 @@ def main():
     ap.add_argument("--partials", action="store_true")
     ap.add_argument("--size", type=int, default=1 << 20)
     ap.add_argument("--inputs", default=",".join(DEFAULT_INPUTS))
-    ap.add_argument("--measure", default="extract", choices=["extract", "extract-text", "index"],
+    ap.add_argument("--measure", default="extract", choices=["extract", "extract-text", "index", "index-lean"],
                     help="extract-text: with options::answer_value off (no value built); "
-                    "index: issue 31's stage 1 alone (stage_one.hpp)")
+                    "index: issue 31's stage 1 alone (stage_one.hpp); index-lean: its "
+                    "six structural classes alone (AVX2)")
     args = ap.parse_args()
     builds = [("old", args.old)] if args.old else []
     builds.append(("new", args.new))
