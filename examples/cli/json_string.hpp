@@ -187,7 +187,8 @@ inline void copy_pieces(const char* from, char* to, std::size_t len) noexcept {
                      _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + k)));
   };
   // The usual run between two specials is short: two pieces whatever its length, without a
-  // test (half the runs are shorter than 16 bytes, and the test was missed as often as not).
+  // test (half the runs are shorter than 16 bytes: the branch predictor missed that test as
+  // often as not).
   piece(0);
   piece(16);
   for (std::size_t k = 32; k < len; k += 16) piece(k);

@@ -27,7 +27,7 @@ namespace llmjson::detail {
 /// incremental validator spends keeping its state between bytes (resumable, with reasons) is
 /// not spent here: the frame scan's quick values, whole outputs, long fence bodies and, once
 /// the text has ended, fence bodies and answer parts (`prefix_watch`) are read so first.
-/// Does not allocate or throw; about 5.5 KB of room: one per thread (`of_thread`), as `read`
+/// Does not allocate or throw; about 5 KB of room: one per thread (`of_thread`), as `read`
 /// calls nothing that could read another value meanwhile.
 class whole_value_reader {
  public:
@@ -211,10 +211,10 @@ class whole_value_reader {
   }
 
   /// A key of the innermost object, without escapes: false when it repeats one of the object's
-  /// (or the object has too many to compare so).
-  /// The object's keys are compared only when one with the key's length and last byte has
-  /// been seen in it (`seen_`): most keys are new, and a loop over all the keys before them
-  /// ends at a different count each time, which the branch predictor misses.
+  /// (or the object has too many to compare so). It is compared with the object's keys only
+  /// when one of the same length and last byte was seen in it (`seen_`): most keys are new, and
+  /// a loop over all the keys before them ends at a different count each time, which the
+  /// branch predictor misses.
   bool new_key(std::string_view k) noexcept {
     const std::size_t first = keys_begin_[depth_ - 1];
     if (keys_ - first >= max_keys || keys_ >= max_open_keys) return false;
