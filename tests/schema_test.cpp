@@ -711,6 +711,44 @@ std::string random_object(std::mt19937& rng, const std::vector<std::string>& poo
   return out + space() + "}";
 }
 
+/// An output for the text shortcuts' tests: a draft in prose, `{}` (or an array) after `not`, a
+/// fenced object and the answer, each a `random_object` of `pool`.
+std::string drafts_text(std::mt19937& rng, const std::vector<std::string>& pool, int round) {
+  return "draft: " + random_object(rng, pool) + "\nnot " +
+         std::string(round % 7 == 0 ? "[1, {\"a\": 2}]" : "{}") + "\n```json\n" +
+         random_object(rng, pool) + "\n```\n" + random_object(rng, pool);
+}
+
+/// `extract` of `text` with `sel` and with `by_value` (the same judge on every value), under
+/// policies unique and first: the same error or answer, and every candidate the same verdict and
+/// message. Calls `reject(candidate)` for each valid candidate turned down (policy first's
+/// fallback, the answer, aside).
+template <class S, class V, class OnReject>
+void same_as_by_value(const std::string& text, const S& sel, const V& by_value, OnReject&& reject) {
+  llmjson::options opts;
+  for (llmjson::policy pol : {llmjson::policy::unique, llmjson::policy::first}) {
+    opts.policy = pol;
+    const auto got = llmjson::extract(text, sel, opts);
+    const auto want = llmjson::extract(text, by_value, opts);
+    REQUIRE(got.has_value() == want.has_value());
+    const auto& got_cs = got ? got->candidates : got.error().candidates;
+    const auto& want_cs = want ? want->candidates : want.error().candidates;
+    if (!got) {
+      CHECK(got.error().kind == want.error().kind);
+      CHECK(got.error().message == want.error().message);
+    } else {
+      CHECK(got->index == want->index);
+    }
+    REQUIRE(got_cs.size() == want_cs.size());
+    for (std::size_t i = 0; i < got_cs.size(); ++i) {
+      CHECK(got_cs[i].qualifies == want_cs[i].qualifies);
+      CHECK(got_cs[i].message == want_cs[i].message);
+      if (!got_cs[i].valid || got_cs[i].qualifies || (got && i == got->index)) continue;
+      reject(got_cs[i]);
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("a schema turns down a draft lacking a required key from its text, word for word",
@@ -748,45 +786,23 @@ TEST_CASE("a schema turns down a draft lacking a required key from its text, wor
   for (const auto& [source, pool] : cases) {
     const llmjson::schema s(source);
     auto by_value = [&s](const json& v) { return s(v); };
-    llmjson::options opts;
     for (int round = 0; round < 150; ++round) {
-      std::string text = "draft: " + random_object(rng, pool) + "\nnot " +
-                         std::string(round % 7 == 0 ? "[1, {\"a\": 2}]" : "{}") + "\n```json\n" +
-                         random_object(rng, pool) + "\n```\n" + random_object(rng, pool);
+      const std::string text = drafts_text(rng, pool, round);
       INFO(source.dump() << "\n" << text);
-      for (llmjson::policy pol : {llmjson::policy::unique, llmjson::policy::first}) {
-        opts.policy = pol;
-        const auto got = llmjson::extract(text, s, opts);
-        const auto want = llmjson::extract(text, by_value, opts);
-        REQUIRE(got.has_value() == want.has_value());
-        const auto& got_cs = got ? got->candidates : got.error().candidates;
-        const auto& want_cs = want ? want->candidates : want.error().candidates;
-        if (!got) {
-          CHECK(got.error().kind == want.error().kind);
-          CHECK(got.error().message == want.error().message);
-        } else {
-          CHECK(got->index == want->index);
-        }
-        REQUIRE(got_cs.size() == want_cs.size());
-        for (std::size_t i = 0; i < got_cs.size(); ++i) {
-          CHECK(got_cs[i].qualifies == want_cs[i].qualifies);
-          CHECK(got_cs[i].message == want_cs[i].message);
-          // Policy first's fallback, the answer, has its value.
-          if (!got_cs[i].valid || got_cs[i].qualifies || (got && i == got->index)) continue;
-          ++rejected;
-          // The shortcut's rejects have no value; every other reject was judged by its value.
-          // The shortcut's rule: an object without a backslash in which the first required key
-          // (of 32 bytes at most), quoted, is written nowhere.
-          const std::string_view t = got_cs[i].text;
-          const std::vector<std::string>* required = llmjson::detail::required_first(s);
-          const bool shortcut = required && t.front() == '{' && required->front().size() <= 32 &&
-                                t.find('\\') == std::string_view::npos &&
-                                t.find('"' + required->front() + '"') == std::string_view::npos;
-          if (shortcut) CHECK_FALSE(json::parse(t).contains(required->front()));
-          CHECK((got_cs[i].json == nullptr) == shortcut);
-          by_keys += shortcut ? 1 : 0;
-        }
-      }
+      same_as_by_value(text, s, by_value, [&](const llmjson::candidate& c) {
+        ++rejected;
+        // The shortcut's rejects have no value; every other reject was judged by its value.
+        // The shortcut's rule: an object without a backslash in which the first required key
+        // (of 32 bytes at most), quoted, is written nowhere.
+        const std::string_view t = c.text;
+        const std::vector<std::string>* required = llmjson::detail::required_first(s);
+        const bool shortcut = required && t.front() == '{' && required->front().size() <= 32 &&
+                              t.find('\\') == std::string_view::npos &&
+                              t.find('"' + required->front() + '"') == std::string_view::npos;
+        if (shortcut) CHECK_FALSE(json::parse(t).contains(required->front()));
+        CHECK((c.json == nullptr) == shortcut);
+        by_keys += shortcut ? 1 : 0;
+      });
     }
   }
   // Both paths were taken many times.
@@ -813,44 +829,23 @@ TEST_CASE("a key set turns down a draft from its text, word for word as on its v
   std::size_t rejected = 0, by_search = 0;
   for (const auto& [keys, pool] : cases) {
     const llmjson::any_key sel(keys);
+    const std::vector<std::string>& wanted = keys;  // a lambda may not capture a binding (clang 14)
     auto by_value = [&sel](const json& v) { return sel(v); };
-    llmjson::options opts;
     for (int round = 0; round < 300; ++round) {
-      const std::string text = "draft: " + random_object(rng, pool) + "\nnot " +
-                               std::string(round % 7 == 0 ? "[1, {\"a\": 2}]" : "{}") +
-                               "\n```json\n" + random_object(rng, pool) + "\n```\n" +
-                               random_object(rng, pool);
+      const std::string text = drafts_text(rng, pool, round);
       INFO(json(keys).dump() << "\n" << text);
-      for (llmjson::policy pol : {llmjson::policy::unique, llmjson::policy::first}) {
-        opts.policy = pol;
-        const auto got = llmjson::extract(text, sel, opts);
-        const auto want = llmjson::extract(text, by_value, opts);
-        REQUIRE(got.has_value() == want.has_value());
-        const auto& got_cs = got ? got->candidates : got.error().candidates;
-        const auto& want_cs = want ? want->candidates : want.error().candidates;
-        if (!got) {
-          CHECK(got.error().kind == want.error().kind);
-          CHECK(got.error().message == want.error().message);
-        } else {
-          CHECK(got->index == want->index);
-        }
-        REQUIRE(got_cs.size() == want_cs.size());
-        for (std::size_t i = 0; i < got_cs.size(); ++i) {
-          CHECK(got_cs[i].qualifies == want_cs[i].qualifies);
-          CHECK(got_cs[i].message == want_cs[i].message);
-          if (!got_cs[i].valid || got_cs[i].qualifies) continue;
-          ++rejected;
-          // Which path turned it down: the searches (an object without a backslash in which
-          // no key of 32 bytes or fewer, quoted, is written) or the walk.
-          const std::string_view t = got_cs[i].text;
-          const bool searched =
-              t.front() == '{' && t.find('\\') == std::string_view::npos &&
-              std::all_of(keys.begin(), keys.end(), [&](const std::string& k) {
-                return k.size() <= 32 && t.find('"' + k + '"') == std::string_view::npos;
-              });
-          if (searched) ++by_search;
-        }
-      }
+      same_as_by_value(text, sel, by_value, [&](const llmjson::candidate& c) {
+        ++rejected;
+        // Which path turned it down: the searches (an object without a backslash in which no
+        // key of 32 bytes or fewer, quoted, is written) or the walk.
+        const std::string_view t = c.text;
+        const bool searched =
+            t.front() == '{' && t.find('\\') == std::string_view::npos &&
+            std::all_of(wanted.begin(), wanted.end(), [&](const std::string& k) {
+              return k.size() <= 32 && t.find('"' + k + '"') == std::string_view::npos;
+            });
+        if (searched) ++by_search;
+      });
     }
   }
   // Both paths were taken many times.
