@@ -6,6 +6,7 @@
 #include <concepts>
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -228,7 +229,7 @@ std::optional<verdict> judge_keys(const S& sel, std::string_view text) {
   if constexpr (std::same_as<S, schema>) {
     const std::vector<std::string>* required = required_first(sel);
     if (required != nullptr && valid_json_type(text)[0] == 'o' &&  // "object"
-        surely_lacks_key(text, required->front()))
+        surely_lacks_keys(text, std::span(*required).first(1)))
       return lacks_required(sel, required->front());
   }
   return std::nullopt;

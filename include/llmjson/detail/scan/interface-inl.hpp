@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -56,14 +57,18 @@ LLMJSON_INLINE bool has_top_level_key(std::string_view span, const std::vector<s
   });
 }
 
-LLMJSON_INLINE bool surely_lacks_key(std::string_view span, std::string_view key) noexcept {
+LLMJSON_INLINE bool surely_lacks_keys(std::string_view span,
+                                      std::span<const std::string> keys) noexcept {
   // Without a backslash every key is written as it is: one that is there shows as `"key"`.
-  // Keys up to 32 bytes: the search compares at most that many bytes where one could start.
-  if (key.size() > 32 || span.find('\\') != std::string_view::npos) return false;
-  for (std::size_t at = span.find(key, 1); at != std::string_view::npos;
-       at = span.find(key, at + 1))
-    if (span[at - 1] == '"' && at + key.size() < span.size() && span[at + key.size()] == '"')
-      return false;
+  // Keys up to 32 bytes: a search compares at most that many bytes where one could start.
+  if (span.find('\\') != std::string_view::npos) return false;
+  for (const std::string& key : keys) {
+    if (key.size() > 32) return false;
+    for (std::size_t at = span.find(key, 1); at != std::string_view::npos;
+         at = span.find(key, at + 1))
+      if (span[at - 1] == '"' && at + key.size() < span.size() && span[at + key.size()] == '"')
+        return false;
+  }
   return true;
 }
 

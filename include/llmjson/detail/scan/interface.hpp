@@ -14,6 +14,7 @@
 #define LLMJSON_DETAIL_SCAN_INTERFACE_HPP_INCLUDED
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -45,10 +46,11 @@ const char* valid_json_type(std::string_view span) noexcept;
 /// byte for byte). Reads the span once and builds nothing but a key with a backslash.
 bool has_top_level_key(std::string_view span, const std::vector<std::string>& keys);
 
-/// Whether the valid object `span` surely lacks `key` (unescaped) at its top level: it has no
-/// backslash, so every key in it is written as it is, and `"key"` appears nowhere in it. False
-/// when it may have it, and for a key over 32 bytes. Two byte searches, linear in the span.
-bool surely_lacks_key(std::string_view span, std::string_view key) noexcept;
+/// Whether the valid object `span` surely lacks every one of `keys` (unescaped) at its top level:
+/// it has no backslash, so every key in it is written as it is, and none of them, quoted, is
+/// written anywhere in it. False when it may have one, and when one is over 32 bytes. A search
+/// for a backslash, then one for each key: linear in the span.
+bool surely_lacks_keys(std::string_view span, std::span<const std::string> keys) noexcept;
 
 // --- Reasoning regions ----------------------------------------------------------------------
 

@@ -186,9 +186,7 @@ LLMJSON_INLINE verdict judge_text(const any_key& sel, std::string_view text) {
   if (type[0] != 'o') return verdict::fail(std::string("not an object (") + type + ")");
   // The usual reject, a draft that holds none of the keys anywhere, is told by a search for
   // each key in quotes, without the walk of its top-level keys.
-  if (std::all_of(sel.keys().begin(), sel.keys().end(),
-                  [&](const std::string& k) { return surely_lacks_key(text, k); }) ||
-      !has_top_level_key(text, sel.keys()))
+  if (surely_lacks_keys(text, sel.keys()) || !has_top_level_key(text, sel.keys()))
     return verdict::fail(sel.missing_);
   return verdict::pass();
 }
