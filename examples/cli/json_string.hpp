@@ -179,7 +179,7 @@ inline std::uint64_t special_bytes64(const char* p) noexcept {
   return at(0) | at(16) << 16U | at(32) << 32U | at(48) << 48U;
 }
 
-/// Copies `len` bytes from `from` to `to` in 16-byte pieces, at least one: up to 16 bytes more are
+/// Copies `len` bytes from `from` to `to` in 16-byte pieces, at least two: up to 32 bytes more are
 /// read after `from + len` and written after `to + len` (the caller has the room).
 inline void copy_pieces(const char* from, char* to, std::size_t len) noexcept {
   const auto piece = [&](std::size_t k) {
