@@ -139,7 +139,8 @@ def main():
                     row += " %s |" % misses(r)
             if len(written) == 2 and written[0] != written[1]:
                 print(row)
-                sys.exit("mode %s: the two tools wrote different bytes" % m)
+                print("mode %s: the two tools wrote different bytes" % m, file=sys.stderr)
+                sys.exit(2)
             print(row)
             sys.stdout.flush()
 
